@@ -1,0 +1,187 @@
+//! The boundary between the core and a file format, and the pipelines that run through it:
+//! merge, diff and check of texts. Nothing here reads or writes files.
+
+use crate::coherence::Problem;
+use crate::conflict::Reason;
+use crate::diff::{diff, Change};
+use crate::merge::{merge, Options};
+use crate::model::Level;
+use crate::resolve::Resolved;
+use crate::side::{Side, Sides};
+use crate::text::{mark_differences, marker_lines, MarkerStyle};
+
+/// A file format: parses bytes into a lossless document, lowers it to a [`Level`], and writes
+/// a resolved level back by copying the source bytes of everything taken whole.
+pub trait Codec {
+    type Document<'src>;
+
+    fn name(&self) -> &'static str;
+
+    /// Read a document. The error is a [`Problem::Syntax`] with line and column.
+    fn parse<'src>(&self, src: &'src [u8]) -> Result<Self::Document<'src>, Problem>;
+
+    /// The level a document holds. Problems that make matching by id impossible (duplicate ids
+    /// or keys) are errors.
+    fn lower<'d>(&self, doc: &'d Self::Document<'_>, side: Side) -> Result<Level<'d>, Vec<Problem>>;
+
+    /// Write a resolved level. `docs` are the documents the level's values were lowered from.
+    fn render(&self, docs: Sides<&Self::Document<'_>>, level: &Resolved<'_>) -> Vec<u8>;
+}
+
+/// A conflict, detached from the documents, for reports.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConflictReport {
+    pub object: String,
+    pub object_kind: String,
+    pub path: String,
+    pub kind: &'static str,
+    pub base: Option<String>,
+    pub ours: Option<String>,
+    pub theirs: Option<String>,
+    /// The side it was settled from, and why; `None` when left to the user.
+    pub resolved: Option<(Side, String)>,
+}
+
+/// What a structured merge produced.
+#[derive(Debug, Clone)]
+pub struct MergeOutcome {
+    /// The merged file; with conflict markers when `open_conflicts > 0`.
+    pub text: Vec<u8>,
+    pub open_conflicts: usize,
+    /// Conflict regions marked in `text`.
+    pub marked_regions: usize,
+    pub conflicts: Vec<ConflictReport>,
+    /// Things settled automatically that the user should know (cycles broken).
+    pub notes: Vec<String>,
+}
+
+/// Why a structured merge could not run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MergeError {
+    /// An input could not be read as the format.
+    Unreadable { side: Side, problem: Problem },
+    /// An input has problems that make matching by id impossible.
+    Invalid { side: Side, problems: Vec<Problem> },
+    /// The merge would produce a level with problems none of the inputs had.
+    Incoherent { problems: Vec<Problem> },
+}
+
+impl std::fmt::Display for MergeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            MergeError::Unreadable { side, problem } => write!(f, "{side}: {problem}"),
+            MergeError::Invalid { side, problems } => {
+                write!(f, "{side}: ")?;
+                let shown: Vec<String> = problems.iter().take(3).map(|p| p.to_string()).collect();
+                write!(f, "{}", shown.join("; "))?;
+                if problems.len() > 3 {
+                    write!(f, " (and {} more)", problems.len() - 3)?;
+                }
+                Ok(())
+            }
+            MergeError::Incoherent { problems } => {
+                let shown: Vec<String> = problems.iter().take(3).map(|p| p.to_string()).collect();
+                write!(f, "the merged level would be broken: {}", shown.join("; "))
+            }
+        }
+    }
+}
+
+fn parse<'s, C: Codec>(codec: &C, side: Side, text: &'s [u8]) -> Result<C::Document<'s>, MergeError> {
+    codec.parse(text).map_err(|problem| MergeError::Unreadable { side, problem })
+}
+
+fn read<'d, C: Codec>(codec: &C, side: Side, doc: &'d C::Document<'_>) -> Result<Level<'d>, MergeError> {
+    codec.lower(doc, side).map_err(|problems| MergeError::Invalid { side, problems })
+}
+
+/// Problems in `result` that none of `inputs` has (compared without line numbers, which move).
+fn new_problems(result: Vec<Problem>, inputs: &[&Level<'_>]) -> Vec<Problem> {
+    if result.is_empty() {
+        return result;
+    }
+    let strip = |p: &Problem| match p {
+        Problem::DanglingReference { object, path, target, .. } => format!("dangling {object} {path} {target}"),
+        Problem::Orphan { object, parent, .. } => format!("orphan {object} {parent}"),
+        other => other.to_string(),
+    };
+    let known: Vec<String> = inputs.iter().flat_map(|l| l.problems()).map(|p| strip(&p)).collect();
+    result.into_iter().filter(|p| !known.contains(&strip(p))).collect()
+}
+
+fn report(merged: &crate::merge::MergedLevel<'_>) -> Vec<ConflictReport> {
+    merged
+        .conflicts
+        .iter()
+        .map(|c| ConflictReport {
+            object: c.object.to_string(),
+            object_kind: c.object_kind.clone(),
+            path: c.path.to_string(),
+            kind: c.kind.name(),
+            base: c.text(Side::Base),
+            ours: c.text(Side::Ours),
+            theirs: c.text(Side::Theirs),
+            resolved: c.resolution.as_ref().map(|r| {
+                let why = match &r.reason {
+                    Reason::Preference => "preferred side".to_owned(),
+                    Reason::Rule(p) => format!("rule {p}"),
+                    Reason::Volatile(p) => format!("volatile property ({p})"),
+                };
+                (r.side, why)
+            }),
+        })
+        .collect()
+}
+
+/// Merge three texts of one format. Never returns a level with problems its inputs lacked.
+pub fn merge_texts<C: Codec>(codec: &C, texts: Sides<&[u8]>, options: &Options, style: &MarkerStyle) -> Result<MergeOutcome, MergeError> {
+    let docs = Sides::new(parse(codec, Side::Base, texts.base)?, parse(codec, Side::Ours, texts.ours)?, parse(codec, Side::Theirs, texts.theirs)?);
+    let levels = Sides::new(read(codec, Side::Base, &docs.base)?, read(codec, Side::Ours, &docs.ours)?, read(codec, Side::Theirs, &docs.theirs)?);
+    let merged = merge(levels.as_ref(), options);
+    let doc_refs = docs.as_ref();
+    let check = |r: &Resolved<'_>| new_problems(crate::coherence::check(&r.graph()), &[&levels.base, &levels.ours, &levels.theirs]);
+    let notes = merged.notes.iter().map(|n| format!("{}: {}", n.object, n.message)).collect();
+    let conflicts = report(&merged);
+    let open = merged.open_conflicts();
+    let ours_view = merged.resolve(Side::Ours);
+    let problems = check(&ours_view);
+    if !problems.is_empty() {
+        return Err(MergeError::Incoherent { problems });
+    }
+    let ours_text = codec.render(doc_refs, &ours_view);
+    if open == 0 {
+        return Ok(MergeOutcome { text: ours_text, open_conflicts: 0, marked_regions: 0, conflicts, notes });
+    }
+    let theirs_view = merged.resolve(Side::Theirs);
+    let theirs_text = codec.render(doc_refs, &theirs_view);
+    let marked = mark_differences(&ours_text, &theirs_text, style);
+    let open = if marked.conflicts == 0 { 0 } else { open };
+    Ok(MergeOutcome { text: marked.text, open_conflicts: open, marked_regions: marked.conflicts, conflicts, notes })
+}
+
+/// Everything wrong with one text: leftover markers, syntax, duplicate ids, dangling
+/// references, orphans, cycles.
+pub fn check_text<C: Codec>(codec: &C, text: &[u8]) -> Vec<Problem> {
+    let mut problems: Vec<Problem> = marker_lines(text).into_iter().map(|line| Problem::ConflictMarker { line }).collect();
+    let doc = match codec.parse(text) {
+        Ok(doc) => doc,
+        Err(p) => {
+            if !problems.iter().any(|m| m.line() == p.line()) {
+                problems.push(p);
+            }
+            return problems;
+        }
+    };
+    match codec.lower(&doc, Side::Ours) {
+        Ok(level) => problems.extend(level.problems()),
+        Err(ps) => problems.extend(ps),
+    }
+    problems
+}
+
+/// The semantic differences between two texts.
+pub fn diff_texts<C: Codec>(codec: &C, old: &[u8], new: &[u8]) -> Result<Vec<Change>, MergeError> {
+    let (a, b) = (parse(codec, Side::Base, old)?, parse(codec, Side::Theirs, new)?);
+    let (la, lb) = (read(codec, Side::Base, &a)?, read(codec, Side::Theirs, &b)?);
+    Ok(diff(&la, &lb))
+}

@@ -1,0 +1,218 @@
+//! Integrity of a level: no dangling reference, no orphan, no parent cycle (duplicate ids and
+//! syntax errors are found by the codecs while reading, and reported with the same type).
+
+use std::fmt;
+
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use crate::model::{Level, ObjectId, PropPath, RefRole, Reference};
+
+/// The graph facts the checks need about one object.
+#[derive(Debug, Clone)]
+pub struct GraphNode {
+    pub id: ObjectId,
+    pub kind: String,
+    /// Structural parent, if any (a parent given by a property is among `refs`).
+    pub parent: Option<ObjectId>,
+    pub refs: Vec<(PropPath, Reference)>,
+    /// 1-based source line, 0 when unknown.
+    pub line: u32,
+}
+
+impl GraphNode {
+    fn effective_parent(&self) -> Option<&ObjectId> {
+        self.parent.as_ref().or_else(|| self.refs.iter().find(|(_, r)| r.role == RefRole::Parent).map(|(_, r)| &r.target))
+    }
+}
+
+/// Something structurally wrong with a level.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Problem {
+    /// The file could not be read as its format.
+    Syntax { line: usize, column: usize, message: String },
+    /// A leftover conflict marker.
+    ConflictMarker { line: usize },
+    /// Two objects of one collection share an id.
+    DuplicateId { id: String, line: usize, first_line: usize },
+    /// Two members of one map share a name.
+    DuplicateKey { key: String, line: usize, first_line: usize },
+    /// A reference to an object that does not exist.
+    DanglingReference { object: ObjectId, path: String, target: ObjectId, line: usize },
+    /// An object whose parent does not exist.
+    Orphan { object: ObjectId, parent: ObjectId, line: usize },
+    /// Objects that are each other's ancestors.
+    Cycle { objects: Vec<ObjectId> },
+}
+
+impl Problem {
+    /// The line the problem is on, when it has one.
+    pub fn line(&self) -> Option<usize> {
+        match self {
+            Problem::Syntax { line, .. }
+            | Problem::ConflictMarker { line }
+            | Problem::DuplicateId { line, .. }
+            | Problem::DuplicateKey { line, .. }
+            | Problem::DanglingReference { line, .. }
+            | Problem::Orphan { line, .. } => Some(*line).filter(|l| *l > 0),
+            Problem::Cycle { .. } => None,
+        }
+    }
+
+    /// A short name for machine-readable reports.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Problem::Syntax { .. } => "syntax",
+            Problem::ConflictMarker { .. } => "conflict-marker",
+            Problem::DuplicateId { .. } => "duplicate-id",
+            Problem::DuplicateKey { .. } => "duplicate-key",
+            Problem::DanglingReference { .. } => "dangling-reference",
+            Problem::Orphan { .. } => "orphan",
+            Problem::Cycle { .. } => "cycle",
+        }
+    }
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Problem::Syntax { line, column, message } => write!(f, "line {line}, column {column}: {message}"),
+            Problem::ConflictMarker { line } => write!(f, "line {line}: leftover conflict marker"),
+            Problem::DuplicateId { id, line, first_line } => {
+                write!(f, "line {line}: duplicate id {id} (first used on line {first_line})")
+            }
+            Problem::DuplicateKey { key, line, first_line } => {
+                write!(f, "line {line}: duplicate key \"{key}\" (first used on line {first_line})")
+            }
+            Problem::DanglingReference { object, path, target, line } => {
+                write!(f, "{}{object} › {path}: reference to missing object {target}", at(*line))
+            }
+            Problem::Orphan { object, parent, line } => write!(f, "{}{object}: parent {parent} does not exist", at(*line)),
+            Problem::Cycle { objects } => {
+                let names: Vec<&str> = objects.iter().map(|o| o.as_str()).collect();
+                write!(f, "parent cycle: {}", names.join(" → "))
+            }
+        }
+    }
+}
+
+fn at(line: usize) -> String {
+    if line > 0 {
+        format!("line {line}: ")
+    } else {
+        String::new()
+    }
+}
+
+impl Level<'_> {
+    /// The graph view used by the coherence checks.
+    pub fn graph(&self, lines: bool) -> Vec<GraphNode> {
+        self.objects
+            .values()
+            .map(|o| {
+                let mut refs = Vec::new();
+                o.props.references(&mut PropPath::default(), &mut refs);
+                GraphNode {
+                    id: o.id.clone(),
+                    kind: o.kind.clone(),
+                    parent: o.parent.clone(),
+                    refs,
+                    line: if lines { o.line } else { 0 },
+                }
+            })
+            .collect()
+    }
+
+    /// Dangling references, orphans and cycles in this level.
+    pub fn problems(&self) -> Vec<Problem> {
+        check(&self.graph(true))
+    }
+}
+
+/// A parent cycle, if the graph has one (members in parent order).
+pub fn find_cycle(graph: &[GraphNode]) -> Option<Vec<ObjectId>> {
+    let parent: FxHashMap<&ObjectId, &ObjectId> = graph.iter().filter_map(|n| n.effective_parent().map(|p| (&n.id, p))).collect();
+    let mut done: FxHashSet<&ObjectId> = FxHashSet::default();
+    for n in graph {
+        let mut path: Vec<&ObjectId> = Vec::new();
+        let mut on_path: FxHashSet<&ObjectId> = FxHashSet::default();
+        let mut at = Some(&n.id);
+        while let Some(id) = at {
+            if done.contains(id) {
+                break;
+            }
+            if !on_path.insert(id) {
+                let start = path.iter().position(|p| *p == id).expect("on the path");
+                return Some(path[start..].iter().map(|p| (*p).clone()).collect());
+            }
+            path.push(id);
+            at = parent.get(id).copied();
+        }
+        done.extend(path);
+    }
+    None
+}
+
+/// Dangling references, orphans and cycles.
+pub fn check(graph: &[GraphNode]) -> Vec<Problem> {
+    let ids: FxHashSet<&ObjectId> = graph.iter().map(|n| &n.id).collect();
+    let mut problems = Vec::new();
+    for n in graph {
+        if let Some(p) = &n.parent {
+            if !ids.contains(p) {
+                problems.push(Problem::Orphan { object: n.id.clone(), parent: p.clone(), line: n.line as usize });
+            }
+        }
+        for (path, r) in &n.refs {
+            if ids.contains(&r.target) {
+                continue;
+            }
+            problems.push(match r.role {
+                RefRole::Parent => Problem::Orphan { object: n.id.clone(), parent: r.target.clone(), line: n.line as usize },
+                RefRole::Other => Problem::DanglingReference {
+                    object: n.id.clone(),
+                    path: path.to_string(),
+                    target: r.target.clone(),
+                    line: n.line as usize,
+                },
+            });
+        }
+    }
+    if let Some(objects) = find_cycle(graph) {
+        problems.push(Problem::Cycle { objects });
+    }
+    problems
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn node(id: &str, parent: Option<&str>, refs: &[&str]) -> GraphNode {
+        GraphNode {
+            id: ObjectId::new(id),
+            kind: "x".into(),
+            parent: None,
+            refs: parent
+                .map(|p| (PropPath::default(), Reference { target: ObjectId::new(p), role: RefRole::Parent }))
+                .into_iter()
+                .chain(refs.iter().map(|r| (PropPath::default(), Reference { target: ObjectId::new(*r), role: RefRole::Other })))
+                .collect(),
+            line: 1,
+        }
+    }
+
+    #[test]
+    fn finds_dangling_orphan_cycle() {
+        let g = vec![node("a", None, &["zz"]), node("b", Some("nope"), &[]), node("c", Some("d"), &[]), node("d", Some("c"), &[])];
+        let p = check(&g);
+        assert!(p.iter().any(|p| matches!(p, Problem::DanglingReference { target, .. } if target.as_str() == "zz")));
+        assert!(p.iter().any(|p| matches!(p, Problem::Orphan { parent, .. } if parent.as_str() == "nope")));
+        assert!(p.iter().any(|p| matches!(p, Problem::Cycle { objects } if objects.len() == 2)));
+    }
+
+    #[test]
+    fn clean_graph_has_no_problems() {
+        let g = vec![node("a", None, &[]), node("b", Some("a"), &["a"])];
+        assert!(check(&g).is_empty());
+    }
+}

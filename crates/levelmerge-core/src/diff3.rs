@@ -1,0 +1,173 @@
+//! diff3 over any sequence of hashed elements: lines of text or elements of a list.
+//!
+//! Elements are compared by a 64-bit hash the caller computes (a line's bytes, a value's
+//! semantic hash). Two 2-way diffs (base→ours, base→theirs) give the stretches that both
+//! sides keep; between them lie the changed stretches, each taken from the side that changed
+//! it, or a conflict when both changed it differently.
+
+use std::ops::Range;
+
+use similar::{capture_diff_slices, Algorithm, DiffOp};
+
+/// One stretch of the merged sequence.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Chunk {
+    /// Kept by both sides: the same elements in all three.
+    Stable { base: Range<usize>, ours: Range<usize>, theirs: Range<usize> },
+    /// Changed by one side or by both in the same way: take `take` from that side.
+    Changed { base: Range<usize>, ours: Range<usize>, theirs: Range<usize>, take: Take },
+    /// Both sides changed the same stretch differently.
+    Conflict { base: Range<usize>, ours: Range<usize>, theirs: Range<usize> },
+}
+
+/// Which side a cleanly changed chunk comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Take {
+    Ours,
+    Theirs,
+    /// Both sides made the same change; ours is taken.
+    Both,
+}
+
+/// For each element of `a`, the index of the equal element of `b` the diff aligned it with.
+fn alignment(a: &[u64], b: &[u64]) -> Vec<Option<usize>> {
+    let mut map = vec![None; a.len()];
+    for op in capture_diff_slices(Algorithm::Myers, a, b) {
+        if let DiffOp::Equal { old_index, new_index, len } = op {
+            for i in 0..len {
+                map[old_index + i] = Some(new_index + i);
+            }
+        }
+    }
+    map
+}
+
+/// 2-way diff: stretches of `a` and `b` that differ, in order.
+pub fn changed_stretches(a: &[u64], b: &[u64]) -> Vec<(Range<usize>, Range<usize>)> {
+    capture_diff_slices(Algorithm::Myers, a, b)
+        .into_iter()
+        .filter_map(|op| match op {
+            DiffOp::Equal { .. } => None,
+            DiffOp::Delete { old_index, old_len, new_index } => Some((old_index..old_index + old_len, new_index..new_index)),
+            DiffOp::Insert { old_index, new_index, new_len } => Some((old_index..old_index, new_index..new_index + new_len)),
+            DiffOp::Replace { old_index, old_len, new_index, new_len } => {
+                Some((old_index..old_index + old_len, new_index..new_index + new_len))
+            }
+        })
+        .fold(Vec::new(), |mut acc: Vec<(Range<usize>, Range<usize>)>, (x, y)| {
+            // Adjacent stretches (a delete next to an insert) form one.
+            if let Some(last) = acc.last_mut() {
+                if last.0.end == x.start && last.1.end == y.start {
+                    last.0.end = x.end;
+                    last.1.end = y.end;
+                    return acc;
+                }
+            }
+            acc.push((x, y));
+            acc
+        })
+}
+
+/// Merge three sequences of element hashes.
+pub fn diff3(base: &[u64], ours: &[u64], theirs: &[u64]) -> Vec<Chunk> {
+    let to_ours = alignment(base, ours);
+    let to_theirs = alignment(base, theirs);
+    let mut chunks = Vec::new();
+    let (mut b, mut o, mut t) = (0usize, 0usize, 0usize);
+    loop {
+        // A stable run: base elements aligned with the current positions of both sides.
+        let start = (b, o, t);
+        while b < base.len() && to_ours[b] == Some(o) && to_theirs[b] == Some(t) {
+            b += 1;
+            o += 1;
+            t += 1;
+        }
+        if b > start.0 {
+            chunks.push(Chunk::Stable { base: start.0..b, ours: start.1..o, theirs: start.2..t });
+        }
+        if b == base.len() && o == ours.len() && t == theirs.len() {
+            break;
+        }
+        // The next base element that both sides kept closes the unstable stretch.
+        let sync = (b..base.len()).find(|&k| to_ours[k].is_some() && to_theirs[k].is_some());
+        let (nb, no, nt) = match sync {
+            Some(k) => (k, to_ours[k].expect("checked"), to_theirs[k].expect("checked")),
+            None => (base.len(), ours.len(), theirs.len()),
+        };
+        let (br, or, tr) = (b..nb, o..no, t..nt);
+        let ours_same = base[br.clone()] == ours[or.clone()];
+        let theirs_same = base[br.clone()] == theirs[tr.clone()];
+        let chunk = if ours_same && theirs_same {
+            Chunk::Stable { base: br, ours: or, theirs: tr }
+        } else if ours_same {
+            Chunk::Changed { base: br, ours: or, theirs: tr, take: Take::Theirs }
+        } else if theirs_same {
+            Chunk::Changed { base: br, ours: or, theirs: tr, take: Take::Ours }
+        } else if ours[or.clone()] == theirs[tr.clone()] {
+            Chunk::Changed { base: br, ours: or, theirs: tr, take: Take::Both }
+        } else {
+            Chunk::Conflict { base: br, ours: or, theirs: tr }
+        };
+        chunks.push(chunk);
+        b = nb;
+        o = no;
+        t = nt;
+    }
+    chunks
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn h(s: &str) -> Vec<u64> {
+        s.bytes().map(u64::from).collect()
+    }
+
+    fn merged(b: &str, o: &str, t: &str) -> Result<String, usize> {
+        let (bh, oh, th) = (h(b), h(o), h(t));
+        let mut out = String::new();
+        let mut conflicts = 0;
+        for c in diff3(&bh, &oh, &th) {
+            match c {
+                Chunk::Stable { ours, .. } => out.push_str(&o[ours]),
+                Chunk::Changed { ours, theirs, take, .. } => match take {
+                    Take::Theirs => out.push_str(&t[theirs]),
+                    _ => out.push_str(&o[ours]),
+                },
+                Chunk::Conflict { .. } => conflicts += 1,
+            }
+        }
+        if conflicts > 0 {
+            Err(conflicts)
+        } else {
+            Ok(out)
+        }
+    }
+
+    #[test]
+    fn laws() {
+        assert_eq!(merged("abc", "abc", "abc"), Ok("abc".into()));
+        assert_eq!(merged("abc", "xbc", "abc"), Ok("xbc".into()));
+        assert_eq!(merged("abc", "abc", "abx"), Ok("abx".into()));
+        assert_eq!(merged("abc", "xbc", "xbc"), Ok("xbc".into()));
+    }
+
+    #[test]
+    fn disjoint_changes_merge() {
+        assert_eq!(merged("abcde", "Xbcde", "abcdY"), Ok("XbcdY".into()));
+        assert_eq!(merged("abcde", "abde", "abcdeF"), Ok("abdeF".into()));
+    }
+
+    #[test]
+    fn overlapping_changes_conflict() {
+        assert_eq!(merged("abc", "aXc", "aYc"), Err(1));
+        assert_eq!(merged("", "x", "y"), Err(1));
+    }
+
+    #[test]
+    fn stretches() {
+        assert_eq!(changed_stretches(&h("abc"), &h("aXc")), vec![(1..2, 1..2)]);
+        assert_eq!(changed_stretches(&h("abc"), &h("abc")), vec![]);
+    }
+}

@@ -1,0 +1,30 @@
+//! levelmerge-core: the format-agnostic heart of levelmerge.
+//!
+//! A level is a graph of objects with stable ids ([`model`]). This crate diffs ([`diff`]) and
+//! 3-way merges ([`merge`]) levels, keeps conflicts as data ([`conflict`]), settles them by
+//! policy ([`policy`]), checks coherence ([`coherence`]), and falls back to line merging
+//! ([`text`]). File formats plug in through the [`codec::Codec`] trait.
+//!
+//! Architecture invariant: this crate does no I/O and knows no file format.
+#![forbid(unsafe_code)]
+#![warn(clippy::print_stdout, clippy::print_stderr)]
+
+pub mod codec;
+pub mod coherence;
+pub mod conflict;
+pub mod diff;
+pub mod diff3;
+pub mod merge;
+pub mod model;
+pub mod order;
+pub mod policy;
+pub mod resolve;
+pub mod side;
+pub mod text;
+
+pub use codec::{check_text, diff_texts, merge_texts, Codec, ConflictReport, MergeError, MergeOutcome};
+pub use coherence::Problem;
+pub use merge::{merge, MergedLevel, Options};
+pub use model::{Level, Object, ObjectId, Origin, RefRole, Reference, Value, ValueKind};
+pub use resolve::{RValue, Resolved};
+pub use side::{Side, Sides};

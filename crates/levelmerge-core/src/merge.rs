@@ -1,0 +1,443 @@
+//! The 3-way merge of levels (the LevelMerge paper's rules, made precise).
+//!
+//! * Objects are matched by id. An object kept by both sides has its properties merged one by
+//!   one; one changed on both sides to different values is a conflict, to the same value is not.
+//! * An object added on one side is inserted; the same id added on both sides with different
+//!   content is a conflict.
+//! * Deleting an object conflicts with the other side changing it, anything in its subtree,
+//!   adding a child under it, or starting to reference it; otherwise its subtree goes with it.
+//!   The objects of a conflicting subtree follow the conflict's resolution together.
+//! * Maps merge by key, child slots and keys by identity ([`crate::order`]), lists without
+//!   identity like diff3 ([`crate::diff3`]).
+//! * Where one side left a value byte-identical to base, the other side's value is taken whole,
+//!   so that `merge(b, x, b) = x` and `merge(b, b, y) = y` hold byte for byte.
+
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use crate::conflict::{Conflict, ConflictKind};
+use crate::diff3::{diff3, Chunk, Take};
+use crate::model::{effective_parent, Key, Level, Object, ObjectId, PathSeg, PropPath, Value, ValueKind};
+use crate::order::merge_order;
+use crate::policy::Policy;
+use crate::resolve::Note;
+use crate::side::{Side, Sides};
+
+/// A merged value: taken whole from one input, or assembled from merged parts.
+#[derive(Debug, Clone)]
+pub enum MValue<'a> {
+    /// Exactly this input value (its source bytes are written as they are).
+    Exact(&'a Value<'a>),
+    /// A map assembled entry by entry; `template` lends its formatting.
+    Map { template: &'a Value<'a>, entries: Vec<(Key<'a>, MValue<'a>)> },
+    /// A list assembled element by element; a `Conflict` item stands for a stretch of elements.
+    List { template: &'a Value<'a>, items: Vec<MValue<'a>> },
+    /// A child slot: the candidate children in merged order (filtered when resolved).
+    Children { template: &'a Value<'a>, ids: Vec<ObjectId> },
+    /// Whatever the conflict with this index is resolved to.
+    Conflict(usize),
+}
+
+/// How a merged object's existence and content are decided.
+#[derive(Debug, Clone)]
+pub enum ObjectState<'a> {
+    /// The object exists with these merged properties.
+    Merged(MValue<'a>),
+    /// Existence and content come wholly from the side the conflict is resolved to.
+    Chosen(usize),
+    /// Inside the subtree of a `Chosen` object: follows that conflict's resolution.
+    Follows(usize),
+}
+
+#[derive(Debug, Clone)]
+pub struct MergedObject<'a> {
+    pub id: ObjectId,
+    pub kind: String,
+    pub parent: Option<ObjectId>,
+    pub sides: Sides<Option<&'a Object<'a>>>,
+    pub state: ObjectState<'a>,
+}
+
+/// The outcome of a merge: merged objects (deleted ones left out), conflicts, and notes on what
+/// was settled automatically.
+#[derive(Debug, Clone)]
+pub struct MergedLevel<'a> {
+    pub objects: Vec<MergedObject<'a>>,
+    pub index: FxHashMap<ObjectId, usize>,
+    pub conflicts: Vec<Conflict<'a>>,
+    pub notes: Vec<Note>,
+    pub root: Option<ObjectId>,
+}
+
+impl MergedLevel<'_> {
+    /// Conflicts that no policy settled.
+    pub fn open_conflicts(&self) -> usize {
+        self.conflicts.iter().filter(|c| c.resolution.is_none()).count()
+    }
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    pub policy: Policy,
+}
+
+/// Per-side facts about what changed relative to base.
+struct SideChanges {
+    /// Objects whose subtree holds an addition or a modification on this side.
+    subtree_touched: FxHashSet<ObjectId>,
+    /// Objects that this side newly references.
+    newly_referenced: FxHashSet<ObjectId>,
+    parents: FxHashMap<ObjectId, ObjectId>,
+    children: FxHashMap<ObjectId, Vec<ObjectId>>,
+}
+
+fn parents_of(level: &Level<'_>) -> FxHashMap<ObjectId, ObjectId> {
+    level.objects.values().filter_map(|o| effective_parent(o).map(|p| (o.id.clone(), p))).collect()
+}
+
+fn children_of(parents: &FxHashMap<ObjectId, ObjectId>, order: &Level<'_>) -> FxHashMap<ObjectId, Vec<ObjectId>> {
+    let mut children: FxHashMap<ObjectId, Vec<ObjectId>> = FxHashMap::default();
+    for id in order.objects.keys() {
+        if let Some(p) = parents.get(id) {
+            children.entry(p.clone()).or_default().push(id.clone());
+        }
+    }
+    children
+}
+
+/// Whether `side` changes `base` in a way that a deletion on the other side would lose:
+/// anything but removing children or moving them around.
+fn modifies(base: &Value<'_>, side: &Value<'_>) -> bool {
+    if base.identical(side) || base.same(side) {
+        return false;
+    }
+    match (&base.kind, &side.kind) {
+        (ValueKind::Map(b), ValueKind::Map(s)) => {
+            let added_or_changed = s.iter().any(|(k, sv)| match b.iter().find(|(bk, _)| bk == k) {
+                None => true,
+                Some((_, bv)) => modifies(bv, sv),
+            });
+            let removed = b.iter().any(|(k, bv)| !bv.has_children && !s.iter().any(|(sk, _)| sk == k));
+            added_or_changed || removed
+        }
+        (ValueKind::Children(b), ValueKind::Children(s)) => {
+            let b: FxHashSet<&ObjectId> = b.iter().collect();
+            s.iter().any(|id| !b.contains(id))
+        }
+        (ValueKind::List(b), ValueKind::List(s)) if base.has_children || side.has_children => {
+            b.len() != s.len() || b.iter().zip(s).any(|(x, y)| modifies(x, y))
+        }
+        _ => true,
+    }
+}
+
+fn side_changes(base: &Level<'_>, side: &Level<'_>) -> SideChanges {
+    let parents = parents_of(side);
+    let base_parents = parents_of(base);
+    let children = children_of(&parents, side);
+    let mut subtree_touched = FxHashSet::default();
+    let mut newly_referenced = FxHashSet::default();
+    for obj in side.objects.values() {
+        let touched = match base.get(&obj.id) {
+            None => true,
+            Some(b) => modifies(&b.props, &obj.props) || base_parents.get(&obj.id) != parents.get(&obj.id),
+        };
+        if !touched {
+            continue;
+        }
+        let mut refs = Vec::new();
+        obj.props.references(&mut PropPath::default(), &mut refs);
+        let mut base_refs = Vec::new();
+        if let Some(b) = base.get(&obj.id) {
+            b.props.references(&mut PropPath::default(), &mut base_refs);
+        }
+        for (_, r) in refs {
+            if !base_refs.iter().any(|(_, br)| br.target == r.target) {
+                newly_referenced.insert(r.target);
+            }
+        }
+        // Mark the object and its ancestors on this side.
+        let mut at = Some(obj.id.clone());
+        while let Some(id) = at {
+            if !subtree_touched.insert(id.clone()) {
+                break;
+            }
+            at = parents.get(&id).cloned();
+        }
+    }
+    SideChanges { subtree_touched, newly_referenced, parents, children }
+}
+
+struct Merger<'a> {
+    conflicts: Vec<Conflict<'a>>,
+    object: ObjectId,
+    object_kind: String,
+    alive: FxHashSet<ObjectId>,
+}
+
+fn template<'a>(b: Option<&'a Value<'a>>, o: Option<&'a Value<'a>>, t: Option<&'a Value<'a>>) -> &'a Value<'a> {
+    match (b, o, t) {
+        (Some(b), Some(o), Some(t)) if o.identical(b) => t,
+        (_, Some(o), _) => o,
+        (_, None, Some(t)) => t,
+        (Some(b), None, None) => b,
+        (None, None, None) => unreachable!("a merged value has at least one input"),
+    }
+}
+
+impl<'a> Merger<'a> {
+    fn conflict(&mut self, path: &PropPath, kind: ConflictKind, values: Sides<Vec<&'a Value<'a>>>) -> MValue<'a> {
+        self.conflicts.push(Conflict {
+            object: self.object.clone(),
+            object_kind: self.object_kind.clone(),
+            path: path.clone(),
+            kind,
+            values,
+            resolution: None,
+        });
+        MValue::Conflict(self.conflicts.len() - 1)
+    }
+
+    /// Merge one value. `None` in means absent on that side; `None` out means absent in the result.
+    fn value(&mut self, path: &mut PropPath, b: Option<&'a Value<'a>>, o: Option<&'a Value<'a>>, t: Option<&'a Value<'a>>) -> Option<MValue<'a>> {
+        let vec = |v: Option<&'a Value<'a>>| v.into_iter().collect::<Vec<_>>();
+        match (b, o, t) {
+            (_, None, None) => None,
+            (None, Some(v), None) | (None, None, Some(v)) => Some(MValue::Exact(v)),
+            (Some(b), Some(s), None) | (Some(b), None, Some(s)) => {
+                if s.identical(b) || s.same(b) {
+                    None
+                } else {
+                    let deleted_by = if o.is_none() { Side::Ours } else { Side::Theirs };
+                    Some(self.conflict(path, ConflictKind::DeleteModify { deleted_by }, Sides::new(vec![b], vec(o), vec(t))))
+                }
+            }
+            (_, Some(ov), Some(tv)) => {
+                let structural = b.is_some_and(|b| b.has_children) || ov.has_children || tv.has_children;
+                if !structural {
+                    if let Some(bv) = b {
+                        if tv.identical(bv) {
+                            return Some(MValue::Exact(ov));
+                        }
+                        if ov.identical(bv) {
+                            return Some(MValue::Exact(tv));
+                        }
+                    }
+                    if ov.same(tv) {
+                        return Some(MValue::Exact(ov));
+                    }
+                    if let Some(bv) = b {
+                        if tv.same(bv) {
+                            return Some(MValue::Exact(ov));
+                        }
+                        if ov.same(bv) {
+                            return Some(MValue::Exact(tv));
+                        }
+                    }
+                }
+                let tpl = template(b, o, t);
+                match (b.map(|b| &b.kind), &ov.kind, &tv.kind) {
+                    (None | Some(ValueKind::Map(_)), ValueKind::Map(om), ValueKind::Map(tm)) => {
+                        let bm = match b.map(|b| &b.kind) {
+                            Some(ValueKind::Map(bm)) => bm.as_slice(),
+                            _ => &[],
+                        };
+                        Some(self.map(path, tpl, bm, om, tm))
+                    }
+                    (Some(ValueKind::List(bl)), ValueKind::List(ol), ValueKind::List(tl)) => Some(self.list(path, tpl, bl, ol, tl)),
+                    (None, ValueKind::List(ol), ValueKind::List(tl)) if structural => Some(self.list(path, tpl, &[], ol, tl)),
+                    (bk, ValueKind::Children(oc), ValueKind::Children(tc)) => {
+                        let bc: &[ObjectId] = match bk {
+                            Some(ValueKind::Children(bc)) => bc,
+                            _ => &[],
+                        };
+                        let alive = &self.alive;
+                        let ids = merge_order(bc, oc, tc, |id| alive.contains(id)).order;
+                        Some(MValue::Children { template: tpl, ids })
+                    }
+                    _ => {
+                        if ov.same(tv) {
+                            return Some(MValue::Exact(ov));
+                        }
+                        let kind = if b.is_some() { ConflictKind::BothModified } else { ConflictKind::BothAdded };
+                        Some(self.conflict(path, kind, Sides::new(vec(b), vec![ov], vec![tv])))
+                    }
+                }
+            }
+        }
+    }
+
+    fn map(
+        &mut self,
+        path: &mut PropPath,
+        template: &'a Value<'a>,
+        b: &'a [(Key<'a>, Value<'a>)],
+        o: &'a [(Key<'a>, Value<'a>)],
+        t: &'a [(Key<'a>, Value<'a>)],
+    ) -> MValue<'a> {
+        fn get<'a>(m: &'a [(Key<'a>, Value<'a>)], k: &str) -> Option<&'a Value<'a>> {
+            m.iter().find(|(mk, _)| *mk == k).map(|(_, v)| v)
+        }
+        let mut merged: FxHashMap<Key<'a>, MValue<'a>> = FxHashMap::default();
+        let mut seen: FxHashSet<Key<'a>> = FxHashSet::default();
+        for &(k, _) in o.iter().chain(t).chain(b) {
+            if !seen.insert(k) {
+                continue;
+            }
+            path.0.push(PathSeg::Key(k.to_owned()));
+            if let Some(v) = self.value(path, get(b, k), get(o, k), get(t, k)) {
+                merged.insert(k, v);
+            }
+            path.0.pop();
+        }
+        let keys = |m: &'a [(Key<'a>, Value<'a>)]| m.iter().map(|(k, _)| *k).collect::<Vec<_>>();
+        let order = merge_order(&keys(b), &keys(o), &keys(t), |k| merged.contains_key(k)).order;
+        let entries = order.into_iter().map(|k| (k, merged.remove(k).expect("ordered keys are merged keys"))).collect();
+        MValue::Map { template, entries }
+    }
+
+    fn list(&mut self, path: &mut PropPath, template: &'a Value<'a>, b: &'a [Value<'a>], o: &'a [Value<'a>], t: &'a [Value<'a>]) -> MValue<'a> {
+        let hashes = |l: &[Value<'_>]| l.iter().map(|v| v.hash).collect::<Vec<_>>();
+        let mut items = Vec::with_capacity(o.len().max(t.len()));
+        for chunk in diff3(&hashes(b), &hashes(o), &hashes(t)) {
+            match chunk {
+                Chunk::Stable { base, ours, theirs } => {
+                    for ((bi, oi), ti) in base.zip(ours).zip(theirs) {
+                        path.0.push(PathSeg::Index(oi));
+                        if let Some(v) = self.value(path, Some(&b[bi]), Some(&o[oi]), Some(&t[ti])) {
+                            items.push(v);
+                        }
+                        path.0.pop();
+                    }
+                }
+                Chunk::Changed { ours, theirs, take, .. } => match take {
+                    Take::Theirs => items.extend(t[theirs].iter().map(MValue::Exact)),
+                    Take::Ours | Take::Both => items.extend(o[ours].iter().map(MValue::Exact)),
+                },
+                Chunk::Conflict { base, ours, theirs } => {
+                    path.0.push(PathSeg::Range(base.start, base.end));
+                    let values = Sides::new(b[base].iter().collect(), o[ours].iter().collect(), t[theirs].iter().collect());
+                    items.push(self.conflict(path, ConflictKind::ListOverlap, values));
+                    path.0.pop();
+                }
+            }
+        }
+        MValue::List { template, items }
+    }
+}
+
+/// Merge three versions of a level.
+pub fn merge<'a>(inputs: Sides<&'a Level<'a>>, options: &Options) -> MergedLevel<'a> {
+    let (base, ours, theirs) = (inputs.base, inputs.ours, inputs.theirs);
+    let changes = Sides::new(None, Some(side_changes(base, ours)), Some(side_changes(base, theirs)));
+    let base_parents = parents_of(base);
+    let base_children = children_of(&base_parents, base);
+    let changes_of = |s: Side| changes.get(s).as_ref().expect("ours and theirs have change sets");
+
+    // 1. Which objects exist, and which need a whole-object conflict.
+    let ids: Vec<ObjectId> = {
+        let keys = |l: &Level<'_>| l.objects.keys().cloned().collect::<Vec<_>>();
+        merge_order(&keys(base), &keys(ours), &keys(theirs), |_| true).order
+    };
+    let mut alive: FxHashSet<ObjectId> = FxHashSet::default();
+    let mut choices: Vec<(ObjectId, ConflictKind)> = Vec::new();
+    for id in &ids {
+        let (b, o, t) = (base.get(id), ours.get(id), theirs.get(id));
+        match (b, o, t) {
+            (Some(_), Some(_), Some(_)) | (None, Some(_), None) | (None, None, Some(_)) => {
+                alive.insert(id.clone());
+            }
+            (None, Some(o), Some(t)) => {
+                alive.insert(id.clone());
+                if !o.props.same(&t.props) {
+                    choices.push((id.clone(), ConflictKind::BothAdded));
+                }
+            }
+            (Some(_), None, Some(_)) | (Some(_), Some(_), None) => {
+                let deleted_by = if o.is_none() { Side::Ours } else { Side::Theirs };
+                let keeper = changes_of(deleted_by.other());
+                if keeper.subtree_touched.contains(id) || keeper.newly_referenced.contains(id) {
+                    alive.insert(id.clone());
+                    choices.push((id.clone(), ConflictKind::DeleteModify { deleted_by }));
+                }
+            }
+            (Some(_), None, None) | (None, None, None) => {}
+        }
+    }
+
+    // 2. Whole-object conflicts, outermost first; their subtrees follow them.
+    let depth = |id: &ObjectId| {
+        let mut d = 0usize;
+        let mut at = id.clone();
+        let parent_in = |id: &ObjectId| {
+            base_parents.get(id).or_else(|| changes_of(Side::Ours).parents.get(id)).or_else(|| changes_of(Side::Theirs).parents.get(id)).cloned()
+        };
+        while let Some(p) = parent_in(&at) {
+            d += 1;
+            if d > ids.len() {
+                break; // a cycle in an input; depth is only an ordering hint
+            }
+            at = p;
+        }
+        d
+    };
+    choices.sort_by_cached_key(|(id, _)| depth(id));
+    let mut merger = Merger { conflicts: Vec::new(), object: ObjectId::new(""), object_kind: String::new(), alive };
+    let mut states: FxHashMap<ObjectId, ObjectState<'a>> = FxHashMap::default();
+    for (id, kind) in choices {
+        if states.contains_key(&id) {
+            continue;
+        }
+        let sides = Sides::new(base.get(&id), ours.get(&id), theirs.get(&id));
+        let any = sides.ours.or(sides.theirs).or(sides.base).expect("a conflicting object exists somewhere");
+        let values = sides.map(|_, o| o.map(|o| &o.props).into_iter().collect());
+        merger.object = id.clone();
+        merger.object_kind = any.kind.clone();
+        let MValue::Conflict(c) = merger.conflict(&PropPath::default(), kind, values) else { unreachable!() };
+        states.insert(id.clone(), ObjectState::Chosen(c));
+        let mut stack = vec![id.clone()];
+        while let Some(at) = stack.pop() {
+            let kids = [base_children.get(&at), changes_of(Side::Ours).children.get(&at), changes_of(Side::Theirs).children.get(&at)];
+            for kid in kids.into_iter().flatten().flatten() {
+                let everywhere = base.get(kid).is_some() && ours.get(kid).is_some() && theirs.get(kid).is_some();
+                if everywhere || states.contains_key(kid) {
+                    continue;
+                }
+                merger.alive.insert(kid.clone());
+                states.insert(kid.clone(), ObjectState::Follows(c));
+                stack.push(kid.clone());
+            }
+        }
+    }
+
+    // 3. Properties of the objects that exist.
+    let mut objects = Vec::new();
+    for id in &ids {
+        if !merger.alive.contains(id) {
+            continue;
+        }
+        let sides = Sides::new(base.get(id), ours.get(id), theirs.get(id));
+        let any = sides.ours.or(sides.theirs).or(sides.base).expect("a merged object exists somewhere");
+        let state = match states.remove(id) {
+            Some(s) => s,
+            None => {
+                merger.object = id.clone();
+                merger.object_kind = any.kind.clone();
+                let props = merger
+                    .value(&mut PropPath::default(), sides.base.map(|o| &o.props), sides.ours.map(|o| &o.props), sides.theirs.map(|o| &o.props))
+                    .expect("an object that exists has properties");
+                ObjectState::Merged(props)
+            }
+        };
+        let kind = match (sides.base, sides.ours, sides.theirs) {
+            (Some(b), Some(o), Some(t)) if o.kind == b.kind => t.kind.clone(),
+            _ => any.kind.clone(),
+        };
+        objects.push(MergedObject { id: id.clone(), kind, parent: any.parent.clone(), sides, state });
+    }
+    let index = objects.iter().enumerate().map(|(i, o)| (o.id.clone(), i)).collect();
+    let root = ours.root.clone().or_else(|| theirs.root.clone()).or_else(|| base.root.clone());
+    let mut merged = MergedLevel { objects, index, conflicts: merger.conflicts, notes: Vec::new(), root };
+    options.policy.apply(&mut merged.conflicts);
+    crate::resolve::break_cycles(&mut merged);
+    merged
+}

@@ -1,0 +1,280 @@
+//! The level model: a graph of objects with stable ids, ordered properties, a place in a hierarchy
+//! and references to other objects.
+//!
+//! Values keep the exact source text (`raw`) of what they were parsed from, plus enough structure
+//! to compare and merge them. Text is borrowed from the codec's document, never copied.
+
+use std::fmt;
+use std::hash::{Hash, Hasher};
+use std::sync::Arc;
+
+use indexmap::IndexMap;
+use rustc_hash::{FxBuildHasher, FxHasher};
+
+use crate::side::Side;
+
+/// A stable object identity, unique within one level. Codecs choose the text (a fileID, a
+/// JSON path of ids, a node path); the core only compares it.
+#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ObjectId(Arc<str>);
+
+impl ObjectId {
+    pub fn new(text: impl Into<Arc<str>>) -> Self {
+        ObjectId(text.into())
+    }
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for ObjectId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:?}", &*self.0)
+    }
+}
+
+impl fmt::Display for ObjectId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// Where a value came from: which input and which node of that input's codec document.
+/// Codecs use it to copy source bytes and to borrow formatting for mixed containers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Origin {
+    pub side: Side,
+    pub node: u32,
+}
+
+/// What a reference means for the hierarchy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RefRole {
+    /// This object's parent (a direct dependency in the paper's terms).
+    Parent,
+    /// Any other reference (an indirect dependency).
+    Other,
+}
+
+/// A scalar that points at another object of the same level.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Reference {
+    pub target: ObjectId,
+    pub role: RefRole,
+}
+
+/// One property value, with the exact source text it was read from.
+#[derive(Clone, Debug)]
+pub struct Value<'a> {
+    /// The exact bytes of this value in its source, including nested content.
+    pub raw: &'a str,
+    /// Semantic hash: equal for values that mean the same (ignores layout, not order).
+    pub hash: u64,
+    pub origin: Origin,
+    /// Whether child objects live inside this value (then it is merged member by member, so
+    /// that every child object's own merge decides what is written).
+    pub has_children: bool,
+    pub kind: ValueKind<'a>,
+}
+
+#[derive(Clone, Debug)]
+pub enum ValueKind<'a> {
+    /// A leaf, compared by its exact text (`1.0` and `1.00` differ, as they would on disk).
+    Scalar { reference: Option<Reference> },
+    /// Named members, in source order.
+    Map(Vec<(Key<'a>, Value<'a>)>),
+    /// An ordered list whose elements carry no identity: merged like diff3 over elements.
+    List(Vec<Value<'a>>),
+    /// An ordered slot holding child objects by id: merged by identity.
+    Children(Vec<ObjectId>),
+}
+
+/// A member name. `name` is the decoded name used for matching; codecs render from the source.
+pub type Key<'a> = &'a str;
+
+impl<'a> Value<'a> {
+    pub fn scalar(raw: &'a str, origin: Origin, reference: Option<Reference>) -> Self {
+        let mut h = FxHasher::default();
+        0u8.hash(&mut h);
+        raw.hash(&mut h);
+        Value { raw, hash: h.finish(), origin, has_children: false, kind: ValueKind::Scalar { reference } }
+    }
+
+    pub fn map(raw: &'a str, origin: Origin, entries: Vec<(Key<'a>, Value<'a>)>) -> Self {
+        let mut h = FxHasher::default();
+        1u8.hash(&mut h);
+        for (k, v) in &entries {
+            k.hash(&mut h);
+            v.hash.hash(&mut h);
+        }
+        let has_children = entries.iter().any(|(_, v)| v.has_children);
+        Value { raw, hash: h.finish(), origin, has_children, kind: ValueKind::Map(entries) }
+    }
+
+    pub fn list(raw: &'a str, origin: Origin, items: Vec<Value<'a>>) -> Self {
+        let mut h = FxHasher::default();
+        2u8.hash(&mut h);
+        for v in &items {
+            v.hash.hash(&mut h);
+        }
+        let has_children = items.iter().any(|v| v.has_children);
+        Value { raw, hash: h.finish(), origin, has_children, kind: ValueKind::List(items) }
+    }
+
+    /// A slot of child objects. `child_hashes` are the children's property hashes, so that two
+    /// slots are equal only when their children are; codecs whose children live elsewhere in the
+    /// file may pass 0s.
+    pub fn children(raw: &'a str, origin: Origin, ids: Vec<ObjectId>, child_hashes: &[u64]) -> Self {
+        let mut h = FxHasher::default();
+        3u8.hash(&mut h);
+        for (id, ch) in ids.iter().zip(child_hashes.iter().chain(std::iter::repeat(&0))) {
+            id.hash(&mut h);
+            ch.hash(&mut h);
+        }
+        Value { raw, hash: h.finish(), origin, has_children: true, kind: ValueKind::Children(ids) }
+    }
+
+    /// Same meaning (structure and scalar text), whatever the layout.
+    pub fn same(&self, other: &Value<'_>) -> bool {
+        self.hash == other.hash
+    }
+
+    /// Same bytes in the source.
+    pub fn identical(&self, other: &Value<'_>) -> bool {
+        self.raw == other.raw
+    }
+
+    pub fn get(&self, key: &str) -> Option<&Value<'a>> {
+        match &self.kind {
+            ValueKind::Map(entries) => entries.iter().find(|(k, _)| *k == key).map(|(_, v)| v),
+            _ => None,
+        }
+    }
+
+    /// Every reference held anywhere inside this value, with its property path.
+    pub fn references(&self, path: &mut PropPath, out: &mut Vec<(PropPath, Reference)>) {
+        match &self.kind {
+            ValueKind::Scalar { reference: Some(r) } => out.push((path.clone(), r.clone())),
+            ValueKind::Scalar { reference: None } | ValueKind::Children(_) => {}
+            ValueKind::Map(entries) => {
+                for (k, v) in entries {
+                    path.0.push(PathSeg::Key((*k).to_owned()));
+                    v.references(path, out);
+                    path.0.pop();
+                }
+            }
+            ValueKind::List(items) => {
+                for (i, v) in items.iter().enumerate() {
+                    path.0.push(PathSeg::Index(i));
+                    v.references(path, out);
+                    path.0.pop();
+                }
+            }
+        }
+    }
+}
+
+/// One step of a property path.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum PathSeg {
+    Key(String),
+    Index(usize),
+    /// A stretch of list elements `[start, end)` in the base list.
+    Range(usize, usize),
+}
+
+/// Where a property lives inside its object: `m_LocalPosition.x`, `tiles[3]`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct PropPath(pub Vec<PathSeg>);
+
+impl fmt::Display for PropPath {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut first = true;
+        for seg in &self.0 {
+            match seg {
+                PathSeg::Key(k) => {
+                    if !first {
+                        f.write_str(".")?;
+                    }
+                    f.write_str(k)?;
+                }
+                PathSeg::Index(i) => write!(f, "[{i}]")?,
+                PathSeg::Range(a, b) => write!(f, "[{a}..{b}]")?,
+            }
+            first = false;
+        }
+        Ok(())
+    }
+}
+
+/// One object of a level.
+#[derive(Clone, Debug)]
+pub struct Object<'a> {
+    pub id: ObjectId,
+    /// What the object is (`GameObject`, `layer`, `entity`); used in messages and rules.
+    pub kind: String,
+    /// The parent that holds this object in place (structural nesting). A parent given by a
+    /// property instead is a [`Reference`] with [`RefRole::Parent`] inside `props`.
+    pub parent: Option<ObjectId>,
+    /// Properties, usually a map. Child slots inside it are [`ValueKind::Children`].
+    pub props: Value<'a>,
+    /// Where the object starts in its source (1-based line), for messages.
+    pub line: u32,
+}
+
+/// One version of a level.
+#[derive(Clone, Debug, Default)]
+pub struct Level<'a> {
+    pub objects: IndexMap<ObjectId, Object<'a>, FxBuildHasher>,
+    /// The object whose props are the whole document, if the codec has one.
+    pub root: Option<ObjectId>,
+}
+
+impl<'a> Level<'a> {
+    pub fn new() -> Self {
+        Level { objects: IndexMap::default(), root: None }
+    }
+
+    pub fn get(&self, id: &ObjectId) -> Option<&Object<'a>> {
+        self.objects.get(id)
+    }
+
+    /// The parent of an object: the structural one, or else a parent reference in its props.
+    pub fn effective_parent(&self, obj: &Object<'a>) -> Option<ObjectId> {
+        effective_parent(obj)
+    }
+}
+
+pub(crate) fn effective_parent(obj: &Object<'_>) -> Option<ObjectId> {
+    if obj.parent.is_some() {
+        return obj.parent.clone();
+    }
+    let mut refs = Vec::new();
+    obj.props.references(&mut PropPath::default(), &mut refs);
+    refs.into_iter().find(|(_, r)| r.role == RefRole::Parent).map(|(_, r)| r.target)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn o() -> Origin {
+        Origin { side: Side::Base, node: 0 }
+    }
+
+    #[test]
+    fn same_ignores_layout_but_not_text() {
+        let a = Value::map("{\"a\": 1}", o(), vec![("a", Value::scalar("1", o(), None))]);
+        let b = Value::map("{\"a\":1}", o(), vec![("a", Value::scalar("1", o(), None))]);
+        let c = Value::map("{\"a\":1.0}", o(), vec![("a", Value::scalar("1.0", o(), None))]);
+        assert!(a.same(&b));
+        assert!(!a.identical(&b));
+        assert!(!a.same(&c));
+    }
+
+    #[test]
+    fn path_display() {
+        let p = PropPath(vec![PathSeg::Key("layers".into()), PathSeg::Index(2), PathSeg::Key("name".into())]);
+        assert_eq!(p.to_string(), "layers[2].name");
+    }
+}

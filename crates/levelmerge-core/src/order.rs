@@ -1,0 +1,188 @@
+//! 3-way merge of the order of identity lists (map keys, child slots, keyed list elements).
+//!
+//! Which elements belong in the result is decided by the caller; this module only decides where
+//! they go. The base order is kept unless exactly one side reordered; an element inserted by one
+//! side goes after the element that precedes it on that side; when both sides insert at the same
+//! place, ours come first, whichever side supplies the skeleton.
+
+use std::hash::Hash;
+
+use rustc_hash::{FxHashMap, FxHashSet};
+
+/// The merged order, and whether both sides reordered the shared elements differently (in which
+/// case ours' order was used and the caller may report a conflict).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MergedOrder<K> {
+    pub order: Vec<K>,
+    pub reorder_clash: bool,
+}
+
+/// Whether `side` changed the relative order of the elements it shares with `base`.
+fn reordered<K: Eq + Hash>(base: &[K], side: &[K]) -> bool {
+    let in_side: FxHashSet<&K> = side.iter().collect();
+    let in_base: FxHashSet<&K> = base.iter().collect();
+    let a = base.iter().filter(|k| in_side.contains(k));
+    let b = side.iter().filter(|k| in_base.contains(k));
+    !a.eq(b)
+}
+
+/// Merge three orders. `keep` says which elements the result holds; each kept element appears
+/// once, even if it is missing from some lists.
+pub fn merge_order<K, F>(base: &[K], ours: &[K], theirs: &[K], keep: F) -> MergedOrder<K>
+where
+    K: Eq + Hash + Clone,
+    F: Fn(&K) -> bool,
+{
+    let ours_moved = reordered(base, ours);
+    let theirs_moved = reordered(base, theirs);
+    let reorder_clash = ours_moved && theirs_moved && {
+        let in_t: FxHashSet<&K> = theirs.iter().collect();
+        let in_o: FxHashSet<&K> = ours.iter().collect();
+        let a = ours.iter().filter(|k| in_t.contains(k));
+        let b = theirs.iter().filter(|k| in_o.contains(k));
+        !a.eq(b)
+    };
+    let skeleton_is_ours = !(theirs_moved && !ours_moved);
+    let (skeleton, other) = if skeleton_is_ours { (ours, theirs) } else { (theirs, ours) };
+
+    let in_base: FxHashSet<&K> = base.iter().collect();
+    let skeleton_kept: Vec<&K> = skeleton.iter().filter(|k| keep(k)).collect();
+    let skeleton_pos: FxHashMap<&K, usize> = skeleton_kept.iter().enumerate().map(|(i, k)| (*k, i)).collect();
+    let mut placed: FxHashSet<&K> = skeleton_kept.iter().copied().collect();
+    // Elements placed after an anchor (None = at the start), in placement order.
+    let mut after: FxHashMap<Option<&K>, Vec<&K>> = FxHashMap::default();
+
+    struct Skeleton<'k, K> {
+        kept: Vec<&'k K>,
+        pos: FxHashMap<&'k K, usize>,
+        in_base: FxHashSet<&'k K>,
+    }
+    /// Plan where each kept element of `list` not yet placed goes: after the element that
+    /// precedes it in `list` (skipping the skeleton's own new elements when ours come first).
+    fn place_from<'k, K: Eq + Hash>(
+        list: &'k [K],
+        ours_first: bool,
+        placed: &mut FxHashSet<&'k K>,
+        skeleton: &Skeleton<'k, K>,
+        keep: &impl Fn(&K) -> bool,
+    ) -> Vec<(Option<&'k K>, &'k K)> {
+        let mut anchor: Option<&K> = None;
+        let mut plan = Vec::new();
+        for k in list {
+            if placed.contains(k) {
+                anchor = Some(k);
+                continue;
+            }
+            if !keep(k) {
+                continue;
+            }
+            let mut at = anchor;
+            if ours_first {
+                let mut next = match at {
+                    None => 0,
+                    Some(a) => skeleton.pos.get(a).map_or(usize::MAX, |p| p + 1),
+                };
+                while next < skeleton.kept.len() && !skeleton.in_base.contains(skeleton.kept[next]) {
+                    at = Some(skeleton.kept[next]);
+                    next += 1;
+                }
+            }
+            plan.push((at, k));
+            placed.insert(k);
+            anchor = Some(k);
+        }
+        plan
+    }
+    let skel = Skeleton { kept: skeleton_kept, pos: skeleton_pos, in_base };
+    let plan_other = place_from(other, skeleton_is_ours, &mut placed, &skel, &keep);
+    let plan_base = place_from(base, false, &mut placed, &skel, &keep);
+    for (at, k) in plan_other.into_iter().chain(plan_base) {
+        after.entry(at).or_default().push(k);
+    }
+
+    let mut order = Vec::with_capacity(placed.len());
+    // Emit an element, then everything placed after it, depth first.
+    fn emit<'k, K: Eq + Hash + Clone>(k: &'k K, after: &FxHashMap<Option<&'k K>, Vec<&'k K>>, order: &mut Vec<K>) {
+        let mut stack = vec![k];
+        while let Some(k) = stack.pop() {
+            order.push(k.clone());
+            if let Some(next) = after.get(&Some(k)) {
+                stack.extend(next.iter().rev());
+            }
+        }
+    }
+    if let Some(first) = after.get(&None) {
+        for k in first {
+            emit(*k, &after, &mut order);
+        }
+    }
+    for k in &skel.kept {
+        emit(*k, &after, &mut order);
+    }
+    MergedOrder { order, reorder_clash }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn m(b: &str, o: &str, t: &str) -> String {
+        let (b, o, t): (Vec<char>, Vec<char>, Vec<char>) = (b.chars().collect(), o.chars().collect(), t.chars().collect());
+        let present = |k: &char| {
+            let ib = b.contains(k);
+            let io = o.contains(k);
+            let it = t.contains(k);
+            if ib {
+                io && it
+            } else {
+                io || it
+            }
+        };
+        merge_order(&b, &o, &t, present).order.into_iter().collect()
+    }
+
+    #[test]
+    fn unchanged() {
+        assert_eq!(m("abc", "abc", "abc"), "abc");
+    }
+
+    #[test]
+    fn one_side_inserts_and_deletes() {
+        assert_eq!(m("abc", "axbc", "abc"), "axbc");
+        assert_eq!(m("abc", "abc", "ac"), "ac");
+        assert_eq!(m("abc", "xabc", "ab"), "xab");
+    }
+
+    #[test]
+    fn both_insert_at_same_place_ours_first_either_way() {
+        assert_eq!(m("ab", "axb", "ayb"), "axyb");
+        // Theirs reorders, so theirs is the skeleton: ours still comes first.
+        assert_eq!(m("abc", "axbc", "aybc"), "axybc");
+        assert_eq!(m("abc", "abcx", "cbay"), "cxbay");
+    }
+
+    #[test]
+    fn insert_at_start_ours_first() {
+        assert_eq!(m("ab", "xab", "yab"), "xyab");
+    }
+
+    #[test]
+    fn runs_stay_together() {
+        assert_eq!(m("ab", "a12b", "aXYb"), "a12XYb");
+    }
+
+    #[test]
+    fn one_side_reorders_other_inserts() {
+        assert_eq!(m("abc", "cba", "abxc"), "cbxa");
+        let r = merge_order(&['a', 'b'], &['b', 'a'], &['b', 'a'], |_| true);
+        assert!(!r.reorder_clash);
+        let r = merge_order(&['a', 'b', 'c'], &['b', 'a', 'c'], &['a', 'c', 'b'], |_| true);
+        assert!(r.reorder_clash);
+    }
+
+    #[test]
+    fn kept_elements_missing_from_skeleton_come_back_in_base_place() {
+        let r = merge_order(&['a', 'b', 'c'], &['a', 'c'], &['a', 'b', 'c'], |_| true);
+        assert_eq!(r.order, vec!['a', 'b', 'c']);
+    }
+}

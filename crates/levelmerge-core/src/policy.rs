@@ -1,0 +1,100 @@
+//! How conflicts are settled: left for the user (default), taken from one side for all
+//! (`--prefer`), or by per-property rules (`.levelmerge.toml`).
+
+use crate::conflict::{Conflict, Reason, Resolution};
+use crate::side::Side;
+
+/// What a rule does with a conflict on a matching property.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RuleAction {
+    Ours,
+    Theirs,
+    /// A volatile property: never a conflict, ours is kept.
+    Ignore,
+}
+
+/// A property rule: a glob over property paths (`sun_*`, `Light.m_Color`, `layers.*.name`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rule {
+    pub pattern: String,
+    pub action: RuleAction,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Policy {
+    /// Settle every conflict no rule matches from this side (`None`: leave it).
+    pub prefer: Option<Side>,
+    pub rules: Vec<Rule>,
+}
+
+impl Policy {
+    /// The first rule matching a conflict's property path (alone, or after the object's kind,
+    /// or after the object's id).
+    pub fn rule_for(&self, conflict: &Conflict<'_>) -> Option<&Rule> {
+        let path = conflict.path.to_string();
+        let candidates = [
+            path.clone(),
+            format!("{}.{}", conflict.object_kind, path),
+            format!("{}.{}", conflict.object, path),
+            conflict.object_kind.clone(),
+        ];
+        self.rules.iter().find(|r| candidates.iter().any(|c| !c.is_empty() && glob_match(&r.pattern, c)))
+    }
+
+    /// Settle what this policy settles; conflicts already settled are left alone.
+    pub fn apply(&self, conflicts: &mut [Conflict<'_>]) {
+        for c in conflicts.iter_mut().filter(|c| c.resolution.is_none()) {
+            c.resolution = match self.rule_for(c) {
+                Some(rule) => Some(match rule.action {
+                    RuleAction::Ours => Resolution { side: Side::Ours, reason: Reason::Rule(rule.pattern.clone()) },
+                    RuleAction::Theirs => Resolution { side: Side::Theirs, reason: Reason::Rule(rule.pattern.clone()) },
+                    RuleAction::Ignore => Resolution { side: Side::Ours, reason: Reason::Volatile(rule.pattern.clone()) },
+                }),
+                None => self.prefer.map(|side| Resolution { side, reason: Reason::Preference }),
+            };
+        }
+    }
+}
+
+/// Glob match: `*` any run of characters, `?` one character, everything else literal.
+pub fn glob_match(pattern: &str, text: &str) -> bool {
+    let (p, t): (Vec<char>, Vec<char>) = (pattern.chars().collect(), text.chars().collect());
+    let (mut pi, mut ti) = (0, 0);
+    let (mut star, mut mark) = (None, 0);
+    while ti < t.len() {
+        if pi < p.len() && (p[pi] == '?' || p[pi] == t[ti]) {
+            pi += 1;
+            ti += 1;
+        } else if pi < p.len() && p[pi] == '*' {
+            star = Some(pi);
+            mark = ti;
+            pi += 1;
+        } else if let Some(s) = star {
+            pi = s + 1;
+            mark += 1;
+            ti = mark;
+        } else {
+            return false;
+        }
+    }
+    while pi < p.len() && p[pi] == '*' {
+        pi += 1;
+    }
+    pi == p.len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn globs() {
+        assert!(glob_match("sun_*", "sun_position"));
+        assert!(glob_match("*.sun", "lighting.sun"));
+        assert!(glob_match("a?c", "abc"));
+        assert!(!glob_match("sun", "sun_position"));
+        assert!(glob_match("*", ""));
+        assert!(glob_match("layers*name", "layers[2].name"));
+        assert!(!glob_match("x*y", "xay.z"));
+    }
+}

@@ -1,0 +1,239 @@
+//! Turning a merge into one concrete level: every conflict taken from its resolution, or from
+//! the side asked for. Rendering both sides' resolutions and marking where they differ gives
+//! the conflict markers; a clean merge resolves the same either way.
+
+use indexmap::IndexMap;
+use rustc_hash::{FxBuildHasher, FxHashSet};
+
+use crate::coherence::GraphNode;
+use crate::merge::{MValue, MergedLevel, ObjectState};
+use crate::model::{Key, ObjectId, PathSeg, PropPath, RefRole, Reference, Value};
+use crate::side::Side;
+
+/// Something the merge settled on its own that the user should hear about.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Note {
+    pub object: ObjectId,
+    pub message: String,
+}
+
+/// A resolved value: an input value taken whole, or assembled from parts.
+#[derive(Debug, Clone)]
+pub enum RValue<'a> {
+    Exact(&'a Value<'a>),
+    Map { template: &'a Value<'a>, entries: Vec<(Key<'a>, RValue<'a>)> },
+    List { template: &'a Value<'a>, items: Vec<RValue<'a>> },
+    Children { template: &'a Value<'a>, ids: Vec<ObjectId> },
+}
+
+impl<'a> RValue<'a> {
+    /// Every reference inside, with its path.
+    pub fn references(&self, path: &mut PropPath, out: &mut Vec<(PropPath, Reference)>) {
+        match self {
+            RValue::Exact(v) => v.references(path, out),
+            RValue::Map { entries, .. } => {
+                for (k, v) in entries {
+                    path.0.push(PathSeg::Key((*k).to_owned()));
+                    v.references(path, out);
+                    path.0.pop();
+                }
+            }
+            RValue::List { items, .. } => {
+                for (i, v) in items.iter().enumerate() {
+                    path.0.push(PathSeg::Index(i));
+                    v.references(path, out);
+                    path.0.pop();
+                }
+            }
+            RValue::Children { .. } => {}
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct RObject<'a> {
+    pub id: ObjectId,
+    pub kind: String,
+    pub parent: Option<ObjectId>,
+    pub props: RValue<'a>,
+}
+
+/// One concrete merged level.
+#[derive(Debug, Clone)]
+pub struct Resolved<'a> {
+    pub objects: IndexMap<ObjectId, RObject<'a>, FxBuildHasher>,
+    pub root: Option<ObjectId>,
+}
+
+impl<'a> Resolved<'a> {
+    /// The graph view used by the coherence checks.
+    pub fn graph(&self) -> Vec<GraphNode> {
+        self.objects
+            .values()
+            .map(|o| {
+                let mut refs = Vec::new();
+                o.props.references(&mut PropPath::default(), &mut refs);
+                GraphNode { id: o.id.clone(), kind: o.kind.clone(), parent: o.parent.clone(), refs, line: 0 }
+            })
+            .collect()
+    }
+}
+
+impl<'a> MergedLevel<'a> {
+    fn side_for(&self, conflict: usize, pick: Side) -> Side {
+        self.conflicts[conflict].resolution.as_ref().map_or(pick, |r| r.side)
+    }
+
+    fn resolve_value(&self, v: &MValue<'a>, pick: Side, alive: &FxHashSet<ObjectId>) -> Option<RValue<'a>> {
+        Some(match v {
+            MValue::Exact(v) => RValue::Exact(v),
+            MValue::Map { template, entries } => RValue::Map {
+                template,
+                entries: entries.iter().filter_map(|(k, v)| self.resolve_value(v, pick, alive).map(|v| (*k, v))).collect(),
+            },
+            MValue::List { template, items } => {
+                let mut out = Vec::with_capacity(items.len());
+                for item in items {
+                    match item {
+                        MValue::Conflict(c) => {
+                            let side = self.side_for(*c, pick);
+                            out.extend(self.conflicts[*c].values.get(side).iter().map(|v| RValue::Exact(v)));
+                        }
+                        other => out.extend(self.resolve_value(other, pick, alive)),
+                    }
+                }
+                RValue::List { template, items: out }
+            }
+            MValue::Children { template, ids } => {
+                RValue::Children { template, ids: ids.iter().filter(|id| alive.contains(*id)).cloned().collect() }
+            }
+            MValue::Conflict(c) => {
+                let side = self.side_for(*c, pick);
+                let vals = self.conflicts[*c].values.get(side);
+                RValue::Exact(vals.first()?)
+            }
+        })
+    }
+
+    /// The level with every open conflict taken from `pick` (settled ones from their resolution).
+    pub fn resolve(&self, pick: Side) -> Resolved<'a> {
+        // Which objects exist under this pick; those that disappear with a conflict's choice
+        // take the objects placed under them along.
+        let mut alive: FxHashSet<ObjectId> = FxHashSet::default();
+        let mut chosen_away: FxHashSet<ObjectId> = FxHashSet::default();
+        for o in &self.objects {
+            let exists = match &o.state {
+                ObjectState::Merged(_) => true,
+                ObjectState::Chosen(c) | ObjectState::Follows(c) => o.sides.get(self.side_for(*c, pick)).is_some(),
+            };
+            if exists {
+                alive.insert(o.id.clone());
+            } else {
+                chosen_away.insert(o.id.clone());
+            }
+        }
+        let props_of = |o: &crate::merge::MergedObject<'a>, alive: &FxHashSet<ObjectId>| match &o.state {
+            ObjectState::Merged(v) => self.resolve_value(v, pick, alive),
+            ObjectState::Chosen(c) | ObjectState::Follows(c) => o.sides.get(self.side_for(*c, pick)).map(|s| RValue::Exact(&s.props)),
+        };
+        loop {
+            let mut removed = false;
+            for o in &self.objects {
+                if !alive.contains(&o.id) {
+                    continue;
+                }
+                let parent = o.parent.clone().or_else(|| {
+                    let props = props_of(o, &alive)?;
+                    let mut refs = Vec::new();
+                    props.references(&mut PropPath::default(), &mut refs);
+                    refs.into_iter().find(|(_, r)| r.role == RefRole::Parent).map(|(_, r)| r.target)
+                });
+                if parent.is_some_and(|p| chosen_away.contains(&p)) {
+                    alive.remove(&o.id);
+                    chosen_away.insert(o.id.clone());
+                    removed = true;
+                }
+            }
+            if !removed {
+                break;
+            }
+        }
+        let objects = self
+            .objects
+            .iter()
+            .filter(|o| alive.contains(&o.id))
+            .filter_map(|o| {
+                let props = props_of(o, &alive)?;
+                Some((o.id.clone(), RObject { id: o.id.clone(), kind: o.kind.clone(), parent: o.parent.clone(), props }))
+            })
+            .collect();
+        Resolved { objects, root: self.root.clone() }
+    }
+}
+
+/// Replace the merged value at `path` (map keys only) with `new`.
+fn replace_at<'a>(v: &mut MValue<'a>, path: &[PathSeg], new: MValue<'a>) -> bool {
+    match path.split_first() {
+        None => {
+            *v = new;
+            true
+        }
+        Some((PathSeg::Key(k), rest)) => match v {
+            MValue::Map { entries, .. } => entries.iter_mut().find(|(ek, _)| ek == k).is_some_and(|(_, ev)| replace_at(ev, rest, new)),
+            _ => false,
+        },
+        Some(_) => false,
+    }
+}
+
+/// Parent cycles made by concurrent reparenting (ours puts A under B, theirs B under A) are
+/// broken deterministically: of the objects in the cycle whose parent came from theirs, the
+/// one with the smallest id keeps ours' parent. Each break is noted.
+pub fn break_cycles(merged: &mut MergedLevel<'_>) {
+    for _round in 0..merged.objects.len().max(1) {
+        let resolved = merged.resolve(Side::Ours);
+        let graph = resolved.graph();
+        let Some(cycle) = crate::coherence::find_cycle(&graph) else { return };
+        let mut fixed = false;
+        let mut members: Vec<&ObjectId> = cycle.iter().collect();
+        members.sort();
+        for id in members {
+            let Some(&i) = merged.index.get(id) else { continue };
+            let obj = &merged.objects[i];
+            let Some(ours) = obj.sides.ours else { continue };
+            let mut ours_refs = Vec::new();
+            ours.props.references(&mut PropPath::default(), &mut ours_refs);
+            let node = graph.iter().find(|n| &n.id == id).expect("cycle members are in the graph");
+            let Some((path, merged_parent)) = node.refs.iter().find(|(_, r)| r.role == RefRole::Parent) else { continue };
+            let ours_parent = ours_refs.iter().find(|(p, r)| r.role == RefRole::Parent && p == path);
+            if ours_parent.is_some_and(|(_, r)| r.target == merged_parent.target) {
+                continue;
+            }
+            // Take ours' value of the parent property.
+            let Some(ours_value) = lookup(&ours.props, &path.0) else { continue };
+            let ObjectState::Merged(mv) = &mut merged.objects[i].state else { continue };
+            if replace_at(mv, &path.0, MValue::Exact(ours_value)) {
+                merged.notes.push(Note {
+                    object: id.clone(),
+                    message: format!(
+                        "parent cycle broken: theirs moved it under {}, which would make a cycle; ours' parent kept",
+                        merged_parent.target
+                    ),
+                });
+                fixed = true;
+                break;
+            }
+        }
+        if !fixed {
+            return;
+        }
+    }
+}
+
+fn lookup<'v, 'a>(v: &'v Value<'a>, path: &[PathSeg]) -> Option<&'v Value<'a>> {
+    match path.split_first() {
+        None => Some(v),
+        Some((PathSeg::Key(k), rest)) => lookup(v.get(k)?, rest),
+        Some(_) => None,
+    }
+}
