@@ -1,1 +1,112 @@
+//! levelmerge-json: the JSON and SJSON codec.
+//!
+//! * [`parse`]: a lossless parser (every value keeps its bytes, every element its whitespace).
+//! * [`lower`]: arrays whose elements carry an id become level objects; declared `parent` and
+//!   reference keys become hierarchy and reference edges.
+//! * [`render`]: writes a resolved level back, copying untouched values byte for byte.
+#![forbid(unsafe_code)]
 
+pub mod lower;
+pub mod parse;
+pub mod render;
+
+use levelmerge_core::resolve::Resolved;
+use levelmerge_core::{Codec, Level, Problem, Side, Sides};
+
+pub use parse::{Dialect, Document};
+
+/// An identity rule for the arrays at some key path (`layers`, `levels.*.entities`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Collection {
+    /// A glob over the array's key path from the root, array positions left out
+    /// (`levels.layerInstances.entityInstances`).
+    pub path: String,
+    /// The member that identifies each element.
+    pub key: String,
+}
+
+/// How JSON levels are read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JsonConfig {
+    /// Members tried in order as the identity of array elements; the first that every element
+    /// of an array holds (as a unique string or number) is used.
+    pub id_keys: Vec<String>,
+    /// Per-path identity keys, tried before `id_keys`.
+    pub collections: Vec<Collection>,
+    /// A member holding the id of the object's parent.
+    pub parent_key: Option<String>,
+    /// Members holding the id of another object.
+    pub reference_keys: Vec<String>,
+}
+
+impl Default for JsonConfig {
+    fn default() -> Self {
+        JsonConfig {
+            id_keys: ["id", "iid", "uid", "guid", "_guid", "uuid"].map(String::from).to_vec(),
+            collections: Vec::new(),
+            parent_key: None,
+            reference_keys: Vec::new(),
+        }
+    }
+}
+
+/// The JSON / SJSON codec.
+#[derive(Debug, Clone, Default)]
+pub struct JsonCodec {
+    pub dialect: Option<Dialect>,
+    pub config: JsonConfig,
+}
+
+impl JsonCodec {
+    pub fn new(dialect: Option<Dialect>, config: JsonConfig) -> Self {
+        JsonCodec { dialect, config }
+    }
+
+    /// The dialect for a text: as configured, else SJSON when the text does not open with a
+    /// bracket (after whitespace and comments), else JSON.
+    pub fn dialect_for(&self, src: &[u8]) -> Dialect {
+        if let Some(d) = self.dialect {
+            return d;
+        }
+        let mut rest = src.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(src);
+        loop {
+            rest = rest.trim_ascii_start();
+            if rest.starts_with(b"//") {
+                rest = rest.iter().position(|&b| b == b'\n').map_or(&[][..], |p| &rest[p..]);
+            } else if rest.starts_with(b"/*") {
+                rest = rest.windows(2).position(|w| w == b"*/").map_or(&[][..], |p| &rest[p + 2..]);
+            } else {
+                break;
+            }
+        }
+        match rest.first() {
+            Some(b'{' | b'[') | None => Dialect::Json,
+            _ => Dialect::Sjson,
+        }
+    }
+}
+
+impl Codec for JsonCodec {
+    type Document<'src> = Document<'src>;
+
+    fn name(&self) -> &'static str {
+        match self.dialect {
+            Some(Dialect::Sjson) => "sjson",
+            _ => "json",
+        }
+    }
+
+    fn parse<'src>(&self, src: &'src [u8]) -> Result<Document<'src>, Problem> {
+        parse::parse(src, self.dialect_for(src))
+    }
+
+    fn lower<'d>(&self, doc: &'d Document<'_>, side: Side) -> Result<Level<'d>, Vec<Problem>> {
+        // A document's text outlives any borrow of the document.
+        let doc: &'d Document<'d> = doc;
+        lower::lower(doc, side, &self.config)
+    }
+
+    fn render(&self, docs: Sides<&Document<'_>>, level: &Resolved<'_>) -> Vec<u8> {
+        render::Renderer { docs, level }.render()
+    }
+}

@@ -1,0 +1,192 @@
+//! From a JSON document to a level: objects in arrays whose elements carry an id become level
+//! objects (children of the object holding the array); everything else is a property value.
+
+use levelmerge_core::model::{Level, Object, ObjectId, Origin, RefRole, Reference, Value};
+use levelmerge_core::{Problem, Side};
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use crate::parse::{Document, NodeKind};
+use crate::JsonConfig;
+
+/// The id of the object standing for the whole document.
+pub const ROOT_ID: &str = "/";
+
+struct Lowerer<'d, 'c> {
+    doc: &'d Document<'d>,
+    side: Side,
+    config: &'c JsonConfig,
+    level: Level<'d>,
+    problems: Vec<Problem>,
+    /// Local id text → objects with that id, for resolving declared references.
+    ids: Option<&'c FxHashMap<String, Vec<ObjectId>>>,
+    seen_ids: FxHashMap<String, Vec<ObjectId>>,
+}
+
+/// The identity key of an array, if every element is an object holding it as a unique scalar.
+fn identity_key<'d>(doc: &Document<'d>, array: u32, path: &str, config: &JsonConfig) -> Option<&'d str> {
+    let items = doc.slots_of(array);
+    if items.is_empty() {
+        return None;
+    }
+    let configured = config.collections.iter().find(|c| levelmerge_core::policy::glob_match(&c.path, path));
+    let candidates: Vec<&str> = match configured {
+        Some(c) => vec![c.key.as_str()],
+        None => config.id_keys.iter().map(String::as_str).collect(),
+    };
+    candidates.into_iter().find_map(|key| {
+        let all_have = items.iter().all(|s| {
+            let v = &doc.nodes[s.value as usize];
+            v.kind == NodeKind::Object
+                && doc.slots_of(s.value).iter().any(|m| {
+                    doc.text(m.name) == key && matches!(doc.nodes[m.value as usize].kind, NodeKind::String | NodeKind::Number)
+                })
+        });
+        // Find the key text inside the document so the result borrows from it.
+        all_have.then(|| {
+            let first = items[0].value;
+            doc.slots_of(first).iter().find(|m| doc.text(m.name) == key).map(|m| doc.text(m.name)).expect("all elements have the key")
+        })
+    })
+}
+
+/// The text of an id value without quotes.
+fn id_text<'d>(doc: &Document<'d>, node: u32) -> &'d str {
+    let t = doc.node_text(node);
+    t.strip_prefix('"').and_then(|t| t.strip_suffix('"')).unwrap_or(t)
+}
+
+impl<'d> Lowerer<'d, '_> {
+    fn origin(&self, node: u32) -> Origin {
+        Origin { side: self.side, node }
+    }
+
+    fn line(&self, node: u32) -> u32 {
+        self.doc.line_of(self.doc.nodes[node as usize].start)
+    }
+
+    /// A declared reference: resolved to the object with that id, preferring siblings.
+    fn reference(&self, key: &str, node: u32, owner: &ObjectId) -> Option<Reference> {
+        let role = if self.config.parent_key.as_deref() == Some(key) {
+            RefRole::Parent
+        } else if self.config.reference_keys.iter().any(|k| k == key) {
+            RefRole::Other
+        } else {
+            return None;
+        };
+        let n = &self.doc.nodes[node as usize];
+        if !matches!(n.kind, NodeKind::String | NodeKind::Number) {
+            return None;
+        }
+        let text = id_text(self.doc, node);
+        if text.is_empty() || text == "-1" {
+            return None; // the usual ways of saying "none"
+        }
+        let found = self.ids.and_then(|ids| ids.get(text));
+        let target = match found.map(Vec::as_slice) {
+            Some([one]) => one.clone(),
+            Some(many) if !many.is_empty() => {
+                // Prefer an object in the same collection as the owner.
+                let owner_collection = owner.as_str().rsplit_once('[').map(|(c, _)| c);
+                many.iter().find(|id| id.as_str().rsplit_once('[').map(|(c, _)| c) == owner_collection).unwrap_or(&many[0]).clone()
+            }
+            _ if text == "0" => return None,
+            _ => ObjectId::new(format!("{key}={text}")),
+        };
+        Some(Reference { target, role })
+    }
+
+    /// Lower a value that belongs to object `owner`; `path` is the key path from the document
+    /// root with array positions left out (what collection rules match).
+    fn value(&mut self, node: u32, owner: &ObjectId, key: Option<&str>, rel: &str, path: &str) -> Value<'d> {
+        let doc = self.doc;
+        let n = &doc.nodes[node as usize];
+        let raw = doc.node_text(node);
+        match n.kind {
+            NodeKind::String | NodeKind::Number | NodeKind::Literal => {
+                let reference = key.and_then(|k| self.reference(k, node, owner));
+                Value::scalar(raw, self.origin(node), reference)
+            }
+            NodeKind::Object => {
+                let mut entries = Vec::with_capacity(n.slot_count as usize);
+                let mut first_line: FxHashMap<&str, u32> = FxHashMap::default();
+                for slot in doc.slots_of(node) {
+                    let name = doc.text(slot.name);
+                    if let Some(first) = first_line.get(name) {
+                        self.problems.push(Problem::DuplicateKey {
+                            key: name.to_owned(),
+                            line: doc.line_of(slot.key.0) as usize,
+                            first_line: *first as usize,
+                        });
+                        continue;
+                    }
+                    first_line.insert(name, doc.line_of(slot.key.0));
+                    let rel = if rel.is_empty() { name.to_owned() } else { format!("{rel}.{name}") };
+                    let path = if path.is_empty() { name.to_owned() } else { format!("{path}.{name}") };
+                    let v = self.value(slot.value, owner, Some(name), &rel, &path);
+                    entries.push((name, v));
+                }
+                Value::map(raw, self.origin(node), entries)
+            }
+            NodeKind::Array => match identity_key(doc, node, path, self.config) {
+                Some(id_key) => self.children(node, owner, id_key, rel, path),
+                None => {
+                    let items = doc.slots_of(node).iter().map(|s| self.value(s.value, owner, key, rel, path)).collect();
+                    Value::list(raw, self.origin(node), items)
+                }
+            },
+        }
+    }
+
+    fn children(&mut self, array: u32, owner: &ObjectId, id_key: &str, rel: &str, path: &str) -> Value<'d> {
+        let doc = self.doc;
+        let mut ids = Vec::new();
+        let mut hashes = Vec::new();
+        let mut lines: FxHashMap<&str, u32> = FxHashMap::default();
+        for slot in doc.slots_of(array) {
+            let element = slot.value;
+            let id_node = doc.slots_of(element).iter().find(|m| doc.text(m.name) == id_key).expect("identity key checked").value;
+            let local = id_text(doc, id_node);
+            let line = self.line(element);
+            if let Some(first) = lines.get(local) {
+                self.problems.push(Problem::DuplicateId {
+                    id: format!("{id_key} {}", doc.node_text(id_node)),
+                    line: line as usize,
+                    first_line: *first as usize,
+                });
+                continue;
+            }
+            lines.insert(local, line);
+            let prefix = if owner.as_str() == ROOT_ID { "" } else { owner.as_str() };
+            let id = ObjectId::new(format!("{prefix}/{rel}[{local}]"));
+            self.seen_ids.entry(local.to_owned()).or_default().push(id.clone());
+            let props = self.value(element, &id, None, "", path);
+            hashes.push(props.hash);
+            ids.push(id.clone());
+            let kind = rel.rsplit('.').next().unwrap_or(rel).to_owned();
+            self.level.objects.insert(id.clone(), Object { id, kind, parent: Some(owner.clone()), props, line });
+        }
+        Value::children(doc.node_text(array), self.origin(array), ids, &hashes)
+    }
+}
+
+/// Lower a document.
+pub fn lower<'d>(doc: &'d Document<'d>, side: Side, config: &JsonConfig) -> Result<Level<'d>, Vec<Problem>> {
+    let run = |ids: Option<&FxHashMap<String, Vec<ObjectId>>>| {
+        let mut l = Lowerer { doc, side, config, level: Level::new(), problems: Vec::new(), ids, seen_ids: FxHashMap::default() };
+        let root_id = ObjectId::new(ROOT_ID);
+        let props = l.value(doc.root, &root_id, None, "", "");
+        let line = l.line(doc.root);
+        l.level.objects.insert(root_id.clone(), Object { id: root_id.clone(), kind: "document".into(), parent: None, props, line });
+        l.level.root = Some(root_id);
+        (l.level, l.problems, l.seen_ids)
+    };
+    let declares_refs = config.parent_key.is_some() || !config.reference_keys.is_empty();
+    let (level, problems, seen) = run(None);
+    let (level, problems) = if declares_refs { { let (l, p, _) = run(Some(&seen)); (l, p) } } else { (level, problems) };
+    if problems.is_empty() {
+        Ok(level)
+    } else {
+        let mut unique = FxHashSet::default();
+        Err(problems.into_iter().filter(|p| unique.insert(p.to_string())).collect())
+    }
+}

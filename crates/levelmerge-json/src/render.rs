@@ -1,0 +1,143 @@
+//! Writing a resolved level back as JSON. Values taken whole are copied byte for byte from their
+//! source; assembled containers borrow their brackets, separators and indentation from a template
+//! (the same container in one of the inputs), and each element keeps the whitespace and comments
+//! it had in its own source.
+
+use levelmerge_core::resolve::{RValue, Resolved};
+use levelmerge_core::{Side, Sides, Value};
+
+use crate::parse::{Document, Slot, NO_SLOT};
+
+pub struct Renderer<'r, 'd> {
+    pub docs: Sides<&'r Document<'d>>,
+    pub level: &'r Resolved<'r>,
+}
+
+/// Where an element's formatting comes from: its own slot in its own source document.
+struct ElementSource<'r, 'd> {
+    doc: &'r Document<'d>,
+    slot: Option<&'r Slot>,
+    /// Its position in its source container.
+    index: usize,
+}
+
+impl<'r, 'd> Renderer<'r, 'd> {
+    fn doc(&self, side: Side) -> &'r Document<'d> {
+        *self.docs.get(side)
+    }
+
+    fn source_of(&self, v: &Value<'_>) -> ElementSource<'r, 'd> {
+        let doc = self.doc(v.origin.side);
+        let slot_index = doc.nodes[v.origin.node as usize].slot;
+        if slot_index == NO_SLOT {
+            return ElementSource { doc, slot: None, index: 0 };
+        }
+        let slot = &doc.slots[slot_index as usize];
+        let container = &doc.nodes[slot.container as usize];
+        ElementSource { doc, slot: Some(slot), index: (slot_index - container.first_slot) as usize }
+    }
+
+    fn value_of<'x>(rv: &'x RValue<'x>) -> &'x Value<'x> {
+        match rv {
+            RValue::Exact(v) => v,
+            RValue::Map { template, .. } | RValue::List { template, .. } | RValue::Children { template, .. } => template,
+        }
+    }
+
+    /// The whole file.
+    pub fn render(&self) -> Vec<u8> {
+        let root = self.level.root.as_ref().and_then(|id| self.level.objects.get(id)).expect("a JSON level has its root object");
+        let template = Self::value_of(&root.props);
+        let doc = self.doc(template.origin.side);
+        let mut out = String::with_capacity(doc.src.len() + 256);
+        out.push_str(doc.prefix());
+        self.value(&root.props, &mut out);
+        out.push_str(doc.suffix());
+        out.into_bytes()
+    }
+
+    fn value(&self, rv: &RValue<'_>, out: &mut String) {
+        match rv {
+            RValue::Exact(v) => out.push_str(v.raw),
+            RValue::Map { template, entries } => {
+                let elements: Vec<(Option<&str>, &RValue<'_>)> = entries.iter().map(|(k, v)| (Some(*k), v)).collect();
+                self.container(template, &elements, out);
+            }
+            RValue::List { template, items } => {
+                let elements: Vec<(Option<&str>, &RValue<'_>)> = items.iter().map(|v| (None, v)).collect();
+                self.container(template, &elements, out);
+            }
+            RValue::Children { template, ids } => {
+                let elements: Vec<(Option<&str>, &RValue<'_>)> =
+                    ids.iter().filter_map(|id| self.level.objects.get(id)).map(|o| (None, &o.props)).collect();
+                self.container(template, &elements, out);
+            }
+        }
+    }
+
+    fn container(&self, template: &Value<'_>, elements: &[(Option<&str>, &RValue<'_>)], out: &mut String) {
+        let tdoc = self.doc(template.origin.side);
+        let tnode = &tdoc.nodes[template.origin.node as usize];
+        let tslots = tdoc.slots_of(template.origin.node);
+        let implicit = tdoc.implicit_root && template.origin.node == tdoc.root;
+        let (open, close) = match tnode.kind {
+            _ if implicit => ("", ""),
+            crate::parse::NodeKind::Object => ("{", "}"),
+            _ => ("[", "]"),
+        };
+        let uses_commas = match tslots.get(1) {
+            Some(s) => s.comma.is_some(),
+            None => tdoc.uses_commas,
+        };
+        out.push_str(open);
+        let mut tail_from: Option<(&Document<'_>, (u32, u32))> = None;
+        for (i, (key, rv)) in elements.iter().enumerate() {
+            let v = Self::value_of(rv);
+            let own = self.source_of(v);
+            // Formatting: the template's slot for this member when it has one, else its own.
+            let in_template = key.and_then(|k| tslots.iter().position(|s| tdoc.text(s.name) == k)).or_else(|| {
+                (v.origin.side == template.origin.side && own.slot.is_some_and(|s| s.container == template.origin.node)).then_some(own.index)
+            });
+            let (fdoc, fslot, findex) = match in_template {
+                Some(j) => (tdoc, Some(&tslots[j]), j),
+                None => (own.doc, own.slot, own.index),
+            };
+            if tail_from.is_none() && tslots.is_empty() {
+                if let Some(s) = own.slot {
+                    tail_from = Some((own.doc, own.doc.nodes[s.container as usize].tail));
+                }
+            }
+            if i > 0 && uses_commas {
+                out.push(',');
+            }
+            let lead = match fslot {
+                Some(s) if (i == 0) == (findex == 0) => fdoc.lead_without_comma(s),
+                // First element taking the place of another, or the other way round: borrow the
+                // lead the template gives an element at this position.
+                _ => {
+                    let j = if i == 0 { 0 } else { 1.min(tslots.len().saturating_sub(1)) };
+                    match tslots.get(j).or(fslot) {
+                        Some(s) => if tslots.get(j).is_some() { tdoc.lead_without_comma(s) } else { fdoc.lead_without_comma(s) },
+                        None => String::new(),
+                    }
+                }
+            };
+            out.push_str(&lead);
+            if let (Some(_), Some(s)) = (key, fslot) {
+                out.push_str(fdoc.text(s.key));
+                out.push_str(fdoc.text(s.sep));
+            } else if let Some(k) = key {
+                // No slot to borrow from (cannot happen for parsed members); write plain JSON.
+                out.push('"');
+                out.push_str(k);
+                out.push_str("\": ");
+            }
+            self.value(rv, out);
+        }
+        match (tslots.is_empty(), tail_from) {
+            (true, Some((doc, tail))) if !elements.is_empty() => out.push_str(doc.text(tail)),
+            _ => out.push_str(tdoc.text(tnode.tail)),
+        }
+        out.push_str(close);
+    }
+}
