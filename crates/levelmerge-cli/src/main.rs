@@ -1,1 +1,86 @@
-fn main(){}
+//! The `levelmerge` command: a git merge driver, semantic diff and integrity check for game
+//! level files.
+
+mod atomic;
+mod check_cmd;
+mod config;
+mod diff_cmd;
+mod exit;
+mod format;
+mod merge_cmd;
+mod setup_cmd;
+mod ui;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// Merge, diff and check game level files by their objects, not their lines.
+#[derive(Debug, Parser)]
+#[command(name = "levelmerge", version, propagate_version = true)]
+#[command(after_help = "Exit codes: 0 clean / equal / sound, 1 conflicts / differences / problems, 2 could not run.")]
+struct Cli {
+    /// Print only errors.
+    #[arg(short, long, global = true)]
+    quiet: bool,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// 3-way merge BASE, OURS and THEIRS (git: `levelmerge merge %O %A %B --path %P -l %L`).
+    ///
+    /// The result replaces OURS unless -o is given. Exit 0: merged cleanly; 1: conflicts remain,
+    /// marked with git conflict markers around the conflicting property or object; 2: nothing was
+    /// merged (unreadable input, unwritable output). A file that cannot be read as its format is
+    /// merged line by line like `git merge-file`, and stderr says why.
+    Merge(merge_cmd::MergeArgs),
+    /// Show what changed between two versions: objects added, removed, moved; properties changed.
+    ///
+    /// Exit 0 when equal, 1 when different, 2 on error.
+    Diff(diff_cmd::DiffArgs),
+    /// Check level files: syntax, leftover conflict markers, duplicate ids, dangling references,
+    /// broken hierarchy.
+    ///
+    /// Exit 0 when every file is sound, 1 when problems were found, 2 when a file is unreadable.
+    Check(check_cmd::CheckArgs),
+    /// Register levelmerge as git's merge and diff driver for level files (idempotent).
+    Setup(setup_cmd::SetupArgs),
+    /// Tell whether git will use levelmerge, and for which files.
+    Doctor,
+    /// git's external diff protocol (set up by `levelmerge setup`).
+    #[command(hide = true)]
+    GitDiff(diff_cmd::GitDiffArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let code = if e.use_stderr() { exit::FAILED } else { exit::CLEAN };
+            let _ = e.print();
+            return ExitCode::from(code);
+        }
+    };
+    let ui = ui::Ui::new(cli.quiet);
+    let result = match &cli.command {
+        Command::Merge(args) => merge_cmd::run(args, &ui),
+        Command::Diff(args) => diff_cmd::run(args, &ui),
+        Command::Check(args) => check_cmd::run(args, &ui),
+        Command::Setup(args) => setup_cmd::setup(args, &ui),
+        Command::Doctor => setup_cmd::doctor(&ui),
+        Command::GitDiff(args) => diff_cmd::run_git(args, &ui),
+    };
+    match result {
+        Ok(code) => ExitCode::from(code),
+        Err(e) => {
+            // A closed pipe (`levelmerge diff … | head`) is not an error.
+            if e.chain().any(|c| c.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)) {
+                return ExitCode::from(exit::CLEAN);
+            }
+            ui.error(&format!("{e:#}"));
+            ExitCode::from(exit::FAILED)
+        }
+    }
+}

@@ -185,3 +185,26 @@ pub fn diff_texts<C: Codec>(codec: &C, old: &[u8], new: &[u8]) -> Result<Vec<Cha
     let (la, lb) = (read(codec, Side::Base, &a)?, read(codec, Side::Theirs, &b)?);
     Ok(diff(&la, &lb))
 }
+
+/// A codec behind a trait object: what the command line needs, whatever the format.
+pub trait Engine {
+    fn format_name(&self) -> &'static str;
+    fn merge(&self, texts: Sides<&[u8]>, options: &Options, style: &MarkerStyle) -> Result<MergeOutcome, MergeError>;
+    fn check(&self, text: &[u8]) -> Vec<Problem>;
+    fn diff(&self, old: &[u8], new: &[u8]) -> Result<Vec<Change>, MergeError>;
+}
+
+impl<C: Codec> Engine for C {
+    fn format_name(&self) -> &'static str {
+        self.name()
+    }
+    fn merge(&self, texts: Sides<&[u8]>, options: &Options, style: &MarkerStyle) -> Result<MergeOutcome, MergeError> {
+        merge_texts(self, texts, options, style)
+    }
+    fn check(&self, text: &[u8]) -> Vec<Problem> {
+        check_text(self, text)
+    }
+    fn diff(&self, old: &[u8], new: &[u8]) -> Result<Vec<Change>, MergeError> {
+        diff_texts(self, old, new)
+    }
+}

@@ -313,6 +313,17 @@ impl<'a> Merger<'a> {
                     Take::Theirs => items.extend(t[theirs].iter().map(MValue::Exact)),
                     Take::Ours | Take::Both => items.extend(o[ours].iter().map(MValue::Exact)),
                 },
+                Chunk::Conflict { base, ours, theirs } if base.len() == ours.len() && base.len() == theirs.len() => {
+                    // Both sides edited the same elements in place: merge them element by
+                    // element, so that edits to different parts of one element combine.
+                    for ((bi, oi), ti) in base.zip(ours).zip(theirs) {
+                        path.0.push(PathSeg::Index(oi));
+                        if let Some(v) = self.value(path, Some(&b[bi]), Some(&o[oi]), Some(&t[ti])) {
+                            items.push(v);
+                        }
+                        path.0.pop();
+                    }
+                }
                 Chunk::Conflict { base, ours, theirs } => {
                     path.0.push(PathSeg::Range(base.start, base.end));
                     let values = Sides::new(b[base].iter().collect(), o[ours].iter().collect(), t[theirs].iter().collect());

@@ -97,7 +97,10 @@ impl<'d> Lowerer<'d, '_> {
 
     /// Lower a value that belongs to object `owner`; `path` is the key path from the document
     /// root with array positions left out (what collection rules match).
-    fn value(&mut self, node: u32, owner: &ObjectId, key: Option<&str>, rel: &str, path: &str) -> Value<'d> {
+    ///
+    /// Inside a list without identity (`in_list`), arrays stay plain lists: an element there
+    /// has no stable place to hang an object id on.
+    fn value(&mut self, node: u32, owner: &ObjectId, key: Option<&str>, rel: &str, path: &str, in_list: bool) -> Value<'d> {
         let doc = self.doc;
         let n = &doc.nodes[node as usize];
         let raw = doc.node_text(node);
@@ -122,15 +125,15 @@ impl<'d> Lowerer<'d, '_> {
                     first_line.insert(name, doc.line_of(slot.key.0));
                     let rel = if rel.is_empty() { name.to_owned() } else { format!("{rel}.{name}") };
                     let path = if path.is_empty() { name.to_owned() } else { format!("{path}.{name}") };
-                    let v = self.value(slot.value, owner, Some(name), &rel, &path);
+                    let v = self.value(slot.value, owner, Some(name), &rel, &path, in_list);
                     entries.push((name, v));
                 }
                 Value::map(raw, self.origin(node), entries)
             }
-            NodeKind::Array => match identity_key(doc, node, path, self.config) {
+            NodeKind::Array => match identity_key(doc, node, path, self.config).filter(|_| !in_list) {
                 Some(id_key) => self.children(node, owner, id_key, rel, path),
                 None => {
-                    let items = doc.slots_of(node).iter().map(|s| self.value(s.value, owner, key, rel, path)).collect();
+                    let items = doc.slots_of(node).iter().map(|s| self.value(s.value, owner, key, rel, path, true)).collect();
                     Value::list(raw, self.origin(node), items)
                 }
             },
@@ -159,7 +162,11 @@ impl<'d> Lowerer<'d, '_> {
             let prefix = if owner.as_str() == ROOT_ID { "" } else { owner.as_str() };
             let id = ObjectId::new(format!("{prefix}/{rel}[{local}]"));
             self.seen_ids.entry(local.to_owned()).or_default().push(id.clone());
-            let props = self.value(element, &id, None, "", path);
+            if self.level.objects.contains_key(&id) {
+                self.problems.push(Problem::DuplicateId { id: id.to_string(), line: line as usize, first_line: self.level.objects[&id].line as usize });
+                continue;
+            }
+            let props = self.value(element, &id, None, "", path, false);
             hashes.push(props.hash);
             ids.push(id.clone());
             let kind = rel.rsplit('.').next().unwrap_or(rel).to_owned();
@@ -174,7 +181,7 @@ pub fn lower<'d>(doc: &'d Document<'d>, side: Side, config: &JsonConfig) -> Resu
     let run = |ids: Option<&FxHashMap<String, Vec<ObjectId>>>| {
         let mut l = Lowerer { doc, side, config, level: Level::new(), problems: Vec::new(), ids, seen_ids: FxHashMap::default() };
         let root_id = ObjectId::new(ROOT_ID);
-        let props = l.value(doc.root, &root_id, None, "", "");
+        let props = l.value(doc.root, &root_id, None, "", "", false);
         let line = l.line(doc.root);
         l.level.objects.insert(root_id.clone(), Object { id: root_id.clone(), kind: "document".into(), parent: None, props, line });
         l.level.root = Some(root_id);

@@ -1,0 +1,27 @@
+//! Atomic file writes: a temporary file beside the target, synced, then renamed over it, so a
+//! reader sees the old file or the new one and never a half-written one.
+
+use std::io::Write;
+use std::path::Path;
+
+use anyhow::{Context, Result};
+
+pub fn write(path: &Path, bytes: &[u8]) -> Result<()> {
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".levelmerge-")
+        .suffix(".tmp")
+        .tempfile_in(dir)
+        .with_context(|| format!("cannot write {}: cannot create a temporary file in {}", path.display(), dir.display()))?;
+    tmp.write_all(bytes).with_context(|| format!("cannot write {}", path.display()))?;
+    tmp.as_file().sync_all().with_context(|| format!("cannot write {}", path.display()))?;
+    // Keep the permissions of the file being replaced (git checks out some files executable).
+    if let Ok(meta) = std::fs::metadata(path) {
+        let _ = std::fs::set_permissions(tmp.path(), meta.permissions());
+    }
+    tmp.persist(path).map_err(|e| e.error).with_context(|| format!("cannot write {}", path.display()))?;
+    Ok(())
+}

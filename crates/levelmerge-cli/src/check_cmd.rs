@@ -1,0 +1,71 @@
+//! `levelmerge check`: integrity of level files.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use anyhow::Result;
+use serde_json::json;
+
+use crate::config::Config;
+use crate::exit;
+use crate::format::{self, Format};
+use crate::ui::Ui;
+
+#[derive(Debug, clap::Args)]
+pub struct CheckArgs {
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    /// Print the problems as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// The file format (default: from the content, then from the extension).
+    #[arg(long, value_enum)]
+    pub format: Option<Format>,
+    /// Configuration file (default: .levelmerge.toml found from the current directory up).
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+}
+
+pub fn run(args: &CheckArgs, ui: &Ui) -> Result<u8> {
+    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+    let config = Config::load(args.config.as_deref(), &cwd)?;
+    let mut out = anstream::stdout().lock();
+    let mut worst = exit::CLEAN;
+    let mut reports = Vec::new();
+    for path in &args.files {
+        let text = match std::fs::read(path) {
+            Ok(t) => t,
+            Err(e) => {
+                ui.error(&format!("cannot read {}: {e}", path.display()));
+                reports.push(json!({"file": path.display().to_string(), "readable": false, "error": e.to_string()}));
+                worst = exit::FAILED;
+                continue;
+            }
+        };
+        let format = args.format.unwrap_or_else(|| format::detect(&[&text], Some(path)));
+        let problems = match format::engine(format, &config) {
+            Some(engine) => engine.check(&text),
+            None => levelmerge_core::text::marker_lines(&text).into_iter().map(|line| levelmerge_core::Problem::ConflictMarker { line }).collect(),
+        };
+        if !problems.is_empty() && worst == exit::CLEAN {
+            worst = exit::CONFLICTS;
+        }
+        if args.json {
+            let list: Vec<_> = problems.iter().map(|p| json!({"problem": p.code(), "line": p.line(), "message": p.to_string()})).collect();
+            reports.push(json!({"file": path.display().to_string(), "format": format.name(), "readable": true, "problems": list}));
+        } else if problems.is_empty() {
+            writeln!(out, "{}: ok ({})", path.display(), format.name())?;
+        } else {
+            for p in &problems {
+                match p.line() {
+                    Some(line) => writeln!(out, "{}:{line}: {}: {p}", path.display(), p.code())?,
+                    None => writeln!(out, "{}: {}: {p}", path.display(), p.code())?,
+                }
+            }
+        }
+    }
+    if args.json {
+        writeln!(out, "{}", serde_json::to_string_pretty(&json!({"version": 1, "files": reports}))?)?;
+    }
+    Ok(worst)
+}

@@ -1,0 +1,101 @@
+//! Which format a file is in, and the engine that handles it.
+
+use std::path::Path;
+
+use clap::ValueEnum;
+use levelmerge_core::codec::Engine;
+use levelmerge_json::{Dialect, JsonCodec};
+
+use crate::config::Config;
+
+/// The formats levelmerge knows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    Json,
+    Sjson,
+    Unity,
+    Godot,
+    /// Plain lines: merged like `git merge-file`.
+    Text,
+}
+
+impl Format {
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Json => "json",
+            Format::Sjson => "sjson",
+            Format::Unity => "unity",
+            Format::Godot => "godot",
+            Format::Text => "text",
+        }
+    }
+}
+
+/// Extensions registered by `setup`, with their format.
+pub const EXTENSIONS: &[(&str, Format)] =
+    &[("json", Format::Json), ("ldtk", Format::Json), ("ldtkl", Format::Json), ("tmj", Format::Json), ("tsj", Format::Json), ("sjson", Format::Sjson)];
+
+const UNITY_EXTENSIONS: &[&str] = &[
+    "unity", "prefab", "asset", "mat", "controller", "anim", "overridecontroller", "mask", "playable", "lighting",
+    "physicmaterial", "spriteatlas", "terrainlayer",
+];
+
+/// The format from the content, else from the extension.
+pub fn detect(contents: &[&[u8]], path: Option<&Path>) -> Format {
+    for text in contents {
+        let t = text.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(text).trim_ascii_start();
+        if t.starts_with(b"{") || (t.starts_with(b"[") && !t.starts_with(b"[gd_")) {
+            return Format::Json;
+        }
+        if t.starts_with(b"%YAML") || t.starts_with(b"--- !u!") {
+            return Format::Unity;
+        }
+        if t.starts_with(b"[gd_") {
+            return Format::Godot;
+        }
+        if !t.is_empty() {
+            break;
+        }
+    }
+    let ext = path.and_then(|p| p.extension()).and_then(|e| e.to_str()).map(str::to_ascii_lowercase).unwrap_or_default();
+    if let Some((_, f)) = EXTENSIONS.iter().find(|(e, _)| *e == ext) {
+        return *f;
+    }
+    match ext.as_str() {
+        "fire" | "scene" | "ogmo" => Format::Json,
+        "level" | "unit" | "entity" => Format::Sjson,
+        "tscn" | "tres" | "escn" => Format::Godot,
+        e if UNITY_EXTENSIONS.contains(&e) => Format::Unity,
+        _ => Format::Text,
+    }
+}
+
+/// The engine for a format; `None` when it has no codec yet (merged as lines).
+pub fn engine(format: Format, config: &Config) -> Option<Box<dyn Engine>> {
+    match format {
+        Format::Json => Some(Box::new(JsonCodec::new(None, config.json.clone()))),
+        Format::Sjson => Some(Box::new(JsonCodec::new(Some(Dialect::Sjson), config.json.clone()))),
+        Format::Unity | Format::Godot | Format::Text => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn content_wins_over_extension() {
+        assert_eq!(detect(&[b"{\"a\":1}"], Some(Path::new("x.prefab"))), Format::Json);
+        assert_eq!(detect(&[b"%YAML 1.1\n"], Some(Path::new("x.json"))), Format::Unity);
+        assert_eq!(detect(&[b"[gd_scene format=3]\n"], None), Format::Godot);
+        assert_eq!(detect(&[b"  [1, 2]"], None), Format::Json);
+    }
+
+    #[test]
+    fn extension_when_content_says_nothing() {
+        assert_eq!(detect(&[b"a = 1\n"], Some(Path::new("x.sjson"))), Format::Sjson);
+        assert_eq!(detect(&[b""], Some(Path::new("x.ldtk"))), Format::Json);
+        assert_eq!(detect(&[b"hello"], Some(Path::new("notes.txt"))), Format::Text);
+        assert_eq!(detect(&[b"x"], Some(Path::new("a.tscn"))), Format::Godot);
+    }
+}

@@ -1,0 +1,203 @@
+//! `levelmerge merge`: the git merge driver.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use levelmerge_core::codec::{ConflictReport, MergeOutcome};
+use levelmerge_core::policy::Policy;
+use levelmerge_core::text::{merge_lines, MarkerStyle};
+use levelmerge_core::{MergeError, Options, Side, Sides};
+use serde_json::json;
+
+use crate::config::Config;
+use crate::exit;
+use crate::format::{self, Format};
+use crate::ui::Ui;
+
+#[derive(Debug, clap::Args)]
+pub struct MergeArgs {
+    /// The common ancestor (git's %O).
+    pub base: PathBuf,
+    /// Our version (git's %A); replaced by the result unless -o is given.
+    pub ours: PathBuf,
+    /// Their version (git's %B).
+    pub theirs: PathBuf,
+    /// Write the result here instead of over OURS.
+    #[arg(short = 'o', long, value_name = "OUT")]
+    pub output: Option<PathBuf>,
+    /// Settle every conflict from one side instead of leaving markers.
+    #[arg(long, value_name = "SIDE")]
+    pub prefer: Option<Prefer>,
+    /// The file's path in the repository (git's %P), for messages and format detection.
+    #[arg(long, value_name = "NAME")]
+    pub path: Option<PathBuf>,
+    /// Write the conflicts and automatic resolutions as JSON to this file.
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<PathBuf>,
+    /// The file format (default: from the content, then from the extension).
+    #[arg(long, value_enum)]
+    pub format: Option<Format>,
+    /// Conflict marker length (git's %L).
+    #[arg(short = 'l', long = "marker-size", value_name = "MARKER_SIZE", default_value_t = 7)]
+    pub marker_size: usize,
+    /// Configuration file (default: .levelmerge.toml found from the current directory up).
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Prefer {
+    Ours,
+    Theirs,
+}
+
+fn read(path: &Path, role: &str) -> Result<Vec<u8>> {
+    std::fs::read(path).with_context(|| format!("cannot read {role} file {}", path.display()))
+}
+
+/// How the result was produced, for the report.
+enum Mode {
+    Trivial(&'static str),
+    Structured,
+    Lines { reason: String },
+}
+
+pub fn run(args: &MergeArgs, ui: &Ui) -> Result<u8> {
+    let display = args.path.clone().unwrap_or_else(|| args.ours.clone());
+    let texts = Sides::new(read(&args.base, "base")?, read(&args.ours, "ours")?, read(&args.theirs, "theirs")?);
+    let out_path = args.output.clone().unwrap_or_else(|| args.ours.clone());
+    if args.marker_size == 0 {
+        anyhow::bail!("the conflict marker size must be at least 1");
+    }
+    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+    let config = Config::load(args.config.as_deref(), &cwd)?;
+    let style = MarkerStyle { size: args.marker_size, ..MarkerStyle::default() };
+    let format = args.format.unwrap_or_else(|| format::detect(&[&texts.ours, &texts.theirs, &texts.base], Some(&display)));
+    let policy = Policy { prefer: args.prefer.map(|p| if p == Prefer::Ours { Side::Ours } else { Side::Theirs }), rules: config.rules.clone() };
+    let options = Options { policy };
+
+    let (text, open, outcome, mode) = if texts.ours == texts.theirs || texts.base == texts.theirs {
+        (texts.ours.clone(), 0, None, Mode::Trivial("theirs made no change"))
+    } else if texts.base == texts.ours {
+        (texts.theirs.clone(), 0, None, Mode::Trivial("ours made no change"))
+    } else {
+        match format::engine(format, &config) {
+            None => {
+                let reason = format!("no {} codec yet", format.name());
+                let m = merge_lines(&texts.base, &texts.ours, &texts.theirs, &style);
+                (m.text, m.conflicts, None, Mode::Lines { reason })
+            }
+            Some(engine) => match engine.merge(texts.as_ref().map(|_, t| t.as_slice()), &options, &style) {
+                Ok(outcome) => (outcome.text.clone(), outcome.open_conflicts, Some(outcome), Mode::Structured),
+                Err(e) => {
+                    let m = merge_lines(&texts.base, &texts.ours, &texts.theirs, &style);
+                    // A line merge of inputs the codec could not merge is never declared clean
+                    // when its result is broken in a way the inputs were not.
+                    let mut open = m.conflicts;
+                    let mut reason = e.to_string();
+                    if open == 0 {
+                        let before: usize = [&texts.base, &texts.ours, &texts.theirs].iter().map(|t| engine.check(t).len()).max().unwrap_or(0);
+                        let after = engine.check(&m.text);
+                        if after.len() > before || matches!(e, MergeError::Incoherent { .. }) {
+                            open = 1;
+                            if let Some(p) = after.first() {
+                                reason = format!("{reason}; the line merge is not sound either ({p})");
+                            }
+                        }
+                    }
+                    (m.text, open, None, Mode::Lines { reason })
+                }
+            },
+        }
+    };
+
+    crate::atomic::write(&out_path, &text)?;
+    if let Some(report_path) = &args.report {
+        let report = report_json(&display, format, &mode, open, outcome.as_ref());
+        let mut bytes = serde_json::to_vec_pretty(&report).expect("a report serializes");
+        bytes.push(b'\n');
+        crate::atomic::write(report_path, &bytes)?;
+    }
+    tell(ui, &display, format, &mode, open, outcome.as_ref());
+    Ok(if open > 0 { exit::CONFLICTS } else { exit::CLEAN })
+}
+
+fn conflict_json(c: &ConflictReport) -> serde_json::Value {
+    json!({
+        "object": c.object,
+        "kind": c.object_kind,
+        "property": c.path,
+        "conflict": c.kind,
+        "base": c.base,
+        "ours": c.ours,
+        "theirs": c.theirs,
+    })
+}
+
+fn report_json(path: &Path, format: Format, mode: &Mode, open: usize, outcome: Option<&MergeOutcome>) -> serde_json::Value {
+    let (mode_name, reason) = match mode {
+        Mode::Trivial(why) => ("trivial", Some(why.to_string())),
+        Mode::Structured => ("structured", None),
+        Mode::Lines { reason } => ("lines", Some(reason.clone())),
+    };
+    let conflicts: Vec<_> = outcome.map_or(Vec::new(), |o| o.conflicts.iter().filter(|c| c.resolved.is_none()).map(conflict_json).collect());
+    let settled: Vec<_> = outcome.map_or(Vec::new(), |o| {
+        o.conflicts
+            .iter()
+            .filter_map(|c| {
+                let (side, why) = c.resolved.as_ref()?;
+                let mut v = conflict_json(c);
+                v["taken"] = json!(side.name());
+                v["because"] = json!(why);
+                Some(v)
+            })
+            .collect()
+    });
+    json!({
+        "version": 1,
+        "file": path.display().to_string(),
+        "format": format.name(),
+        "mode": mode_name,
+        "reason": reason,
+        "clean": open == 0,
+        "open_conflicts": open,
+        "conflicts": conflicts,
+        "auto_resolved": settled,
+        "notes": outcome.map_or(Vec::new(), |o| o.notes.clone()),
+    })
+}
+
+fn tell(ui: &Ui, path: &Path, format: Format, mode: &Mode, open: usize, outcome: Option<&MergeOutcome>) {
+    let name = path.display();
+    if let Mode::Lines { reason } = mode {
+        ui.warn(&format!("{name}: merged as lines, not as a {} level: {reason}", format.name()));
+    }
+    if let Some(o) = outcome {
+        for c in o.conflicts.iter() {
+            let show = |t: &Option<String>| t.as_deref().map_or("(deleted)".to_owned(), |t| ui.short(t));
+            match &c.resolved {
+                None => ui.conflict(&format!(
+                    "{name}: {} {}{}{}: ours {} · theirs {}",
+                    c.kind,
+                    c.object,
+                    if c.object_kind.is_empty() { String::new() } else { format!(" [{}]", c.object_kind) },
+                    if c.path.is_empty() { String::new() } else { format!(" › {}", c.path) },
+                    show(&c.ours),
+                    show(&c.theirs),
+                )),
+                Some((side, why)) => ui.info(&format!(
+                    "{name}: settled {} {}{}: took {side} ({why})",
+                    c.kind,
+                    c.object,
+                    if c.path.is_empty() { String::new() } else { format!(" › {}", c.path) },
+                )),
+            }
+        }
+        for n in &o.notes {
+            ui.info(&format!("{name}: {n}"));
+        }
+    }
+    if open > 0 {
+        ui.warn(&format!("{name}: {open} conflict(s) left, marked in the file"));
+    }
+}
