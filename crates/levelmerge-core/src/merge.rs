@@ -174,6 +174,16 @@ struct Merger<'a> {
     alive: FxHashSet<ObjectId>,
 }
 
+/// The ids of a child slot; an empty list counts as an empty slot (a codec cannot tell which an
+/// empty array is).
+fn child_ids<'v>(v: &'v Value<'_>) -> Option<&'v [ObjectId]> {
+    match &v.kind {
+        ValueKind::Children(ids) => Some(ids),
+        ValueKind::List(items) if items.is_empty() => Some(&[]),
+        _ => None,
+    }
+}
+
 fn template<'a>(b: Option<&'a Value<'a>>, o: Option<&'a Value<'a>>, t: Option<&'a Value<'a>>) -> &'a Value<'a> {
     match (b, o, t) {
         (Some(b), Some(o), Some(t)) if o.identical(b) => t,
@@ -245,11 +255,9 @@ impl<'a> Merger<'a> {
                     }
                     (Some(ValueKind::List(bl)), ValueKind::List(ol), ValueKind::List(tl)) => Some(self.list(path, tpl, bl, ol, tl)),
                     (None, ValueKind::List(ol), ValueKind::List(tl)) if structural => Some(self.list(path, tpl, &[], ol, tl)),
-                    (bk, ValueKind::Children(oc), ValueKind::Children(tc)) => {
-                        let bc: &[ObjectId] = match bk {
-                            Some(ValueKind::Children(bc)) => bc,
-                            _ => &[],
-                        };
+                    _ if child_ids(ov).is_some() && child_ids(tv).is_some() && b.is_none_or(|b| child_ids(b).is_some()) => {
+                        let bc = b.and_then(child_ids).unwrap_or(&[]);
+                        let (oc, tc) = (child_ids(ov).unwrap_or(&[]), child_ids(tv).unwrap_or(&[]));
                         let alive = &self.alive;
                         let ids = merge_order(bc, oc, tc, |id| alive.contains(id)).order;
                         Some(MValue::Children { template: tpl, ids })

@@ -152,7 +152,7 @@ impl<'d> Lowerer<'d, '_> {
             let line = self.line(element);
             if let Some(first) = lines.get(local) {
                 self.problems.push(Problem::DuplicateId {
-                    id: format!("{id_key} {}", doc.node_text(id_node)),
+                    id: format!("\"{id_key}\": {}", doc.node_text(id_node)),
                     line: line as usize,
                     first_line: *first as usize,
                 });

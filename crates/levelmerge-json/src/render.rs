@@ -47,12 +47,20 @@ impl<'r, 'd> Renderer<'r, 'd> {
     /// The whole file.
     pub fn render(&self) -> Vec<u8> {
         let root = self.level.root.as_ref().and_then(|id| self.level.objects.get(id)).expect("a JSON level has its root object");
-        let template = Self::value_of(&root.props);
-        let doc = self.doc(template.origin.side);
-        let mut out = String::with_capacity(doc.src.len() + 256);
-        out.push_str(doc.prefix());
+        // What lies around the root value (a byte order mark, the final newline) is merged
+        // like any value: a side that changed it wins.
+        let around = |part: fn(&Document<'d>) -> &'d str| {
+            let (b, o, t) = (part(self.docs.base), part(self.docs.ours), part(self.docs.theirs));
+            if o == b {
+                t
+            } else {
+                o
+            }
+        };
+        let mut out = String::with_capacity(self.docs.ours.src.len() + 256);
+        out.push_str(around(Document::prefix));
         self.value(&root.props, &mut out);
-        out.push_str(doc.suffix());
+        out.push_str(around(Document::suffix));
         out.into_bytes()
     }
 

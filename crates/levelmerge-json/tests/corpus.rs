@@ -1,0 +1,99 @@
+//! Every JSON file of the real corpus: byte-exact round trip through the structured merge, and
+//! the identity laws on every real merge triple. The corpus is read in place.
+
+use std::path::Path;
+
+use levelmerge_core::text::MarkerStyle;
+use levelmerge_core::{merge_texts, Codec, Options, Problem, Side, Sides};
+use levelmerge_json::JsonCodec;
+use levelmerge_testutils::corpus;
+
+const JSON_EXTS: &[&str] = &["json", "ldtk", "ldtkl", "tmj", "tsj", "fire", "prefab", "scene", "ogmo"];
+
+fn is_json(bytes: &[u8]) -> bool {
+    let t = bytes.trim_ascii_start();
+    t.starts_with(b"{") || t.starts_with(b"[")
+}
+
+fn merged(b: &[u8], o: &[u8], t: &[u8]) -> Result<Vec<u8>, String> {
+    let r = merge_texts(&JsonCodec::default(), Sides::new(b, o, t), &Options::default(), &MarkerStyle::default()).map_err(|e| e.to_string())?;
+    if r.open_conflicts > 0 {
+        return Err(format!("{} conflicts", r.open_conflicts));
+    }
+    Ok(r.text)
+}
+
+/// Every JSON file of every scenario, with a name for messages.
+fn json_files(root: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut files = Vec::new();
+    for s in corpus::scenarios(root, |_| true) {
+        for which in ["base", "ours", "theirs", "expected"] {
+            let bytes = s.read(which);
+            if JSON_EXTS.contains(&s.ext.as_str()) && is_json(&bytes) {
+                files.push((format!("{}/{which}.{}", s.dir.display(), s.ext), bytes));
+            }
+        }
+    }
+    files
+}
+
+#[test]
+fn every_corpus_json_file_round_trips_byte_for_byte() {
+    let Some(root) = corpus::require("every_corpus_json_file_round_trips_byte_for_byte") else { return };
+    let codec = JsonCodec::default();
+    let mut files = json_files(&root.join("merges-json"));
+    files.extend(json_files(&root.join("merges/ldtk")));
+    if let Ok(big) = std::fs::read(root.join("large/ldtk_WorldMap_GridVania_layout.ldtk")) {
+        files.push(("large/ldtk_WorldMap_GridVania_layout.ldtk".into(), big));
+    }
+    assert!(files.len() > 400, "expected the whole JSON corpus, found {} files", files.len());
+    let (mut checked, mut unreadable, mut invalid) = (0, 0, 0);
+    for (name, bytes) in &files {
+        match codec.parse(bytes) {
+            Err(Problem::Syntax { .. }) => {
+                // Committed files with conflict markers: must be refused, never mangled.
+                unreadable += 1;
+                continue;
+            }
+            Err(other) => panic!("{name}: unexpected error {other}"),
+            Ok(doc) => {
+                if let Err(problems) = codec.lower(&doc, Side::Base) {
+                    // Committed files with duplicate ids: refused for structured merging.
+                    assert!(problems.iter().all(|p| matches!(p, Problem::DuplicateId { .. } | Problem::DuplicateKey { .. })), "{name}: {problems:?}");
+                    invalid += 1;
+                    continue;
+                }
+            }
+        }
+        let out = merged(bytes, bytes, bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(out == *bytes, "{name}: merge(f, f, f) is not f");
+        checked += 1;
+    }
+    eprintln!("round trip: {checked} files byte-exact, {unreadable} unreadable and {invalid} with duplicate ids (committed broken)");
+    assert!(unreadable + invalid <= 16, "too many refused files: {unreadable} unreadable, {invalid} invalid");
+}
+
+#[test]
+fn identity_laws_hold_on_every_real_merge() {
+    let Some(root) = corpus::require("identity_laws_hold_on_every_real_merge") else { return };
+    let mut scenarios = corpus::scenarios(&root.join("merges-json"), |_| true);
+    scenarios.extend(corpus::scenarios(&root.join("merges/ldtk"), |_| true));
+    assert!(scenarios.len() >= 130, "found {} scenarios", scenarios.len());
+    let mut checked = 0;
+    for s in &scenarios {
+        let (b, o, t) = (s.read("base"), s.read("ours"), s.read("theirs"));
+        let codec = JsonCodec::default();
+        let sound = |x: &Vec<u8>| is_json(x) && codec.parse(x).is_ok_and(|d| codec.lower(&d, Side::Base).is_ok());
+        if ![&b, &o, &t].iter().all(|x| sound(x)) {
+            continue;
+        }
+        let name = s.dir.display();
+        assert!(merged(&b, &o, &b).unwrap_or_else(|e| panic!("{name}: merge(b,o,b): {e}")) == o, "{name}: merge(b,o,b) != o");
+        assert!(merged(&b, &b, &t).unwrap_or_else(|e| panic!("{name}: merge(b,b,t): {e}")) == t, "{name}: merge(b,b,t) != t");
+        assert!(merged(&b, &o, &o).unwrap_or_else(|e| panic!("{name}: merge(b,o,o): {e}")) == o, "{name}: merge(b,o,o) != o");
+        assert!(merged(&b, &t, &b).unwrap_or_else(|e| panic!("{name}: merge(b,t,b): {e}")) == t, "{name}: merge(b,t,b) != t");
+        checked += 1;
+    }
+    eprintln!("identity laws: {checked} real merges");
+    assert!(checked >= 120, "only {checked} scenarios were checked");
+}

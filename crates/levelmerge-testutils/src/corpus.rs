@@ -1,0 +1,73 @@
+//! The real merge corpus lives beside the checkout (`../shared/corpus`), never inside it.
+//! Tests read it in place; without it they are skipped, except under CI (`CI=true`), where a
+//! missing corpus is a failure.
+
+use std::path::{Path, PathBuf};
+
+/// The corpus root: `$LEVELMERGE_CORPUS`, else `shared/corpus` next to the workspace.
+pub fn root() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("LEVELMERGE_CORPUS") {
+        return Some(PathBuf::from(p)).filter(|p| p.is_dir());
+    }
+    let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let candidate = workspace.join("../shared/corpus");
+    candidate.is_dir().then(|| candidate.canonicalize().unwrap_or(candidate))
+}
+
+/// The corpus root, or `None` after saying the test is skipped. Panics under CI.
+pub fn require(test: &str) -> Option<PathBuf> {
+    match root() {
+        Some(r) => Some(r),
+        None if std::env::var("CI").is_ok_and(|v| v == "true") => {
+            panic!("{test}: the corpus (../shared/corpus or $LEVELMERGE_CORPUS) is missing under CI")
+        }
+        None => {
+            eprintln!("{test}: SKIPPED: no corpus at ../shared/corpus (set LEVELMERGE_CORPUS to run it)");
+            None
+        }
+    }
+}
+
+/// A merge scenario folder: base, ours, theirs, expected (same extension).
+#[derive(Debug, Clone)]
+pub struct Scenario {
+    pub dir: PathBuf,
+    pub ext: String,
+}
+
+impl Scenario {
+    pub fn file(&self, which: &str) -> PathBuf {
+        self.dir.join(format!("{which}.{}", self.ext))
+    }
+
+    pub fn read(&self, which: &str) -> Vec<u8> {
+        std::fs::read(self.file(which)).unwrap_or_else(|e| panic!("cannot read {}: {e}", self.file(which).display()))
+    }
+}
+
+/// Every scenario under `root` (recursively) whose extension passes `keep`.
+pub fn scenarios(root: &Path, keep: impl Fn(&str) -> bool) -> Vec<Scenario> {
+    let mut out = Vec::new();
+    let mut stack = vec![root.to_owned()];
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+        let mut base_ext = None;
+        for e in entries.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if let Some(name) = p.file_name().and_then(|n| n.to_str()) {
+                if let Some(ext) = name.strip_prefix("base.") {
+                    base_ext = Some(ext.to_owned());
+                }
+            }
+        }
+        if let Some(ext) = base_ext {
+            if keep(&ext) {
+                out.push(Scenario { dir, ext });
+            }
+        }
+    }
+    out.sort_by(|a, b| a.dir.cmp(&b.dir));
+    out
+}

@@ -1,0 +1,7 @@
+//! Test helpers shared by the levelmerge crates (never published).
+//!
+//! * [`corpus`]: where the real merge corpus is, or a skip (a failure under CI).
+//! * [`gen`]: generated JSON levels, edits on them, and the styles they are written in.
+
+pub mod corpus;
+pub mod gen;
