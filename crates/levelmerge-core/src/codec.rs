@@ -133,13 +133,38 @@ fn report(merged: &crate::merge::MergedLevel<'_>) -> Vec<ConflictReport> {
         .collect()
 }
 
+/// Total input size from which the three inputs are read in parallel.
+const PARALLEL_FROM: usize = 512 * 1024;
+
+/// Run `f` for the three sides, on three threads when `parallel`.
+fn on_each_side<T: Send, U: Send>(parallel: bool, inputs: Sides<T>, f: impl Fn(Side, T) -> U + Sync) -> Sides<U> {
+    if !parallel {
+        return inputs.map(&f);
+    }
+    std::thread::scope(|scope| {
+        let f = &f;
+        let ours = scope.spawn(move || f(Side::Ours, inputs.ours));
+        let theirs = scope.spawn(move || f(Side::Theirs, inputs.theirs));
+        let base = f(Side::Base, inputs.base);
+        Sides::new(base, ours.join().expect("reading ours does not panic"), theirs.join().expect("reading theirs does not panic"))
+    })
+}
+
 /// Merge three texts of one format. Never returns a level with problems its inputs lacked.
-pub fn merge_texts<C: Codec>(codec: &C, texts: Sides<&[u8]>, options: &Options, style: &MarkerStyle) -> Result<MergeOutcome, MergeError> {
-    let docs = Sides::new(parse(codec, Side::Base, texts.base)?, parse(codec, Side::Ours, texts.ours)?, parse(codec, Side::Theirs, texts.theirs)?);
-    let levels = Sides::new(read(codec, Side::Base, &docs.base)?, read(codec, Side::Ours, &docs.ours)?, read(codec, Side::Theirs, &docs.theirs)?);
+pub fn merge_texts<C>(codec: &C, texts: Sides<&[u8]>, options: &Options, style: &MarkerStyle) -> Result<MergeOutcome, MergeError>
+where
+    C: Codec + Sync,
+    for<'s> C::Document<'s>: Send + Sync,
+{
+    // Big inputs are read on three threads (the work is independent; the machine has cores).
+    let parallel = texts.base.len() + texts.ours.len() + texts.theirs.len() > PARALLEL_FROM;
+    let docs = on_each_side(parallel, texts, |side, text| parse(codec, side, text));
+    let docs = Sides::new(docs.base?, docs.ours?, docs.theirs?);
+    let levels = on_each_side(parallel, docs.as_ref(), |side, doc| read(codec, side, doc));
+    let levels = Sides::new(levels.base?, levels.ours?, levels.theirs?);
     let merged = merge(levels.as_ref(), options);
     let doc_refs = docs.as_ref();
-    let check = |r: &Resolved<'_>| new_problems(crate::coherence::check(&r.graph()), &[&levels.base, &levels.ours, &levels.theirs]);
+    let check = |r: &Resolved<'_>| new_problems(crate::coherence::check(&r.graph(merged.references)), &[&levels.base, &levels.ours, &levels.theirs]);
     let notes = merged.notes.iter().map(|n| format!("{}: {}", n.object, n.message)).collect();
     let conflicts = report(&merged);
     let open = merged.open_conflicts();
@@ -194,7 +219,11 @@ pub trait Engine {
     fn diff(&self, old: &[u8], new: &[u8]) -> Result<Vec<Change>, MergeError>;
 }
 
-impl<C: Codec> Engine for C {
+impl<C> Engine for C
+where
+    C: Codec + Sync,
+    for<'s> C::Document<'s>: Send + Sync,
+{
     fn format_name(&self) -> &'static str {
         self.name()
     }

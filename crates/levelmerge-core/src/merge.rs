@@ -51,7 +51,7 @@ pub enum ObjectState<'a> {
 #[derive(Debug, Clone)]
 pub struct MergedObject<'a> {
     pub id: ObjectId,
-    pub kind: String,
+    pub kind: &'a str,
     pub parent: Option<ObjectId>,
     pub sides: Sides<Option<&'a Object<'a>>>,
     pub state: ObjectState<'a>,
@@ -66,6 +66,10 @@ pub struct MergedLevel<'a> {
     pub conflicts: Vec<Conflict<'a>>,
     pub notes: Vec<Note>,
     pub root: Option<ObjectId>,
+    /// Whether any input holds a parent reference (only then can a merge make a cycle).
+    pub parent_refs: bool,
+    /// Whether any input holds a reference at all (only then can one dangle).
+    pub references: bool,
 }
 
 impl MergedLevel<'_> {
@@ -86,19 +90,18 @@ struct SideChanges {
     subtree_touched: FxHashSet<ObjectId>,
     /// Objects that this side newly references.
     newly_referenced: FxHashSet<ObjectId>,
-    parents: FxHashMap<ObjectId, ObjectId>,
-    children: FxHashMap<ObjectId, Vec<ObjectId>>,
 }
 
-fn parents_of(level: &Level<'_>) -> FxHashMap<ObjectId, ObjectId> {
-    level.objects.values().filter_map(|o| effective_parent(o).map(|p| (o.id.clone(), p))).collect()
+fn parent_in(level: &Level<'_>, id: &ObjectId) -> Option<ObjectId> {
+    level.get(id).and_then(effective_parent)
 }
 
-fn children_of(parents: &FxHashMap<ObjectId, ObjectId>, order: &Level<'_>) -> FxHashMap<ObjectId, Vec<ObjectId>> {
+/// Children of every object, in level order (only needed when whole-object conflicts exist).
+fn children_of(level: &Level<'_>) -> FxHashMap<ObjectId, Vec<ObjectId>> {
     let mut children: FxHashMap<ObjectId, Vec<ObjectId>> = FxHashMap::default();
-    for id in order.objects.keys() {
-        if let Some(p) = parents.get(id) {
-            children.entry(p.clone()).or_default().push(id.clone());
+    for o in level.objects.values() {
+        if let Some(p) = effective_parent(o) {
+            children.entry(p).or_default().push(o.id.clone());
         }
     }
     children
@@ -131,15 +134,12 @@ fn modifies(base: &Value<'_>, side: &Value<'_>) -> bool {
 }
 
 fn side_changes(base: &Level<'_>, side: &Level<'_>) -> SideChanges {
-    let parents = parents_of(side);
-    let base_parents = parents_of(base);
-    let children = children_of(&parents, side);
     let mut subtree_touched = FxHashSet::default();
     let mut newly_referenced = FxHashSet::default();
     for obj in side.objects.values() {
         let touched = match base.get(&obj.id) {
             None => true,
-            Some(b) => modifies(&b.props, &obj.props) || base_parents.get(&obj.id) != parents.get(&obj.id),
+            Some(b) => modifies(&b.props, &obj.props) || (!b.props.identical(&obj.props) && effective_parent(b) != effective_parent(obj)),
         };
         if !touched {
             continue;
@@ -157,20 +157,43 @@ fn side_changes(base: &Level<'_>, side: &Level<'_>) -> SideChanges {
         }
         // Mark the object and its ancestors on this side.
         let mut at = Some(obj.id.clone());
+        let mut steps = 0;
         while let Some(id) = at {
-            if !subtree_touched.insert(id.clone()) {
+            steps += 1;
+            if !subtree_touched.insert(id.clone()) || steps > side.objects.len() {
                 break;
             }
-            at = parents.get(&id).cloned();
+            at = parent_in(side, &id);
         }
     }
-    SideChanges { subtree_touched, newly_referenced, parents, children }
+    SideChanges { subtree_touched, newly_referenced }
+}
+
+/// A step of the path being merged, borrowed from the inputs (turned into a [`PropPath`] only
+/// when a conflict needs one).
+#[derive(Clone, Copy)]
+enum Seg<'a> {
+    Key(&'a str),
+    Index(usize),
+    Range(usize, usize),
+}
+
+fn to_path(segs: &[Seg<'_>]) -> PropPath {
+    PropPath(
+        segs.iter()
+            .map(|s| match *s {
+                Seg::Key(k) => PathSeg::Key(k.to_owned()),
+                Seg::Index(i) => PathSeg::Index(i),
+                Seg::Range(a, b) => PathSeg::Range(a, b),
+            })
+            .collect(),
+    )
 }
 
 struct Merger<'a> {
     conflicts: Vec<Conflict<'a>>,
     object: ObjectId,
-    object_kind: String,
+    object_kind: &'a str,
     alive: FxHashSet<ObjectId>,
 }
 
@@ -195,11 +218,11 @@ fn template<'a>(b: Option<&'a Value<'a>>, o: Option<&'a Value<'a>>, t: Option<&'
 }
 
 impl<'a> Merger<'a> {
-    fn conflict(&mut self, path: &PropPath, kind: ConflictKind, values: Sides<Vec<&'a Value<'a>>>) -> MValue<'a> {
+    fn conflict(&mut self, path: &[Seg<'a>], kind: ConflictKind, values: Sides<Vec<&'a Value<'a>>>) -> MValue<'a> {
         self.conflicts.push(Conflict {
             object: self.object.clone(),
-            object_kind: self.object_kind.clone(),
-            path: path.clone(),
+            object_kind: self.object_kind.to_owned(),
+            path: to_path(path),
             kind,
             values,
             resolution: None,
@@ -208,7 +231,7 @@ impl<'a> Merger<'a> {
     }
 
     /// Merge one value. `None` in means absent on that side; `None` out means absent in the result.
-    fn value(&mut self, path: &mut PropPath, b: Option<&'a Value<'a>>, o: Option<&'a Value<'a>>, t: Option<&'a Value<'a>>) -> Option<MValue<'a>> {
+    fn value(&mut self, path: &mut Vec<Seg<'a>>, b: Option<&'a Value<'a>>, o: Option<&'a Value<'a>>, t: Option<&'a Value<'a>>) -> Option<MValue<'a>> {
         let vec = |v: Option<&'a Value<'a>>| v.into_iter().collect::<Vec<_>>();
         match (b, o, t) {
             (_, None, None) => None,
@@ -259,7 +282,11 @@ impl<'a> Merger<'a> {
                         let bc = b.and_then(child_ids).unwrap_or(&[]);
                         let (oc, tc) = (child_ids(ov).unwrap_or(&[]), child_ids(tv).unwrap_or(&[]));
                         let alive = &self.alive;
-                        let ids = merge_order(bc, oc, tc, |id| alive.contains(id)).order;
+                        let ids = if bc == oc && oc == tc {
+                            oc.iter().filter(|id| alive.contains(*id)).cloned().collect()
+                        } else {
+                            merge_order(bc, oc, tc, |id| alive.contains(id)).order
+                        };
                         Some(MValue::Children { template: tpl, ids })
                     }
                     _ => {
@@ -276,7 +303,7 @@ impl<'a> Merger<'a> {
 
     fn map(
         &mut self,
-        path: &mut PropPath,
+        path: &mut Vec<Seg<'a>>,
         template: &'a Value<'a>,
         b: &'a [(Key<'a>, Value<'a>)],
         o: &'a [(Key<'a>, Value<'a>)],
@@ -285,17 +312,30 @@ impl<'a> Merger<'a> {
         fn get<'a>(m: &'a [(Key<'a>, Value<'a>)], k: &str) -> Option<&'a Value<'a>> {
             m.iter().find(|(mk, _)| *mk == k).map(|(_, v)| v)
         }
+        let same_keys = |x: &[(Key<'a>, Value<'a>)], y: &[(Key<'a>, Value<'a>)]| x.len() == y.len() && x.iter().zip(y).all(|(a, b)| a.0 == b.0);
+        if same_keys(b, o) && same_keys(o, t) {
+            // The usual case: the same members in the same order on every side.
+            let mut entries = Vec::with_capacity(o.len());
+            for ((bk, bv), ((_, ov), (_, tv))) in b.iter().zip(o.iter().zip(t)) {
+                path.push(Seg::Key(bk));
+                if let Some(v) = self.value(path, Some(bv), Some(ov), Some(tv)) {
+                    entries.push((*bk, v));
+                }
+                path.pop();
+            }
+            return MValue::Map { template, entries };
+        }
         let mut merged: FxHashMap<Key<'a>, MValue<'a>> = FxHashMap::default();
         let mut seen: FxHashSet<Key<'a>> = FxHashSet::default();
         for &(k, _) in o.iter().chain(t).chain(b) {
             if !seen.insert(k) {
                 continue;
             }
-            path.0.push(PathSeg::Key(k.to_owned()));
+            path.push(Seg::Key(k));
             if let Some(v) = self.value(path, get(b, k), get(o, k), get(t, k)) {
                 merged.insert(k, v);
             }
-            path.0.pop();
+            path.pop();
         }
         let keys = |m: &'a [(Key<'a>, Value<'a>)]| m.iter().map(|(k, _)| *k).collect::<Vec<_>>();
         let order = merge_order(&keys(b), &keys(o), &keys(t), |k| merged.contains_key(k)).order;
@@ -303,18 +343,18 @@ impl<'a> Merger<'a> {
         MValue::Map { template, entries }
     }
 
-    fn list(&mut self, path: &mut PropPath, template: &'a Value<'a>, b: &'a [Value<'a>], o: &'a [Value<'a>], t: &'a [Value<'a>]) -> MValue<'a> {
+    fn list(&mut self, path: &mut Vec<Seg<'a>>, template: &'a Value<'a>, b: &'a [Value<'a>], o: &'a [Value<'a>], t: &'a [Value<'a>]) -> MValue<'a> {
         let hashes = |l: &[Value<'_>]| l.iter().map(|v| v.hash).collect::<Vec<_>>();
         let mut items = Vec::with_capacity(o.len().max(t.len()));
         for chunk in diff3(&hashes(b), &hashes(o), &hashes(t)) {
             match chunk {
                 Chunk::Stable { base, ours, theirs } => {
                     for ((bi, oi), ti) in base.zip(ours).zip(theirs) {
-                        path.0.push(PathSeg::Index(oi));
+                        path.push(Seg::Index(oi));
                         if let Some(v) = self.value(path, Some(&b[bi]), Some(&o[oi]), Some(&t[ti])) {
                             items.push(v);
                         }
-                        path.0.pop();
+                        path.pop();
                     }
                 }
                 Chunk::Changed { ours, theirs, take, .. } => match take {
@@ -325,18 +365,18 @@ impl<'a> Merger<'a> {
                     // Both sides edited the same elements in place: merge them element by
                     // element, so that edits to different parts of one element combine.
                     for ((bi, oi), ti) in base.zip(ours).zip(theirs) {
-                        path.0.push(PathSeg::Index(oi));
+                        path.push(Seg::Index(oi));
                         if let Some(v) = self.value(path, Some(&b[bi]), Some(&o[oi]), Some(&t[ti])) {
                             items.push(v);
                         }
-                        path.0.pop();
+                        path.pop();
                     }
                 }
                 Chunk::Conflict { base, ours, theirs } => {
-                    path.0.push(PathSeg::Range(base.start, base.end));
+                    path.push(Seg::Range(base.start, base.end));
                     let values = Sides::new(b[base].iter().collect(), o[ours].iter().collect(), t[theirs].iter().collect());
                     items.push(self.conflict(path, ConflictKind::ListOverlap, values));
-                    path.0.pop();
+                    path.pop();
                 }
             }
         }
@@ -348,14 +388,17 @@ impl<'a> Merger<'a> {
 pub fn merge<'a>(inputs: Sides<&'a Level<'a>>, options: &Options) -> MergedLevel<'a> {
     let (base, ours, theirs) = (inputs.base, inputs.ours, inputs.theirs);
     let changes = Sides::new(None, Some(side_changes(base, ours)), Some(side_changes(base, theirs)));
-    let base_parents = parents_of(base);
-    let base_children = children_of(&base_parents, base);
     let changes_of = |s: Side| changes.get(s).as_ref().expect("ours and theirs have change sets");
 
     // 1. Which objects exist, and which need a whole-object conflict.
     let ids: Vec<ObjectId> = {
         let keys = |l: &Level<'_>| l.objects.keys().cloned().collect::<Vec<_>>();
-        merge_order(&keys(base), &keys(ours), &keys(theirs), |_| true).order
+        let (b, o, t) = (keys(base), keys(ours), keys(theirs));
+        if b == o && o == t {
+            o
+        } else {
+            merge_order(&b, &o, &t, |_| true).order
+        }
     };
     let mut alive: FxHashSet<ObjectId> = FxHashSet::default();
     let mut choices: Vec<(ObjectId, ConflictKind)> = Vec::new();
@@ -387,10 +430,8 @@ pub fn merge<'a>(inputs: Sides<&'a Level<'a>>, options: &Options) -> MergedLevel
     let depth = |id: &ObjectId| {
         let mut d = 0usize;
         let mut at = id.clone();
-        let parent_in = |id: &ObjectId| {
-            base_parents.get(id).or_else(|| changes_of(Side::Ours).parents.get(id)).or_else(|| changes_of(Side::Theirs).parents.get(id)).cloned()
-        };
-        while let Some(p) = parent_in(&at) {
+        let parent = |id: &ObjectId| parent_in(base, id).or_else(|| parent_in(ours, id)).or_else(|| parent_in(theirs, id));
+        while let Some(p) = parent(&at) {
             d += 1;
             if d > ids.len() {
                 break; // a cycle in an input; depth is only an ordering hint
@@ -400,7 +441,8 @@ pub fn merge<'a>(inputs: Sides<&'a Level<'a>>, options: &Options) -> MergedLevel
         d
     };
     choices.sort_by_cached_key(|(id, _)| depth(id));
-    let mut merger = Merger { conflicts: Vec::new(), object: ObjectId::new(""), object_kind: String::new(), alive };
+    let children = if choices.is_empty() { None } else { Some([children_of(base), children_of(ours), children_of(theirs)]) };
+    let mut merger = Merger { conflicts: Vec::new(), object: ObjectId::new(""), object_kind: "", alive };
     let mut states: FxHashMap<ObjectId, ObjectState<'a>> = FxHashMap::default();
     for (id, kind) in choices {
         if states.contains_key(&id) {
@@ -410,12 +452,13 @@ pub fn merge<'a>(inputs: Sides<&'a Level<'a>>, options: &Options) -> MergedLevel
         let any = sides.ours.or(sides.theirs).or(sides.base).expect("a conflicting object exists somewhere");
         let values = sides.map(|_, o| o.map(|o| &o.props).into_iter().collect());
         merger.object = id.clone();
-        merger.object_kind = any.kind.clone();
-        let MValue::Conflict(c) = merger.conflict(&PropPath::default(), kind, values) else { unreachable!() };
+        merger.object_kind = &any.kind;
+        let MValue::Conflict(c) = merger.conflict(&[], kind, values) else { unreachable!() };
         states.insert(id.clone(), ObjectState::Chosen(c));
         let mut stack = vec![id.clone()];
         while let Some(at) = stack.pop() {
-            let kids = [base_children.get(&at), changes_of(Side::Ours).children.get(&at), changes_of(Side::Theirs).children.get(&at)];
+            let all = children.as_ref().expect("computed when there are choices");
+            let kids = [all[0].get(&at), all[1].get(&at), all[2].get(&at)];
             for kid in kids.into_iter().flatten().flatten() {
                 let everywhere = base.get(kid).is_some() && ours.get(kid).is_some() && theirs.get(kid).is_some();
                 if everywhere || states.contains_key(kid) {
@@ -440,22 +483,24 @@ pub fn merge<'a>(inputs: Sides<&'a Level<'a>>, options: &Options) -> MergedLevel
             Some(s) => s,
             None => {
                 merger.object = id.clone();
-                merger.object_kind = any.kind.clone();
+                merger.object_kind = &any.kind;
                 let props = merger
-                    .value(&mut PropPath::default(), sides.base.map(|o| &o.props), sides.ours.map(|o| &o.props), sides.theirs.map(|o| &o.props))
+                    .value(&mut Vec::new(), sides.base.map(|o| &o.props), sides.ours.map(|o| &o.props), sides.theirs.map(|o| &o.props))
                     .expect("an object that exists has properties");
                 ObjectState::Merged(props)
             }
         };
         let kind = match (sides.base, sides.ours, sides.theirs) {
-            (Some(b), Some(o), Some(t)) if o.kind == b.kind => t.kind.clone(),
-            _ => any.kind.clone(),
+            (Some(b), Some(o), Some(t)) if o.kind == b.kind => &t.kind,
+            _ => &any.kind,
         };
         objects.push(MergedObject { id: id.clone(), kind, parent: any.parent.clone(), sides, state });
     }
     let index = objects.iter().enumerate().map(|(i, o)| (o.id.clone(), i)).collect();
     let root = ours.root.clone().or_else(|| theirs.root.clone()).or_else(|| base.root.clone());
-    let mut merged = MergedLevel { objects, index, conflicts: merger.conflicts, notes: Vec::new(), root };
+    let parent_refs = [base, ours, theirs].iter().any(|l| l.parent_refs);
+    let references = parent_refs || [base, ours, theirs].iter().any(|l| l.references);
+    let mut merged = MergedLevel { objects, index, conflicts: merger.conflicts, notes: Vec::new(), root, parent_refs, references };
     options.policy.apply(&mut merged.conflicts);
     crate::resolve::break_cycles(&mut merged);
     merged

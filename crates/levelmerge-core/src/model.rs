@@ -228,11 +228,15 @@ pub struct Level<'a> {
     pub objects: IndexMap<ObjectId, Object<'a>, FxBuildHasher>,
     /// The object whose props are the whole document, if the codec has one.
     pub root: Option<ObjectId>,
+    /// Whether some object holds a [`RefRole::Parent`] reference (set by the codec).
+    pub parent_refs: bool,
+    /// Whether some object holds any other reference (set by the codec).
+    pub references: bool,
 }
 
 impl<'a> Level<'a> {
     pub fn new() -> Self {
-        Level { objects: IndexMap::default(), root: None }
+        Level { objects: IndexMap::default(), root: None, parent_refs: false, references: false }
     }
 
     pub fn get(&self, id: &ObjectId) -> Option<&Object<'a>> {

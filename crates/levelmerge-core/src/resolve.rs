@@ -53,7 +53,7 @@ impl<'a> RValue<'a> {
 #[derive(Debug, Clone)]
 pub struct RObject<'a> {
     pub id: ObjectId,
-    pub kind: String,
+    pub kind: &'a str,
     pub parent: Option<ObjectId>,
     pub props: RValue<'a>,
 }
@@ -66,14 +66,17 @@ pub struct Resolved<'a> {
 }
 
 impl<'a> Resolved<'a> {
-    /// The graph view used by the coherence checks.
-    pub fn graph(&self) -> Vec<GraphNode> {
+    /// The graph view used by the coherence checks; `with_refs: false` leaves references out
+    /// (for levels known to hold none).
+    pub fn graph(&self, with_refs: bool) -> Vec<GraphNode> {
         self.objects
             .values()
             .map(|o| {
                 let mut refs = Vec::new();
-                o.props.references(&mut PropPath::default(), &mut refs);
-                GraphNode { id: o.id.clone(), kind: o.kind.clone(), parent: o.parent.clone(), refs, line: 0 }
+                if with_refs {
+                    o.props.references(&mut PropPath::default(), &mut refs);
+                }
+                GraphNode { id: o.id.clone(), kind: o.kind.to_owned(), parent: o.parent.clone(), refs, line: 0 }
             })
             .collect()
     }
@@ -164,7 +167,7 @@ impl<'a> MergedLevel<'a> {
             .filter(|o| alive.contains(&o.id))
             .filter_map(|o| {
                 let props = props_of(o, &alive)?;
-                Some((o.id.clone(), RObject { id: o.id.clone(), kind: o.kind.clone(), parent: o.parent.clone(), props }))
+                Some((o.id.clone(), RObject { id: o.id.clone(), kind: o.kind, parent: o.parent.clone(), props }))
             })
             .collect();
         Resolved { objects, root: self.root.clone() }
@@ -190,9 +193,12 @@ fn replace_at<'a>(v: &mut MValue<'a>, path: &[PathSeg], new: MValue<'a>) -> bool
 /// broken deterministically: of the objects in the cycle whose parent came from theirs, the
 /// one with the smallest id keeps ours' parent. Each break is noted.
 pub fn break_cycles(merged: &mut MergedLevel<'_>) {
+    if !merged.parent_refs {
+        return;
+    }
     for _round in 0..merged.objects.len().max(1) {
         let resolved = merged.resolve(Side::Ours);
-        let graph = resolved.graph();
+        let graph = resolved.graph(true);
         let Some(cycle) = crate::coherence::find_cycle(&graph) else { return };
         let mut fixed = false;
         let mut members: Vec<&ObjectId> = cycle.iter().collect();

@@ -19,16 +19,24 @@ struct Lowerer<'d, 'c> {
     problems: Vec<Problem>,
     /// Local id text → objects with that id, for resolving declared references.
     ids: Option<&'c FxHashMap<String, Vec<ObjectId>>>,
-    seen_ids: FxHashMap<String, Vec<ObjectId>>,
+    /// Local id text → objects, collected only when references are declared.
+    seen_ids: Option<FxHashMap<String, Vec<ObjectId>>>,
+    /// Member names from the document root to the value being lowered (array positions left out).
+    path: Vec<&'d str>,
 }
 
 /// The identity key of an array, if every element is an object holding it as a unique scalar.
-fn identity_key<'d>(doc: &Document<'d>, array: u32, path: &str, config: &JsonConfig) -> Option<&'d str> {
+fn identity_key<'d>(doc: &Document<'d>, array: u32, path: &[&str], config: &JsonConfig) -> Option<&'d str> {
     let items = doc.slots_of(array);
     if items.is_empty() {
         return None;
     }
-    let configured = config.collections.iter().find(|c| levelmerge_core::policy::glob_match(&c.path, path));
+    let configured = if config.collections.is_empty() {
+        None
+    } else {
+        let path = path.join(".");
+        config.collections.iter().find(|c| levelmerge_core::policy::glob_match(&c.path, &path))
+    };
     let candidates: Vec<&str> = match configured {
         Some(c) => vec![c.key.as_str()],
         None => config.id_keys.iter().map(String::as_str).collect(),
@@ -65,7 +73,7 @@ impl<'d> Lowerer<'d, '_> {
     }
 
     /// A declared reference: resolved to the object with that id, preferring siblings.
-    fn reference(&self, key: &str, node: u32, owner: &ObjectId) -> Option<Reference> {
+    fn reference(&mut self, key: &str, node: u32, owner: &ObjectId) -> Option<Reference> {
         let role = if self.config.parent_key.as_deref() == Some(key) {
             RefRole::Parent
         } else if self.config.reference_keys.iter().any(|k| k == key) {
@@ -92,15 +100,19 @@ impl<'d> Lowerer<'d, '_> {
             _ if text == "0" => return None,
             _ => ObjectId::new(format!("{key}={text}")),
         };
+        match role {
+            RefRole::Parent => self.level.parent_refs = true,
+            RefRole::Other => self.level.references = true,
+        }
         Some(Reference { target, role })
     }
 
-    /// Lower a value that belongs to object `owner`; `path` is the key path from the document
-    /// root with array positions left out (what collection rules match).
+    /// Lower a value that belongs to object `owner`. `self.path[rel..]` is the value's member
+    /// path inside its owner.
     ///
     /// Inside a list without identity (`in_list`), arrays stay plain lists: an element there
     /// has no stable place to hang an object id on.
-    fn value(&mut self, node: u32, owner: &ObjectId, key: Option<&str>, rel: &str, path: &str, in_list: bool) -> Value<'d> {
+    fn value(&mut self, node: u32, owner: &ObjectId, key: Option<&str>, rel: usize, in_list: bool) -> Value<'d> {
         let doc = self.doc;
         let n = &doc.nodes[node as usize];
         let raw = doc.node_text(node);
@@ -110,40 +122,42 @@ impl<'d> Lowerer<'d, '_> {
                 Value::scalar(raw, self.origin(node), reference)
             }
             NodeKind::Object => {
-                let mut entries = Vec::with_capacity(n.slot_count as usize);
-                let mut first_line: FxHashMap<&str, u32> = FxHashMap::default();
-                for slot in doc.slots_of(node) {
+                let slots = doc.slots_of(node);
+                let mut entries = Vec::with_capacity(slots.len());
+                for (i, slot) in slots.iter().enumerate() {
                     let name = doc.text(slot.name);
-                    if let Some(first) = first_line.get(name) {
+                    if let Some(first) = slots[..i].iter().find(|s| doc.text(s.name) == name) {
                         self.problems.push(Problem::DuplicateKey {
                             key: name.to_owned(),
                             line: doc.line_of(slot.key.0) as usize,
-                            first_line: *first as usize,
+                            first_line: doc.line_of(first.key.0) as usize,
                         });
                         continue;
                     }
-                    first_line.insert(name, doc.line_of(slot.key.0));
-                    let rel = if rel.is_empty() { name.to_owned() } else { format!("{rel}.{name}") };
-                    let path = if path.is_empty() { name.to_owned() } else { format!("{path}.{name}") };
-                    let v = self.value(slot.value, owner, Some(name), &rel, &path, in_list);
+                    self.path.push(name);
+                    let v = self.value(slot.value, owner, Some(name), rel, in_list);
+                    self.path.pop();
                     entries.push((name, v));
                 }
                 Value::map(raw, self.origin(node), entries)
             }
-            NodeKind::Array => match identity_key(doc, node, path, self.config).filter(|_| !in_list) {
-                Some(id_key) => self.children(node, owner, id_key, rel, path),
+            NodeKind::Array => match identity_key(doc, node, &self.path, self.config).filter(|_| !in_list) {
+                Some(id_key) => self.children(node, owner, id_key, rel),
                 None => {
-                    let items = doc.slots_of(node).iter().map(|s| self.value(s.value, owner, key, rel, path, true)).collect();
+                    let items = doc.slots_of(node).iter().map(|s| self.value(s.value, owner, key, rel, true)).collect();
                     Value::list(raw, self.origin(node), items)
                 }
             },
         }
     }
 
-    fn children(&mut self, array: u32, owner: &ObjectId, id_key: &str, rel: &str, path: &str) -> Value<'d> {
+    fn children(&mut self, array: u32, owner: &ObjectId, id_key: &str, rel: usize) -> Value<'d> {
         let doc = self.doc;
         let mut ids = Vec::new();
         let mut hashes = Vec::new();
+        let rel_path = self.path[rel..].join(".");
+        let prefix = if owner.as_str() == ROOT_ID { "" } else { owner.as_str() };
+        let kind = self.path.last().copied().unwrap_or("item").to_owned();
         let mut lines: FxHashMap<&str, u32> = FxHashMap::default();
         for slot in doc.slots_of(array) {
             let element = slot.value;
@@ -159,18 +173,19 @@ impl<'d> Lowerer<'d, '_> {
                 continue;
             }
             lines.insert(local, line);
-            let prefix = if owner.as_str() == ROOT_ID { "" } else { owner.as_str() };
-            let id = ObjectId::new(format!("{prefix}/{rel}[{local}]"));
-            self.seen_ids.entry(local.to_owned()).or_default().push(id.clone());
+            let id = ObjectId::new(format!("{prefix}/{rel_path}[{local}]"));
             if self.level.objects.contains_key(&id) {
                 self.problems.push(Problem::DuplicateId { id: id.to_string(), line: line as usize, first_line: self.level.objects[&id].line as usize });
                 continue;
             }
-            let props = self.value(element, &id, None, "", path, false);
+            if let Some(seen) = self.seen_ids.as_mut() {
+                seen.entry(local.to_owned()).or_default().push(id.clone());
+            }
+            let depth = self.path.len();
+            let props = self.value(element, &id, None, depth, false);
             hashes.push(props.hash);
             ids.push(id.clone());
-            let kind = rel.rsplit('.').next().unwrap_or(rel).to_owned();
-            self.level.objects.insert(id.clone(), Object { id, kind, parent: Some(owner.clone()), props, line });
+            self.level.objects.insert(id.clone(), Object { id, kind: kind.clone(), parent: Some(owner.clone()), props, line });
         }
         Value::children(doc.node_text(array), self.origin(array), ids, &hashes)
     }
@@ -178,18 +193,25 @@ impl<'d> Lowerer<'d, '_> {
 
 /// Lower a document.
 pub fn lower<'d>(doc: &'d Document<'d>, side: Side, config: &JsonConfig) -> Result<Level<'d>, Vec<Problem>> {
+    let declares_refs = config.parent_key.is_some() || !config.reference_keys.is_empty();
     let run = |ids: Option<&FxHashMap<String, Vec<ObjectId>>>| {
-        let mut l = Lowerer { doc, side, config, level: Level::new(), problems: Vec::new(), ids, seen_ids: FxHashMap::default() };
+        let seen_ids = (declares_refs && ids.is_none()).then(FxHashMap::default);
+        let mut l = Lowerer { doc, side, config, level: Level::new(), problems: Vec::new(), ids, seen_ids, path: Vec::new() };
         let root_id = ObjectId::new(ROOT_ID);
-        let props = l.value(doc.root, &root_id, None, "", "", false);
+        let props = l.value(doc.root, &root_id, None, 0, false);
         let line = l.line(doc.root);
         l.level.objects.insert(root_id.clone(), Object { id: root_id.clone(), kind: "document".into(), parent: None, props, line });
         l.level.root = Some(root_id);
         (l.level, l.problems, l.seen_ids)
     };
-    let declares_refs = config.parent_key.is_some() || !config.reference_keys.is_empty();
     let (level, problems, seen) = run(None);
-    let (level, problems) = if declares_refs { { let (l, p, _) = run(Some(&seen)); (l, p) } } else { (level, problems) };
+    let (level, problems) = match seen {
+        Some(seen) => {
+            let (l, p, _) = run(Some(&seen));
+            (l, p)
+        }
+        None => (level, problems),
+    };
     if problems.is_empty() {
         Ok(level)
     } else {
