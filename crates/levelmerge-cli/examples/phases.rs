@@ -2,6 +2,8 @@ use std::time::Instant;
 use levelmerge_core::{Codec, Side, Sides, Options};
 use levelmerge_json::JsonCodec;
 use levelmerge_testutils::gen::{large_level, spread_edits, Style};
+#[global_allocator]
+static A: mimalloc::MiMalloc = mimalloc::MiMalloc;
 fn main() {
     let base = large_level(10_000_000, 7);
     let mut ours = base.clone();
@@ -19,7 +21,7 @@ fn main() {
     eprintln!("merge {:?}", n.elapsed()); let n = Instant::now();
     let r = m.resolve(Side::Ours);
     eprintln!("resolve {:?}", n.elapsed()); let n = Instant::now();
-    let g = r.graph();
+    let g = r.graph(false);
     let p = levelmerge_core::coherence::check(&g);
     eprintln!("check {:?} {}", n.elapsed(), p.len()); let n = Instant::now();
     let out = c.render(Sides::new(&d[0], &d[1], &d[2]), &r);

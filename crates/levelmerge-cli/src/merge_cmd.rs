@@ -66,6 +66,11 @@ pub fn run(args: &MergeArgs, ui: &Ui) -> Result<u8> {
     let display = args.path.clone().unwrap_or_else(|| args.ours.clone());
     let texts = Sides::new(read(&args.base, "base")?, read(&args.ours, "ours")?, read(&args.theirs, "theirs")?);
     let out_path = args.output.clone().unwrap_or_else(|| args.ours.clone());
+    for (text, path) in [(&texts.base, &args.base), (&texts.ours, &args.ours), (&texts.theirs, &args.theirs)] {
+        if text.iter().take(8000).any(|&b| b == 0) {
+            anyhow::bail!("{} is a binary file (NUL bytes): not merged; {} left as it was", path.display(), args.ours.display());
+        }
+    }
     if args.marker_size == 0 {
         anyhow::bail!("the conflict marker size must be at least 1");
     }

@@ -21,7 +21,7 @@ pub struct GraphNode {
 
 impl GraphNode {
     fn effective_parent(&self) -> Option<&ObjectId> {
-        self.parent.as_ref().or_else(|| self.refs.iter().find(|(_, r)| r.role == RefRole::Parent).map(|(_, r)| &r.target))
+        self.refs.iter().find(|(_, r)| r.role == RefRole::Parent).map(|(_, r)| &r.target).or(self.parent.as_ref())
     }
 }
 

@@ -249,13 +249,12 @@ impl<'a> Level<'a> {
     }
 }
 
+/// A parent reference in the props wins over the structural parent: a flat list of objects with
+/// `parent` fields stores objects in one place but nests them by those fields.
 pub(crate) fn effective_parent(obj: &Object<'_>) -> Option<ObjectId> {
-    if obj.parent.is_some() {
-        return obj.parent.clone();
-    }
     let mut refs = Vec::new();
     obj.props.references(&mut PropPath::default(), &mut refs);
-    refs.into_iter().find(|(_, r)| r.role == RefRole::Parent).map(|(_, r)| r.target)
+    refs.into_iter().find(|(_, r)| r.role == RefRole::Parent).map(|(_, r)| r.target).or_else(|| obj.parent.clone())
 }
 
 #[cfg(test)]

@@ -145,13 +145,17 @@ impl<'a> MergedLevel<'a> {
                 if !alive.contains(&o.id) {
                     continue;
                 }
-                let parent = o.parent.clone().or_else(|| {
-                    let props = props_of(o, &alive)?;
-                    let mut refs = Vec::new();
-                    props.references(&mut PropPath::default(), &mut refs);
-                    refs.into_iter().find(|(_, r)| r.role == RefRole::Parent).map(|(_, r)| r.target)
-                });
-                if parent.is_some_and(|p| chosen_away.contains(&p)) {
+                let declared = if self.parent_refs {
+                    props_of(o, &alive).and_then(|props| {
+                        let mut refs = Vec::new();
+                        props.references(&mut PropPath::default(), &mut refs);
+                        refs.into_iter().find(|(_, r)| r.role == RefRole::Parent).map(|(_, r)| r.target)
+                    })
+                } else {
+                    None
+                };
+                let gone = |p: &Option<ObjectId>| p.as_ref().is_some_and(|p| chosen_away.contains(p));
+                if gone(&o.parent) || gone(&declared) {
                     alive.remove(&o.id);
                     chosen_away.insert(o.id.clone());
                     removed = true;

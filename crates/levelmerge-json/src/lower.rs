@@ -57,6 +57,16 @@ fn identity_key<'d>(doc: &Document<'d>, array: u32, path: &[&str], config: &Json
     })
 }
 
+/// What an element says it is (`"type": "door"`), if it says so.
+fn kind_of<'d>(doc: &Document<'d>, element: u32) -> Option<&'d str> {
+    const KIND_KEYS: [&str; 4] = ["__type__", "type", "_type", "__identifier"];
+    doc.slots_of(element).iter().find_map(|m| {
+        let v = m.value;
+        let is_kind = KIND_KEYS.contains(&doc.text(m.name)) && doc.nodes[v as usize].kind == NodeKind::String;
+        is_kind.then(|| id_text(doc, v)).filter(|k| !k.is_empty())
+    })
+}
+
 /// The text of an id value without quotes.
 fn id_text<'d>(doc: &Document<'d>, node: u32) -> &'d str {
     let t = doc.node_text(node);
@@ -183,9 +193,10 @@ impl<'d> Lowerer<'d, '_> {
             }
             let depth = self.path.len();
             let props = self.value(element, &id, None, depth, false);
+            let kind = kind_of(doc, element).unwrap_or(&kind).to_owned();
             hashes.push(props.hash);
             ids.push(id.clone());
-            self.level.objects.insert(id.clone(), Object { id, kind: kind.clone(), parent: Some(owner.clone()), props, line });
+            self.level.objects.insert(id.clone(), Object { id, kind, parent: Some(owner.clone()), props, line });
         }
         Value::children(doc.node_text(array), self.origin(array), ids, &hashes)
     }

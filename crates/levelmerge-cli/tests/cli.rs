@@ -1,0 +1,226 @@
+//! The `levelmerge` command end to end: exit codes, files written or left alone, messages.
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+
+fn levelmerge() -> Command {
+    let mut c = Command::cargo_bin("levelmerge").expect("the levelmerge binary is built");
+    c.env("NO_COLOR", "1");
+    c
+}
+
+fn example(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/castle").join(name)
+}
+
+/// A temporary directory with base/ours/theirs files.
+fn triple(ext: &str, base: &[u8], ours: &[u8], theirs: &[u8]) -> (tempfile::TempDir, [PathBuf; 3]) {
+    let dir = tempfile::tempdir().unwrap();
+    let paths = ["base", "ours", "theirs"].map(|n| dir.path().join(format!("{n}.{ext}")));
+    for (p, t) in paths.iter().zip([base, ours, theirs]) {
+        std::fs::write(p, t).unwrap();
+    }
+    (dir, paths)
+}
+
+const LEVEL: &str = "{\n  \"entities\": [\n    { \"id\": 1, \"x\": 1 },\n    { \"id\": 2, \"x\": 2 }\n  ]\n}\n";
+
+#[test]
+fn the_shipped_example_merges_with_one_conflict_and_one_volatile_property() {
+    let out = tempfile::tempdir().unwrap();
+    let merged = out.path().join("merged.json");
+    levelmerge()
+        .current_dir(example(""))
+        .args(["merge", "base.json", "ours.json", "theirs.json", "-o"])
+        .arg(&merged)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("both-modified /entities[3]").and(predicate::str::contains("› x: ours 14 · theirs 16")))
+        .stderr(predicate::str::contains("lighting.sun_angle: took ours"));
+    let text = std::fs::read_to_string(&merged).unwrap();
+    assert!(text.contains("\"name\": \"Main Gate\", \"x\": 10, \"y\": 0, \"locked\": false"), "{text}");
+    assert!(text.contains("\"sun_angle\": 40"));
+    assert!(text.contains("{ \"id\": 4, \"type\": \"chest\"") && text.contains("{ \"id\": 5, \"type\": \"key\""));
+    assert_eq!(text.matches("<<<<<<< ours").count(), 1);
+    // The inputs are untouched when -o is given.
+    assert_eq!(std::fs::read(example("ours.json")).unwrap(), std::fs::read(example("ours.json")).unwrap());
+}
+
+#[test]
+fn clean_merge_replaces_ours_and_exits_0() {
+    let (_d, [b, o, t]) = triple("json", LEVEL.as_bytes(), LEVEL.replace("\"x\": 1", "\"x\": 10").as_bytes(), LEVEL.replace("\"x\": 2", "\"x\": 20").as_bytes());
+    levelmerge().arg("merge").args([&b, &o, &t]).assert().code(0);
+    assert_eq!(std::fs::read_to_string(&o).unwrap(), LEVEL.replace("\"x\": 1", "\"x\": 10").replace("\"x\": 2", "\"x\": 20"));
+}
+
+#[test]
+fn prefer_settles_every_conflict_and_report_lists_it() {
+    let (d, [b, o, t]) = triple("json", LEVEL.as_bytes(), LEVEL.replace("\"x\": 1", "\"x\": 10").as_bytes(), LEVEL.replace("\"x\": 1", "\"x\": 11").as_bytes());
+    let report = d.path().join("report.json");
+    levelmerge().arg("merge").args([&b, &o, &t]).args(["--prefer", "theirs", "--report"]).arg(&report).assert().code(0);
+    assert!(std::fs::read_to_string(&o).unwrap().contains("\"x\": 11"));
+    let r: serde_json::Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+    assert_eq!(r["version"], 1);
+    assert_eq!(r["clean"], true);
+    assert_eq!(r["auto_resolved"][0]["property"], "x");
+    assert_eq!(r["auto_resolved"][0]["taken"], "theirs");
+    assert_eq!(r["auto_resolved"][0]["ours"], "10");
+}
+
+#[test]
+fn report_lists_open_conflicts_as_data() {
+    let (d, [b, o, t]) = triple("json", LEVEL.as_bytes(), LEVEL.replace("\"x\": 1", "\"x\": 10").as_bytes(), LEVEL.replace("\"x\": 1", "\"x\": 11").as_bytes());
+    let report = d.path().join("r.json");
+    levelmerge().arg("merge").args([&b, &o, &t]).arg("--report").arg(&report).assert().code(1);
+    let r: serde_json::Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+    assert_eq!(r["open_conflicts"], 1);
+    assert_eq!(r["conflicts"][0]["object"], "/entities[1]");
+    assert_eq!(r["conflicts"][0]["base"], "1");
+    assert_eq!(r["conflicts"][0]["theirs"], "11");
+    assert_eq!(r["mode"], "structured");
+}
+
+#[test]
+fn marker_size_follows_git() {
+    let (_d, [b, o, t]) = triple("json", LEVEL.as_bytes(), LEVEL.replace("\"x\": 1", "\"x\": 10").as_bytes(), LEVEL.replace("\"x\": 1", "\"x\": 11").as_bytes());
+    levelmerge().arg("merge").args([&b, &o, &t]).args(["-l", "9"]).assert().code(1);
+    let text = std::fs::read_to_string(&o).unwrap();
+    assert!(text.contains("<<<<<<<<< ours\n") && text.contains("\n=========\n") && text.contains(">>>>>>>>> theirs\n"), "{text}");
+}
+
+#[test]
+fn invalid_json_on_one_side_falls_back_to_lines_and_says_why() {
+    let broken = LEVEL.replace("\"x\": 2 }", "\"x\": 2 ");
+    let (_d, [b, o, t]) = triple("json", LEVEL.as_bytes(), LEVEL.replace("\"x\": 1", "\"x\": 10").as_bytes(), broken.as_bytes());
+    let out = levelmerge().arg("merge").args([&b, &o, &t]).assert().failure();
+    let out = out.get_output();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("merged as lines") && stderr.contains("theirs: line 5"), "{stderr}");
+    // The line merge is clean, but its result is not sound JSON: never exit 0 with it.
+    assert_eq!(out.status.code(), Some(1));
+}
+
+#[test]
+fn empty_ours_is_merged_as_lines_never_silently() {
+    let (_d, [b, o, t]) = triple("json", LEVEL.as_bytes(), b"", LEVEL.replace("\"x\": 1", "\"x\": 10").as_bytes());
+    levelmerge().arg("merge").args([&b, &o, &t]).assert().code(1).stderr(predicate::str::contains("empty file"));
+}
+
+#[test]
+fn binary_input_is_refused_and_ours_left_alone() {
+    let (_d, [b, o, t]) = triple("json", LEVEL.as_bytes(), b"\x00\x01\x02binary", LEVEL.replace("\"x\": 1", "\"x\": 10").as_bytes());
+    levelmerge().arg("merge").args([&b, &o, &t]).assert().code(2).stderr(predicate::str::contains("binary"));
+    assert_eq!(std::fs::read(&o).unwrap(), b"\x00\x01\x02binary");
+}
+
+#[test]
+fn missing_input_exits_2_and_names_it() {
+    let (d, [b, o, _t]) = triple("json", LEVEL.as_bytes(), LEVEL.as_bytes(), LEVEL.as_bytes());
+    let missing = d.path().join("nope.json");
+    levelmerge().arg("merge").args([&b, &o, &missing]).assert().code(2).stderr(predicate::str::contains("nope.json"));
+    assert_eq!(std::fs::read_to_string(&o).unwrap(), LEVEL);
+}
+
+#[test]
+fn unwritable_output_exits_2_and_writes_nothing() {
+    let (d, [b, o, t]) = triple("json", LEVEL.as_bytes(), LEVEL.replace("\"x\": 1", "\"x\": 10").as_bytes(), LEVEL.replace("\"x\": 2", "\"x\": 20").as_bytes());
+    let target = d.path().join("no-such-dir").join("out.json");
+    levelmerge().arg("merge").args([&b, &o, &t]).arg("-o").arg(&target).assert().code(2).stderr(predicate::str::contains("cannot write"));
+    assert!(!target.exists());
+    assert_eq!(std::fs::read_to_string(&o).unwrap(), LEVEL.replace("\"x\": 1", "\"x\": 10"));
+}
+
+#[test]
+fn duplicate_ids_within_one_side_are_named() {
+    let dup = LEVEL.replace("{ \"id\": 2, \"x\": 2 }", "{ \"id\": 1, \"x\": 2 }");
+    let (_d, [b, o, t]) = triple("json", LEVEL.as_bytes(), dup.as_bytes(), LEVEL.replace("\"x\": 1", "\"x\": 10").as_bytes());
+    levelmerge()
+        .arg("merge")
+        .args([&b, &o, &t])
+        .assert()
+        .stderr(predicate::str::contains("ours: line 4: duplicate id \"id\": 1 (first used on line 3)"));
+}
+
+#[test]
+fn bad_arguments_exit_2_with_help() {
+    levelmerge().arg("merge").assert().code(2).stderr(predicate::str::contains("Usage"));
+    levelmerge().arg("frobnicate").assert().code(2);
+    levelmerge().arg("--help").assert().code(0).stdout(predicate::str::contains("merge").and(predicate::str::contains("check")));
+    levelmerge().args(["merge", "--help"]).assert().code(0).stdout(predicate::str::contains("MARKER_SIZE"));
+}
+
+#[test]
+fn invalid_config_is_an_error_naming_the_file() {
+    let (d, [b, o, t]) = triple("json", LEVEL.as_bytes(), LEVEL.replace("\"x\": 1", "\"x\": 10").as_bytes(), LEVEL.replace("\"x\": 2", "\"x\": 20").as_bytes());
+    std::fs::write(d.path().join(".levelmerge.toml"), "[[rule]]\nproperty = 3\n").unwrap();
+    std::fs::create_dir(d.path().join(".git")).unwrap();
+    levelmerge().current_dir(d.path()).arg("merge").args([&b, &o, &t]).assert().code(2).stderr(predicate::str::contains(".levelmerge.toml"));
+    assert_eq!(std::fs::read_to_string(&o).unwrap(), LEVEL.replace("\"x\": 1", "\"x\": 10"));
+}
+
+#[test]
+fn diff_shows_objects_and_properties() {
+    levelmerge()
+        .args(["diff"])
+        .args([example("base.json"), example("theirs.json")])
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("~ /entities[1] [door]").and(predicate::str::contains("name: \"Gate\" → \"Main Gate\"")))
+        .stdout(predicate::str::contains("+ /entities[5] [key] added"));
+    levelmerge().args(["diff"]).args([example("base.json"), example("base.json")]).assert().code(0).stdout("");
+}
+
+#[test]
+fn diff_json_is_versioned() {
+    let out = levelmerge().args(["diff", "--json"]).args([example("base.json"), example("ours.json")]).assert().code(1);
+    let v: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    assert_eq!(v["version"], 1);
+    assert!(v["changes"].as_array().unwrap().iter().any(|c| c["change"] == "added" && c["object"] == "/entities[4]"));
+    assert!(v["changes"].as_array().unwrap().iter().any(|c| c["change"] == "modified" && c["property"] == "locked" && c["new"] == "false"));
+}
+
+#[test]
+fn check_reports_problems_with_lines() {
+    let d = tempfile::tempdir().unwrap();
+    let good = d.path().join("good.json");
+    std::fs::write(&good, LEVEL).unwrap();
+    levelmerge().arg("check").arg(&good).assert().code(0).stdout(predicate::str::contains("ok"));
+    let marked = d.path().join("marked.json");
+    std::fs::write(&marked, "{\n<<<<<<< ours\n  \"a\": 1\n=======\n  \"a\": 2\n>>>>>>> theirs\n}\n").unwrap();
+    levelmerge().arg("check").arg(&marked).assert().code(1).stdout(predicate::str::contains("marked.json:2: conflict-marker"));
+    let dup = d.path().join("dup.json");
+    std::fs::write(&dup, LEVEL.replace("\"id\": 2", "\"id\": 1")).unwrap();
+    levelmerge().arg("check").arg(&dup).assert().code(1).stdout(predicate::str::contains("duplicate id"));
+    levelmerge().arg("check").arg(d.path().join("missing.json")).assert().code(2);
+    let out = levelmerge().args(["check", "--json"]).arg(&dup).assert().code(1);
+    let v: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    assert_eq!(v["files"][0]["problems"][0]["problem"], "duplicate-id");
+}
+
+#[test]
+fn declared_references_are_checked() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::write(d.path().join(".levelmerge.toml"), "[json]\nparent-key = \"parent\"\nreference-keys = [\"target\"]\n").unwrap();
+    std::fs::create_dir(d.path().join(".git")).unwrap();
+    let f = d.path().join("l.json");
+    std::fs::write(&f, "{\"objects\": [{\"id\": 1}, {\"id\": 2, \"parent\": 1, \"target\": 9}, {\"id\": 3, \"parent\": 4}, {\"id\": 4, \"parent\": 3}]}").unwrap();
+    levelmerge()
+        .current_dir(d.path())
+        .arg("check")
+        .arg(&f)
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("dangling-reference").and(predicate::str::contains("cycle")));
+}
+
+#[test]
+fn sjson_merges_and_keeps_its_syntax() {
+    let base = "// a level\nunits = [\n\t{ _guid = \"a\" pos = [0 0] }\n\t{ _guid = \"b\" pos = [1 1] }\n]\n";
+    let ours = base.replace("[0 0]", "[0 5]");
+    let theirs = base.replace("\t{ _guid = \"b\" pos = [1 1] }\n", "\t{ _guid = \"b\" pos = [1 1] }\n\t{ _guid = \"c\" pos = [2 2] }\n");
+    let (_d, [b, o, t]) = triple("sjson", base.as_bytes(), ours.as_bytes(), theirs.as_bytes());
+    levelmerge().arg("merge").args([&b, &o, &t]).assert().code(0);
+    assert_eq!(std::fs::read_to_string(&o).unwrap(), theirs.replace("[0 0]", "[0 5]"));
+}
