@@ -22,11 +22,15 @@ fn median(mut v: Vec<Duration>) -> Duration {
 
 fn time(reps: usize, mut f: impl FnMut()) -> Duration {
     f(); // warm up caches and the page cache
-    median((0..reps).map(|_| {
-        let t = Instant::now();
-        f();
-        t.elapsed()
-    }).collect())
+    median(
+        (0..reps)
+            .map(|_| {
+                let t = Instant::now();
+                f();
+                t.elapsed()
+            })
+            .collect(),
+    )
 }
 
 fn main() {
@@ -59,8 +63,13 @@ fn main() {
     let codec = JsonCodec::default();
     let mut conflicts = 0;
     let in_process = time(reps, || {
-        let r = merge_texts(&codec, Sides::new(texts[0].as_bytes(), texts[1].as_bytes(), texts[2].as_bytes()), &Options::default(), &MarkerStyle::default())
-            .expect("the generated level merges");
+        let r = merge_texts(
+            &codec,
+            Sides::new(texts[0].as_bytes(), texts[1].as_bytes(), texts[2].as_bytes()),
+            &Options::default(),
+            &MarkerStyle::default(),
+        )
+        .expect("the generated level merges");
         conflicts = r.open_conflicts;
     });
 
@@ -72,11 +81,13 @@ fn main() {
     });
 
     let git = time(reps, || {
-        let o = Command::new("git").args(["merge-file", "-p"]).args([&paths[1], &paths[0], &paths[2]]).output().expect("run git merge-file");
+        let o =
+            Command::new("git").args(["merge-file", "-p"]).args([&paths[1], &paths[0], &paths[2]]).output().expect("run git merge-file");
         assert!(o.status.code().is_some_and(|c| c >= 0), "git merge-file failed");
     });
     let git_conflicts = {
-        let o = Command::new("git").args(["merge-file", "-p"]).args([&paths[1], &paths[0], &paths[2]]).output().expect("run git merge-file");
+        let o =
+            Command::new("git").args(["merge-file", "-p"]).args([&paths[1], &paths[0], &paths[2]]).output().expect("run git merge-file");
         o.status.code().unwrap_or(-1)
     };
 

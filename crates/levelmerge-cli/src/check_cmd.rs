@@ -45,7 +45,10 @@ pub fn run(args: &CheckArgs, ui: &Ui) -> Result<u8> {
         let format = args.format.unwrap_or_else(|| format::detect(&[&text], Some(path)));
         let problems = match format::engine(format, &config) {
             Some(engine) => engine.check(&text),
-            None => levelmerge_core::text::marker_lines(&text).into_iter().map(|line| levelmerge_core::Problem::ConflictMarker { line }).collect(),
+            None => levelmerge_core::text::marker_lines(&text)
+                .into_iter()
+                .map(|line| levelmerge_core::Problem::ConflictMarker { line })
+                .collect(),
         };
         if !problems.is_empty() && worst == exit::CLEAN {
             worst = exit::CONFLICTS;

@@ -98,7 +98,8 @@ impl Config {
         while let Some(d) = dir {
             let candidate = d.join(FILE_NAME);
             if candidate.is_file() {
-                let text = std::fs::read_to_string(&candidate).with_context(|| format!("cannot read configuration {}", candidate.display()))?;
+                let text =
+                    std::fs::read_to_string(&candidate).with_context(|| format!("cannot read configuration {}", candidate.display()))?;
                 return Config::parse(&text, &candidate);
             }
             if d.join(".git").exists() {

@@ -61,7 +61,16 @@ pub fn run_git(args: &GitDiffArgs, ui: &Ui) -> Result<u8> {
 }
 
 #[allow(clippy::too_many_arguments)]
-fn render(old: &[u8], new: &[u8], path: &Path, format: Option<Format>, config: Option<&Path>, as_json: bool, ui: &Ui, out: &mut dyn Write) -> Result<bool> {
+fn render(
+    old: &[u8],
+    new: &[u8],
+    path: &Path,
+    format: Option<Format>,
+    config: Option<&Path>,
+    as_json: bool,
+    ui: &Ui,
+    out: &mut dyn Write,
+) -> Result<bool> {
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
     let config = Config::load(config, &cwd)?;
     let format = format.unwrap_or_else(|| format::detect(&[new, old], Some(path)));
@@ -103,10 +112,18 @@ fn render(old: &[u8], new: &[u8], path: &Path, format: Option<Format>, config: O
 
 fn change_json(c: &Change) -> serde_json::Value {
     match c {
-        Change::Added { id, kind, parent } => json!({"change": "added", "object": id.as_str(), "kind": kind, "parent": parent.as_ref().map(|p| p.as_str())}),
-        Change::Removed { id, kind, parent } => json!({"change": "removed", "object": id.as_str(), "kind": kind, "parent": parent.as_ref().map(|p| p.as_str())}),
-        Change::Moved { id, kind, from, to } => json!({"change": "moved", "object": id.as_str(), "kind": kind, "from": from.as_ref().map(|p| p.as_str()), "to": to.as_ref().map(|p| p.as_str())}),
-        Change::Modified { id, kind, path, old, new } => json!({"change": "modified", "object": id.as_str(), "kind": kind, "property": path, "old": old, "new": new}),
+        Change::Added { id, kind, parent } => {
+            json!({"change": "added", "object": id.as_str(), "kind": kind, "parent": parent.as_ref().map(|p| p.as_str())})
+        }
+        Change::Removed { id, kind, parent } => {
+            json!({"change": "removed", "object": id.as_str(), "kind": kind, "parent": parent.as_ref().map(|p| p.as_str())})
+        }
+        Change::Moved { id, kind, from, to } => {
+            json!({"change": "moved", "object": id.as_str(), "kind": kind, "from": from.as_ref().map(|p| p.as_str()), "to": to.as_ref().map(|p| p.as_str())})
+        }
+        Change::Modified { id, kind, path, old, new } => {
+            json!({"change": "modified", "object": id.as_str(), "kind": kind, "property": path, "old": old, "new": new})
+        }
         Change::Reordered { id, kind, path } => json!({"change": "reordered", "object": id.as_str(), "kind": kind, "property": path}),
     }
 }

@@ -32,12 +32,29 @@ impl Format {
 }
 
 /// Extensions registered by `setup`, with their format.
-pub const EXTENSIONS: &[(&str, Format)] =
-    &[("json", Format::Json), ("ldtk", Format::Json), ("ldtkl", Format::Json), ("tmj", Format::Json), ("tsj", Format::Json), ("sjson", Format::Sjson)];
+pub const EXTENSIONS: &[(&str, Format)] = &[
+    ("json", Format::Json),
+    ("ldtk", Format::Json),
+    ("ldtkl", Format::Json),
+    ("tmj", Format::Json),
+    ("tsj", Format::Json),
+    ("sjson", Format::Sjson),
+];
 
 const UNITY_EXTENSIONS: &[&str] = &[
-    "unity", "prefab", "asset", "mat", "controller", "anim", "overridecontroller", "mask", "playable", "lighting",
-    "physicmaterial", "spriteatlas", "terrainlayer",
+    "unity",
+    "prefab",
+    "asset",
+    "mat",
+    "controller",
+    "anim",
+    "overridecontroller",
+    "mask",
+    "playable",
+    "lighting",
+    "physicmaterial",
+    "spriteatlas",
+    "terrainlayer",
 ];
 
 /// The format from the content, else from the extension.

@@ -78,7 +78,8 @@ pub fn run(args: &MergeArgs, ui: &Ui) -> Result<u8> {
     let config = Config::load(args.config.as_deref(), &cwd)?;
     let style = MarkerStyle { size: args.marker_size, ..MarkerStyle::default() };
     let format = args.format.unwrap_or_else(|| format::detect(&[&texts.ours, &texts.theirs, &texts.base], Some(&display)));
-    let policy = Policy { prefer: args.prefer.map(|p| if p == Prefer::Ours { Side::Ours } else { Side::Theirs }), rules: config.rules.clone() };
+    let policy =
+        Policy { prefer: args.prefer.map(|p| if p == Prefer::Ours { Side::Ours } else { Side::Theirs }), rules: config.rules.clone() };
     let options = Options { policy };
 
     let (text, open, outcome, mode) = if texts.ours == texts.theirs || texts.base == texts.theirs {
@@ -101,7 +102,8 @@ pub fn run(args: &MergeArgs, ui: &Ui) -> Result<u8> {
                     let mut open = m.conflicts;
                     let mut reason = e.to_string();
                     if open == 0 {
-                        let before: usize = [&texts.base, &texts.ours, &texts.theirs].iter().map(|t| engine.check(t).len()).max().unwrap_or(0);
+                        let before: usize =
+                            [&texts.base, &texts.ours, &texts.theirs].iter().map(|t| engine.check(t).len()).max().unwrap_or(0);
                         let after = engine.check(&m.text);
                         if after.len() > before || matches!(e, MergeError::Incoherent { .. }) {
                             open = 1;
@@ -145,7 +147,8 @@ fn report_json(path: &Path, format: Format, mode: &Mode, open: usize, outcome: O
         Mode::Structured => ("structured", None),
         Mode::Lines { reason } => ("lines", Some(reason.clone())),
     };
-    let conflicts: Vec<_> = outcome.map_or(Vec::new(), |o| o.conflicts.iter().filter(|c| c.resolved.is_none()).map(conflict_json).collect());
+    let conflicts: Vec<_> =
+        outcome.map_or(Vec::new(), |o| o.conflicts.iter().filter(|c| c.resolved.is_none()).map(conflict_json).collect());
     let settled: Vec<_> = outcome.map_or(Vec::new(), |o| {
         o.conflicts
             .iter()

@@ -50,14 +50,24 @@ fn the_shipped_example_merges_with_one_conflict_and_one_volatile_property() {
 
 #[test]
 fn clean_merge_replaces_ours_and_exits_0() {
-    let (_d, [b, o, t]) = triple("json", LEVEL.as_bytes(), LEVEL.replace("\"x\": 1", "\"x\": 10").as_bytes(), LEVEL.replace("\"x\": 2", "\"x\": 20").as_bytes());
+    let (_d, [b, o, t]) = triple(
+        "json",
+        LEVEL.as_bytes(),
+        LEVEL.replace("\"x\": 1", "\"x\": 10").as_bytes(),
+        LEVEL.replace("\"x\": 2", "\"x\": 20").as_bytes(),
+    );
     levelmerge().arg("merge").args([&b, &o, &t]).assert().code(0);
     assert_eq!(std::fs::read_to_string(&o).unwrap(), LEVEL.replace("\"x\": 1", "\"x\": 10").replace("\"x\": 2", "\"x\": 20"));
 }
 
 #[test]
 fn prefer_settles_every_conflict_and_report_lists_it() {
-    let (d, [b, o, t]) = triple("json", LEVEL.as_bytes(), LEVEL.replace("\"x\": 1", "\"x\": 10").as_bytes(), LEVEL.replace("\"x\": 1", "\"x\": 11").as_bytes());
+    let (d, [b, o, t]) = triple(
+        "json",
+        LEVEL.as_bytes(),
+        LEVEL.replace("\"x\": 1", "\"x\": 10").as_bytes(),
+        LEVEL.replace("\"x\": 1", "\"x\": 11").as_bytes(),
+    );
     let report = d.path().join("report.json");
     levelmerge().arg("merge").args([&b, &o, &t]).args(["--prefer", "theirs", "--report"]).arg(&report).assert().code(0);
     assert!(std::fs::read_to_string(&o).unwrap().contains("\"x\": 11"));
@@ -71,7 +81,12 @@ fn prefer_settles_every_conflict_and_report_lists_it() {
 
 #[test]
 fn report_lists_open_conflicts_as_data() {
-    let (d, [b, o, t]) = triple("json", LEVEL.as_bytes(), LEVEL.replace("\"x\": 1", "\"x\": 10").as_bytes(), LEVEL.replace("\"x\": 1", "\"x\": 11").as_bytes());
+    let (d, [b, o, t]) = triple(
+        "json",
+        LEVEL.as_bytes(),
+        LEVEL.replace("\"x\": 1", "\"x\": 10").as_bytes(),
+        LEVEL.replace("\"x\": 1", "\"x\": 11").as_bytes(),
+    );
     let report = d.path().join("r.json");
     levelmerge().arg("merge").args([&b, &o, &t]).arg("--report").arg(&report).assert().code(1);
     let r: serde_json::Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
@@ -84,7 +99,12 @@ fn report_lists_open_conflicts_as_data() {
 
 #[test]
 fn marker_size_follows_git() {
-    let (_d, [b, o, t]) = triple("json", LEVEL.as_bytes(), LEVEL.replace("\"x\": 1", "\"x\": 10").as_bytes(), LEVEL.replace("\"x\": 1", "\"x\": 11").as_bytes());
+    let (_d, [b, o, t]) = triple(
+        "json",
+        LEVEL.as_bytes(),
+        LEVEL.replace("\"x\": 1", "\"x\": 10").as_bytes(),
+        LEVEL.replace("\"x\": 1", "\"x\": 11").as_bytes(),
+    );
     levelmerge().arg("merge").args([&b, &o, &t]).args(["-l", "9"]).assert().code(1);
     let text = std::fs::read_to_string(&o).unwrap();
     assert!(text.contains("<<<<<<<<< ours\n") && text.contains("\n=========\n") && text.contains(">>>>>>>>> theirs\n"), "{text}");
@@ -125,7 +145,12 @@ fn missing_input_exits_2_and_names_it() {
 
 #[test]
 fn unwritable_output_exits_2_and_writes_nothing() {
-    let (d, [b, o, t]) = triple("json", LEVEL.as_bytes(), LEVEL.replace("\"x\": 1", "\"x\": 10").as_bytes(), LEVEL.replace("\"x\": 2", "\"x\": 20").as_bytes());
+    let (d, [b, o, t]) = triple(
+        "json",
+        LEVEL.as_bytes(),
+        LEVEL.replace("\"x\": 1", "\"x\": 10").as_bytes(),
+        LEVEL.replace("\"x\": 2", "\"x\": 20").as_bytes(),
+    );
     let target = d.path().join("no-such-dir").join("out.json");
     levelmerge().arg("merge").args([&b, &o, &t]).arg("-o").arg(&target).assert().code(2).stderr(predicate::str::contains("cannot write"));
     assert!(!target.exists());
@@ -153,10 +178,21 @@ fn bad_arguments_exit_2_with_help() {
 
 #[test]
 fn invalid_config_is_an_error_naming_the_file() {
-    let (d, [b, o, t]) = triple("json", LEVEL.as_bytes(), LEVEL.replace("\"x\": 1", "\"x\": 10").as_bytes(), LEVEL.replace("\"x\": 2", "\"x\": 20").as_bytes());
+    let (d, [b, o, t]) = triple(
+        "json",
+        LEVEL.as_bytes(),
+        LEVEL.replace("\"x\": 1", "\"x\": 10").as_bytes(),
+        LEVEL.replace("\"x\": 2", "\"x\": 20").as_bytes(),
+    );
     std::fs::write(d.path().join(".levelmerge.toml"), "[[rule]]\nproperty = 3\n").unwrap();
     std::fs::create_dir(d.path().join(".git")).unwrap();
-    levelmerge().current_dir(d.path()).arg("merge").args([&b, &o, &t]).assert().code(2).stderr(predicate::str::contains(".levelmerge.toml"));
+    levelmerge()
+        .current_dir(d.path())
+        .arg("merge")
+        .args([&b, &o, &t])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(".levelmerge.toml"));
     assert_eq!(std::fs::read_to_string(&o).unwrap(), LEVEL.replace("\"x\": 1", "\"x\": 10"));
 }
 
@@ -205,7 +241,11 @@ fn declared_references_are_checked() {
     std::fs::write(d.path().join(".levelmerge.toml"), "[json]\nparent-key = \"parent\"\nreference-keys = [\"target\"]\n").unwrap();
     std::fs::create_dir(d.path().join(".git")).unwrap();
     let f = d.path().join("l.json");
-    std::fs::write(&f, "{\"objects\": [{\"id\": 1}, {\"id\": 2, \"parent\": 1, \"target\": 9}, {\"id\": 3, \"parent\": 4}, {\"id\": 4, \"parent\": 3}]}").unwrap();
+    std::fs::write(
+        &f,
+        "{\"objects\": [{\"id\": 1}, {\"id\": 2, \"parent\": 1, \"target\": 9}, {\"id\": 3, \"parent\": 4}, {\"id\": 4, \"parent\": 3}]}",
+    )
+    .unwrap();
     levelmerge()
         .current_dir(d.path())
         .arg("check")

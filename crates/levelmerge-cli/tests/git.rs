@@ -92,9 +92,18 @@ fn git_merge_of_edits_to_different_entities_is_clean_and_right() {
     let repo = Repo::new();
     repo.set_up();
     repo.git(&["branch", "feature"]);
-    let torch_and_key = edit(BASE, &[("\"x\": 4", "\"x\": 5"), ("\"x\": 12 }\n", "\"x\": 12 },\n    { \"id\": 5, \"type\": \"key\", \"name\": \"Key\", \"x\": 1 }\n")]);
+    let torch_and_key = edit(
+        BASE,
+        &[("\"x\": 4", "\"x\": 5"), ("\"x\": 12 }\n", "\"x\": 12 },\n    { \"id\": 5, \"type\": \"key\", \"name\": \"Key\", \"x\": 1 }\n")],
+    );
     repo.commit_edit("feature", &torch_and_key);
-    let gate_and_chest = edit(BASE, &[("\"Gate\"", "\"Main Gate\""), ("\"x\": 12 }\n", "\"x\": 12 },\n    { \"id\": 4, \"type\": \"chest\", \"name\": \"Chest\", \"x\": 20 }\n")]);
+    let gate_and_chest = edit(
+        BASE,
+        &[
+            ("\"Gate\"", "\"Main Gate\""),
+            ("\"x\": 12 }\n", "\"x\": 12 },\n    { \"id\": 4, \"type\": \"chest\", \"name\": \"Chest\", \"x\": 20 }\n"),
+        ],
+    );
     repo.commit_edit("main", &gate_and_chest);
     // Git's own line merge would conflict here: both sides append after the same line.
     repo.git(&["merge", "-q", "--no-edit", "feature"]);
@@ -163,4 +172,3 @@ fn git_diff_prints_the_semantic_diff() {
     let plain = repo.git(&["diff", "--no-ext-diff"]);
     assert!(plain.contains("-    { \"id\": 1, \"type\": \"door\", \"name\": \"Gate\""), "{plain}");
 }
-

@@ -133,6 +133,25 @@ fn report(merged: &crate::merge::MergedLevel<'_>) -> Vec<ConflictReport> {
         .collect()
 }
 
+/// Settled delete/modify conflicts that deleted an object are settled the other way, keeping
+/// it; returns whether any was changed.
+fn keep_deleted_objects(merged: &mut crate::merge::MergedLevel<'_>) -> bool {
+    let mut changed = false;
+    for c in merged.conflicts.iter_mut() {
+        let crate::conflict::ConflictKind::DeleteModify { deleted_by } = c.kind else { continue };
+        let Some(resolution) = c.resolution.as_mut() else { continue };
+        if resolution.side == deleted_by && c.path.0.is_empty() {
+            resolution.side = deleted_by.other();
+            merged.notes.push(crate::resolve::Note {
+                object: c.object.clone(),
+                message: format!("kept: {deleted_by} deleted it, but the merged level still refers to it"),
+            });
+            changed = true;
+        }
+    }
+    changed
+}
+
 /// Total input size from which the three inputs are read in parallel.
 const PARALLEL_FROM: usize = 512 * 1024;
 
@@ -162,17 +181,26 @@ where
     let docs = Sides::new(docs.base?, docs.ours?, docs.theirs?);
     let levels = on_each_side(parallel, docs.as_ref(), |side, doc| read(codec, side, doc));
     let levels = Sides::new(levels.base?, levels.ours?, levels.theirs?);
-    let merged = merge(levels.as_ref(), options);
+    let mut merged = merge(levels.as_ref(), options);
     let doc_refs = docs.as_ref();
-    let check = |r: &Resolved<'_>| new_problems(crate::coherence::check(&r.graph(merged.references)), &[&levels.base, &levels.ours, &levels.theirs]);
+    let with_refs = merged.references;
+    let check =
+        |r: &Resolved<'_>| new_problems(crate::coherence::check(&r.graph(with_refs)), &[&levels.base, &levels.ours, &levels.theirs]);
+    let open = merged.open_conflicts();
+    let mut ours_view = merged.resolve(Side::Ours);
+    if open == 0 {
+        let mut problems = check(&ours_view);
+        if !problems.is_empty() && keep_deleted_objects(&mut merged) {
+            // A policy took a deletion that the other side still refers to: keep the object.
+            ours_view = merged.resolve(Side::Ours);
+            problems = check(&ours_view);
+        }
+        if !problems.is_empty() {
+            return Err(MergeError::Incoherent { problems });
+        }
+    }
     let notes = merged.notes.iter().map(|n| format!("{}: {}", n.object, n.message)).collect();
     let conflicts = report(&merged);
-    let open = merged.open_conflicts();
-    let ours_view = merged.resolve(Side::Ours);
-    let problems = check(&ours_view);
-    if !problems.is_empty() {
-        return Err(MergeError::Incoherent { problems });
-    }
     let ours_text = codec.render(doc_refs, &ours_view);
     if open == 0 {
         return Ok(MergeOutcome { text: ours_text, open_conflicts: 0, marked_regions: 0, conflicts, notes });

@@ -111,13 +111,7 @@ impl Level<'_> {
             .map(|o| {
                 let mut refs = Vec::new();
                 o.props.references(&mut PropPath::default(), &mut refs);
-                GraphNode {
-                    id: o.id.clone(),
-                    kind: o.kind.clone(),
-                    parent: o.parent.clone(),
-                    refs,
-                    line: if lines { o.line } else { 0 },
-                }
+                GraphNode { id: o.id.clone(), kind: o.kind.clone(), parent: o.parent.clone(), refs, line: if lines { o.line } else { 0 } }
             })
             .collect()
     }

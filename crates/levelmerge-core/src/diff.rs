@@ -8,14 +8,37 @@ use crate::model::{effective_parent, Level, ObjectId, PathSeg, PropPath, Value, 
 /// One difference between two versions of a level.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Change {
-    Added { id: ObjectId, kind: String, parent: Option<ObjectId> },
-    Removed { id: ObjectId, kind: String, parent: Option<ObjectId> },
+    Added {
+        id: ObjectId,
+        kind: String,
+        parent: Option<ObjectId>,
+    },
+    Removed {
+        id: ObjectId,
+        kind: String,
+        parent: Option<ObjectId>,
+    },
     /// The object now has another parent.
-    Moved { id: ObjectId, kind: String, from: Option<ObjectId>, to: Option<ObjectId> },
+    Moved {
+        id: ObjectId,
+        kind: String,
+        from: Option<ObjectId>,
+        to: Option<ObjectId>,
+    },
     /// A property changed; `None` means absent on that side.
-    Modified { id: ObjectId, kind: String, path: String, old: Option<String>, new: Option<String> },
+    Modified {
+        id: ObjectId,
+        kind: String,
+        path: String,
+        old: Option<String>,
+        new: Option<String>,
+    },
     /// The same children, in another order.
-    Reordered { id: ObjectId, kind: String, path: String },
+    Reordered {
+        id: ObjectId,
+        kind: String,
+        path: String,
+    },
 }
 
 impl Change {

@@ -231,7 +231,13 @@ impl<'a> Merger<'a> {
     }
 
     /// Merge one value. `None` in means absent on that side; `None` out means absent in the result.
-    fn value(&mut self, path: &mut Vec<Seg<'a>>, b: Option<&'a Value<'a>>, o: Option<&'a Value<'a>>, t: Option<&'a Value<'a>>) -> Option<MValue<'a>> {
+    fn value(
+        &mut self,
+        path: &mut Vec<Seg<'a>>,
+        b: Option<&'a Value<'a>>,
+        o: Option<&'a Value<'a>>,
+        t: Option<&'a Value<'a>>,
+    ) -> Option<MValue<'a>> {
         let vec = |v: Option<&'a Value<'a>>| v.into_iter().collect::<Vec<_>>();
         match (b, o, t) {
             (_, None, None) => None,
@@ -312,7 +318,8 @@ impl<'a> Merger<'a> {
         fn get<'a>(m: &'a [(Key<'a>, Value<'a>)], k: &str) -> Option<&'a Value<'a>> {
             m.iter().find(|(mk, _)| *mk == k).map(|(_, v)| v)
         }
-        let same_keys = |x: &[(Key<'a>, Value<'a>)], y: &[(Key<'a>, Value<'a>)]| x.len() == y.len() && x.iter().zip(y).all(|(a, b)| a.0 == b.0);
+        let same_keys =
+            |x: &[(Key<'a>, Value<'a>)], y: &[(Key<'a>, Value<'a>)]| x.len() == y.len() && x.iter().zip(y).all(|(a, b)| a.0 == b.0);
         if same_keys(b, o) && same_keys(o, t) {
             // The usual case: the same members in the same order on every side.
             let mut entries = Vec::with_capacity(o.len());
@@ -343,7 +350,14 @@ impl<'a> Merger<'a> {
         MValue::Map { template, entries }
     }
 
-    fn list(&mut self, path: &mut Vec<Seg<'a>>, template: &'a Value<'a>, b: &'a [Value<'a>], o: &'a [Value<'a>], t: &'a [Value<'a>]) -> MValue<'a> {
+    fn list(
+        &mut self,
+        path: &mut Vec<Seg<'a>>,
+        template: &'a Value<'a>,
+        b: &'a [Value<'a>],
+        o: &'a [Value<'a>],
+        t: &'a [Value<'a>],
+    ) -> MValue<'a> {
         let hashes = |l: &[Value<'_>]| l.iter().map(|v| v.hash).collect::<Vec<_>>();
         let mut items = Vec::with_capacity(o.len().max(t.len()));
         for chunk in diff3(&hashes(b), &hashes(o), &hashes(t)) {

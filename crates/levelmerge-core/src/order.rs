@@ -42,7 +42,7 @@ where
         let b = theirs.iter().filter(|k| in_o.contains(k));
         !a.eq(b)
     };
-    let skeleton_is_ours = !(theirs_moved && !ours_moved);
+    let skeleton_is_ours = !theirs_moved || ours_moved;
     let (skeleton, other) = if skeleton_is_ours { (ours, theirs) } else { (theirs, ours) };
 
     let in_base: FxHashSet<&K> = base.iter().collect();

@@ -7,7 +7,7 @@ use rustc_hash::{FxBuildHasher, FxHashSet};
 
 use crate::coherence::GraphNode;
 use crate::merge::{MValue, MergedLevel, ObjectState};
-use crate::model::{Key, ObjectId, PathSeg, PropPath, RefRole, Reference, Value};
+use crate::model::{Key, ObjectId, PathSeg, PropPath, RefRole, Reference, Value, ValueKind};
 use crate::side::Side;
 
 /// Something the merge settled on its own that the user should hear about.
@@ -185,10 +185,19 @@ fn replace_at<'a>(v: &mut MValue<'a>, path: &[PathSeg], new: MValue<'a>) -> bool
             *v = new;
             true
         }
-        Some((PathSeg::Key(k), rest)) => match v {
-            MValue::Map { entries, .. } => entries.iter_mut().find(|(ek, _)| ek == k).is_some_and(|(_, ev)| replace_at(ev, rest, new)),
-            _ => false,
-        },
+        Some((PathSeg::Key(k), rest)) => {
+            // A map taken whole is opened up into its members first.
+            if let MValue::Exact(whole) = v {
+                if let ValueKind::Map(members) = &whole.kind {
+                    let entries = members.iter().map(|(mk, mv)| (*mk, MValue::Exact(mv))).collect();
+                    *v = MValue::Map { template: whole, entries };
+                }
+            }
+            match v {
+                MValue::Map { entries, .. } => entries.iter_mut().find(|(ek, _)| ek == k).is_some_and(|(_, ev)| replace_at(ev, rest, new)),
+                _ => false,
+            }
+        }
         Some(_) => false,
     }
 }

@@ -45,9 +45,10 @@ fn identity_key<'d>(doc: &Document<'d>, array: u32, path: &[&str], config: &Json
         let all_have = items.iter().all(|s| {
             let v = &doc.nodes[s.value as usize];
             v.kind == NodeKind::Object
-                && doc.slots_of(s.value).iter().any(|m| {
-                    doc.text(m.name) == key && matches!(doc.nodes[m.value as usize].kind, NodeKind::String | NodeKind::Number)
-                })
+                && doc
+                    .slots_of(s.value)
+                    .iter()
+                    .any(|m| doc.text(m.name) == key && matches!(doc.nodes[m.value as usize].kind, NodeKind::String | NodeKind::Number))
         });
         // Find the key text inside the document so the result borrows from it.
         all_have.then(|| {
@@ -185,7 +186,11 @@ impl<'d> Lowerer<'d, '_> {
             lines.insert(local, line);
             let id = ObjectId::new(format!("{prefix}/{rel_path}[{local}]"));
             if self.level.objects.contains_key(&id) {
-                self.problems.push(Problem::DuplicateId { id: id.to_string(), line: line as usize, first_line: self.level.objects[&id].line as usize });
+                self.problems.push(Problem::DuplicateId {
+                    id: id.to_string(),
+                    line: line as usize,
+                    first_line: self.level.objects[&id].line as usize,
+                });
                 continue;
             }
             if let Some(seen) = self.seen_ids.as_mut() {

@@ -25,6 +25,9 @@ pub enum NodeKind {
 
 pub const NO_SLOT: u32 = u32::MAX;
 
+/// A byte range `[start, end)` of the source.
+pub type Span = (u32, u32);
+
 /// One value of the document.
 #[derive(Debug, Clone)]
 pub struct Node {
@@ -317,7 +320,8 @@ impl<'s> Parser<'s> {
     }
 
     /// A member name: a JSON string, or in SJSON a bare word.
-    fn key(&mut self) -> Result<((u32, u32), (u32, u32)), Problem> {
+    /// Returns the span as written and the span of the name inside it.
+    fn key(&mut self) -> Result<(Span, Span), Problem> {
         let start = self.pos;
         if self.peek() == Some(b'"') {
             self.string()?;
@@ -493,7 +497,8 @@ mod tests {
 
     #[test]
     fn sjson() {
-        let src = b"// level\nversion = \"3.0.0\"\nunits = [\n\t{ _guid = \"a\" name = \"x\" }\n\t{ _guid = \"b\" }\n]\nraw = \"\"\"a\"b\"\"\"\n";
+        let src =
+            b"// level\nversion = \"3.0.0\"\nunits = [\n\t{ _guid = \"a\" name = \"x\" }\n\t{ _guid = \"b\" }\n]\nraw = \"\"\"a\"b\"\"\"\n";
         let d = parse(src, Dialect::Sjson).unwrap();
         assert!(d.implicit_root);
         let names: Vec<&str> = d.slots_of(d.root).iter().map(|s| d.text(s.name)).collect();

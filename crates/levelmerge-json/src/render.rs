@@ -23,7 +23,7 @@ struct ElementSource<'r, 'd> {
 
 impl<'r, 'd> Renderer<'r, 'd> {
     fn doc(&self, side: Side) -> &'r Document<'d> {
-        *self.docs.get(side)
+        self.docs.get(side)
     }
 
     fn source_of(&self, v: &Value<'_>) -> ElementSource<'r, 'd> {
@@ -104,7 +104,8 @@ impl<'r, 'd> Renderer<'r, 'd> {
             let own = self.source_of(v);
             // Formatting: the template's slot for this member when it has one, else its own.
             let in_template = key.and_then(|k| tslots.iter().position(|s| tdoc.text(s.name) == k)).or_else(|| {
-                (v.origin.side == template.origin.side && own.slot.is_some_and(|s| s.container == template.origin.node)).then_some(own.index)
+                (v.origin.side == template.origin.side && own.slot.is_some_and(|s| s.container == template.origin.node))
+                    .then_some(own.index)
             });
             let (fdoc, fslot, findex) = match in_template {
                 Some(j) => (tdoc, Some(&tslots[j]), j),
@@ -115,18 +116,22 @@ impl<'r, 'd> Renderer<'r, 'd> {
                     tail_from = Some((own.doc, own.doc.nodes[s.container as usize].tail));
                 }
             }
-            if i > 0 && uses_commas {
-                out.push(',');
-            }
+            // The lead keeps its comma where the source had it (`1 , 2` stays so); an element
+            // moving to or from the first place gains or loses one.
             let lead = match fslot {
-                Some(s) if (i == 0) == (findex == 0) => fdoc.lead_without_comma(s),
-                // First element taking the place of another, or the other way round: borrow the
-                // lead the template gives an element at this position.
+                Some(slot) if (i == 0) == (findex == 0) => fdoc.text(slot.lead).to_owned(),
                 _ => {
+                    // Borrow the lead the template gives an element at this position.
                     let j = if i == 0 { 0 } else { 1.min(tslots.len().saturating_sub(1)) };
-                    match tslots.get(j).or(fslot) {
-                        Some(s) => if tslots.get(j).is_some() { tdoc.lead_without_comma(s) } else { fdoc.lead_without_comma(s) },
-                        None => String::new(),
+                    let (ldoc, lslot) = match tslots.get(j) {
+                        Some(s) => (tdoc, Some(s)),
+                        None => (fdoc, fslot),
+                    };
+                    let bare = lslot.map(|s| ldoc.lead_without_comma(s)).unwrap_or_default();
+                    if i > 0 && uses_commas {
+                        format!(",{bare}")
+                    } else {
+                        bare
                     }
                 }
             };

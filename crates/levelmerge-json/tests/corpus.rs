@@ -16,7 +16,8 @@ fn is_json(bytes: &[u8]) -> bool {
 }
 
 fn merged(b: &[u8], o: &[u8], t: &[u8]) -> Result<Vec<u8>, String> {
-    let r = merge_texts(&JsonCodec::default(), Sides::new(b, o, t), &Options::default(), &MarkerStyle::default()).map_err(|e| e.to_string())?;
+    let r =
+        merge_texts(&JsonCodec::default(), Sides::new(b, o, t), &Options::default(), &MarkerStyle::default()).map_err(|e| e.to_string())?;
     if r.open_conflicts > 0 {
         return Err(format!("{} conflicts", r.open_conflicts));
     }
@@ -59,7 +60,10 @@ fn every_corpus_json_file_round_trips_byte_for_byte() {
             Ok(doc) => {
                 if let Err(problems) = codec.lower(&doc, Side::Base) {
                     // Committed files with duplicate ids: refused for structured merging.
-                    assert!(problems.iter().all(|p| matches!(p, Problem::DuplicateId { .. } | Problem::DuplicateKey { .. })), "{name}: {problems:?}");
+                    assert!(
+                        problems.iter().all(|p| matches!(p, Problem::DuplicateId { .. } | Problem::DuplicateKey { .. })),
+                        "{name}: {problems:?}"
+                    );
                     invalid += 1;
                     continue;
                 }

@@ -66,3 +66,154 @@ fn delete_vs_untouched_deletes() {
     assert_eq!(c, 0);
     assert_eq!(m, o.replace("\"x\": 10", "\"x\": 9"));
 }
+
+fn codec_with_refs() -> JsonCodec {
+    let mut c = JsonCodec::default();
+    c.config.parent_key = Some("parent".into());
+    c.config.reference_keys = vec!["target".into()];
+    c
+}
+
+fn merge_refs(b: &str, o: &str, t: &str) -> levelmerge_core::MergeOutcome {
+    merge_texts(&codec_with_refs(), Sides::new(b.as_bytes(), o.as_bytes(), t.as_bytes()), &Options::default(), &MarkerStyle::default())
+        .expect("merge runs")
+}
+
+const FLAT: &str = "{\"objects\": [\n  {\"id\": 1, \"parent\": 0},\n  {\"id\": 2, \"parent\": 1},\n  {\"id\": 3, \"parent\": 1},\n  {\"id\": 4, \"parent\": 1, \"target\": 2}\n]}\n";
+
+#[test]
+fn concurrent_reparenting_cycle_is_broken_and_reported() {
+    // Ours puts 2 under 3, theirs puts 3 under 2: each is fine alone, together a cycle.
+    let o = FLAT.replace("{\"id\": 2, \"parent\": 1}", "{\"id\": 2, \"parent\": 3}");
+    let t = FLAT.replace("{\"id\": 3, \"parent\": 1}", "{\"id\": 3, \"parent\": 2}");
+    let r = merge_refs(FLAT, &o, &t);
+    assert_eq!(r.open_conflicts, 0);
+    assert_eq!(r.notes.len(), 1, "{:?}", r.notes);
+    assert!(r.notes[0].contains("cycle"), "{:?}", r.notes);
+    let text = String::from_utf8(r.text).unwrap();
+    // Ours' parent of 3 is kept; theirs' move of 3 is dropped, ours' move of 2 stays.
+    assert!(text.contains("{\"id\": 2, \"parent\": 3}") && text.contains("{\"id\": 3, \"parent\": 1}"), "{text}");
+    assert!(levelmerge_core::check_text(&codec_with_refs(), text.as_bytes()).is_empty());
+}
+
+#[test]
+fn deleting_an_object_the_other_side_starts_to_reference_conflicts() {
+    let o = FLAT.replace("  {\"id\": 3, \"parent\": 1},\n", "");
+    let t = FLAT.replace("\"target\": 2", "\"target\": 3");
+    let r = merge_refs(FLAT, &o, &t);
+    assert_eq!(r.open_conflicts, 1, "{}", String::from_utf8_lossy(&r.text));
+    assert_eq!(r.conflicts[0].kind, "delete-modify");
+    assert_eq!(r.conflicts[0].object, "/objects[3]");
+}
+
+#[test]
+fn deleting_a_parent_whose_child_the_other_side_edits_conflicts() {
+    // Object 2 hangs under 1 by its parent field; ours deletes 1 and 2, theirs edits 2.
+    let o = "{\"objects\": [\n  {\"id\": 3, \"parent\": 0},\n  {\"id\": 4, \"parent\": 0}\n]}\n";
+    let base = "{\"objects\": [\n  {\"id\": 1, \"parent\": 0},\n  {\"id\": 2, \"parent\": 1},\n  {\"id\": 3, \"parent\": 0},\n  {\"id\": 4, \"parent\": 0}\n]}\n";
+    let t = base.replace("{\"id\": 2, \"parent\": 1}", "{\"id\": 2, \"parent\": 1, \"name\": \"x\"}");
+    let r = merge_refs(base, o, &t);
+    assert!(r.open_conflicts >= 1);
+    assert!(r.conflicts.iter().any(|c| c.kind == "delete-modify" && c.object == "/objects[1]"), "{:?}", r.conflicts);
+}
+
+#[test]
+fn deleting_a_subtree_nobody_touched_takes_it_all() {
+    let base = "{\"rooms\": [\n  {\"id\": \"a\", \"props\": [{\"id\": 1, \"x\": 0}, {\"id\": 2, \"x\": 0}]},\n  {\"id\": \"b\", \"props\": []}\n]}\n";
+    let o = "{\"rooms\": [\n  {\"id\": \"b\", \"props\": []}\n]}\n";
+    let t = base.replace("{\"id\": \"b\", \"props\": []}", "{\"id\": \"b\", \"props\": [{\"id\": 9, \"x\": 1}]}");
+    let (m, c) = merge(base, o, &t);
+    assert_eq!(c, 0);
+    assert_eq!(m, "{\"rooms\": [\n  {\"id\": \"b\", \"props\": [{\"id\": 9, \"x\": 1}]}\n]}\n");
+}
+
+#[test]
+fn editing_inside_a_deleted_subtree_conflicts() {
+    let base = "{\"rooms\": [\n  {\"id\": \"a\", \"props\": [{\"id\": 1, \"x\": 0}]},\n  {\"id\": \"b\"}\n]}\n";
+    let o = "{\"rooms\": [\n  {\"id\": \"b\"}\n]}\n";
+    let t = base.replace("\"x\": 0", "\"x\": 5");
+    let (m, c) = merge(base, o, &t);
+    assert!(c >= 1, "{m}");
+    assert!(m.contains("<<<<<<< ours") && m.contains("\"x\": 5"), "{m}");
+}
+
+#[test]
+fn same_id_added_on_both_sides_with_different_content_conflicts() {
+    let o = BASE.replace("\"x\": 20 }\n", "\"x\": 20 },\n    { \"id\": 3, \"name\": \"key\" }\n");
+    let t = BASE.replace("\"x\": 20 }\n", "\"x\": 20 },\n    { \"id\": 3, \"name\": \"coin\" }\n");
+    let (m, c) = merge(BASE, &o, &t);
+    assert_eq!(c, 1, "{m}");
+    let same = merge(BASE, &o, &o);
+    assert_eq!(same, (o.clone(), 0));
+}
+
+#[test]
+fn lists_without_identity_merge_like_diff3() {
+    let base = "{\"tiles\": [0, 0, 0, 0, 0, 0]}";
+    assert_eq!(
+        merge(base, "{\"tiles\": [1, 0, 0, 0, 0, 0]}", "{\"tiles\": [0, 0, 0, 0, 0, 2]}"),
+        ("{\"tiles\": [1, 0, 0, 0, 0, 2]}".into(), 0)
+    );
+    let (_, c) = merge(base, "{\"tiles\": [0, 0, 1, 0]}", "{\"tiles\": [0, 0, 2, 0, 0, 0]}");
+    assert_eq!(c, 1);
+}
+
+#[test]
+fn every_style_round_trips_and_keeps_its_style() {
+    let styles = [
+        "{\n  \"a\": 1,\n  \"list\": [\n    {\"id\": 1, \"v\": 1.50},\n    {\"id\": 2, \"v\": 5.6e-14}\n  ]\n}\n",
+        "{\n    \"a\": 1,\n    \"list\": [\n        {\"id\": 1, \"v\": 1.50},\n        {\"id\": 2, \"v\": 5.6e-14}\n    ]\n}",
+        "{\n\t\"a\": 1,\n\t\"list\": [\n\t\t{\"id\": 1, \"v\": 1.50},\n\t\t{\"id\": 2, \"v\": 5.6e-14}\n\t]\n}\n",
+        "{\"a\":1,\"list\":[{\"id\":1,\"v\":1.50},{\"id\":2,\"v\":5.6e-14}]}",
+        "{\r\n  \"a\": 1,\r\n  \"list\": [\r\n    {\"id\": 1, \"v\": 1.50},\r\n    {\"id\": 2, \"v\": 5.6e-14}\r\n  ]\r\n}\r\n",
+        "\u{feff}{ \"a\" : 1 , \"list\" : [ {\"id\": 1, \"v\": 1.50} , {\"id\": 2, \"v\": 5.6e-14} ] }\n",
+    ];
+    for s in styles {
+        assert_eq!(merge(s, s, s), (s.to_owned(), 0), "round trip of {s:?}");
+        // A new element on one side and an edit on the other keep the file's style.
+        let o = s.replacen("\"a\"", "\"b\"", 1);
+        let t = s.replace("5.6e-14}", "5.6e-14}, {\"id\": 3, \"v\": 18.000000000000057}");
+        let (m, c) = merge(s, &o, &t);
+        assert_eq!(c, 0, "{s:?}");
+        assert_eq!(m, t.replacen("\"a\"", "\"b\"", 1), "style of {s:?}");
+    }
+}
+
+#[test]
+fn sjson_round_trips_and_merges() {
+    let codec = JsonCodec::new(Some(levelmerge_json::Dialect::Sjson), Default::default());
+    let base = "// Crown-style level\n_guid = \"fed2\"\nunits = [\n\t{\n\t\t_guid = \"20e3\"\n\t\tname = \"light\"\n\t\tpos = [0 0 1]\n\t}\n\t{\n\t\t_guid = \"31aa\"\n\t\tname = \"box\"\n\t\tpos = [1 0 0]\n\t}\n]\n/* end */\n";
+    let run = |b: &str, o: &str, t: &str| {
+        let r = merge_texts(&codec, Sides::new(b.as_bytes(), o.as_bytes(), t.as_bytes()), &Options::default(), &MarkerStyle::default())
+            .unwrap();
+        (String::from_utf8(r.text).unwrap(), r.open_conflicts)
+    };
+    assert_eq!(run(base, base, base), (base.to_owned(), 0));
+    let o = base.replace("\"light\"", "\"sun\"");
+    let t = base.replace("[1 0 0]", "[2 0 0]");
+    assert_eq!(run(base, &o, &t), (base.replace("\"light\"", "\"sun\"").replace("[1 0 0]", "[2 0 0]"), 0));
+}
+
+#[test]
+fn policies_settle_conflicts() {
+    use levelmerge_core::policy::{Policy, Rule, RuleAction};
+    let o = BASE.replace("\"x\": 10", "\"x\": 11");
+    let t = BASE.replace("\"x\": 10", "\"x\": 12");
+    let run = |policy: Policy| {
+        let r = merge_texts(
+            &JsonCodec::default(),
+            Sides::new(BASE.as_bytes(), o.as_bytes(), t.as_bytes()),
+            &Options { policy },
+            &MarkerStyle::default(),
+        )
+        .unwrap();
+        (String::from_utf8(r.text).unwrap(), r.open_conflicts)
+    };
+    assert_eq!(run(Policy { prefer: Some(levelmerge_core::Side::Theirs), rules: vec![] }), (t.clone(), 0));
+    assert_eq!(run(Policy { prefer: None, rules: vec![Rule { pattern: "x".into(), action: RuleAction::Ignore }] }), (o.clone(), 0));
+    assert_eq!(
+        run(Policy { prefer: None, rules: vec![Rule { pattern: "entities.x".into(), action: RuleAction::Theirs }] }),
+        (t.clone(), 0)
+    );
+    assert_eq!(run(Policy { prefer: None, rules: vec![Rule { pattern: "y*".into(), action: RuleAction::Theirs }] }).1, 1);
+}

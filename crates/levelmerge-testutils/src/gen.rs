@@ -169,11 +169,9 @@ impl GenLevel {
             Edit::Delete { entity } if n > 0 => {
                 self.entities.remove(entity % n);
             }
-            Edit::Add { id, name } => {
-                if !self.entities.iter().any(|e| e.id == *id) {
-                    let at = (*id as usize) % (n + 1);
-                    self.entities.insert(at, Entity { id: *id, name: name.clone(), x: 0, y: "0.5".into(), tags: vec![], parts: vec![] });
-                }
+            Edit::Add { id, name } if !self.entities.iter().any(|e| e.id == *id) => {
+                let at = (*id as usize) % (n + 1);
+                self.entities.insert(at, Entity { id: *id, name: name.clone(), x: 0, y: "0.5".into(), tags: vec![], parts: vec![] });
             }
             Edit::AddPart { entity, id } if n > 0 => {
                 let e = &mut self.entities[entity % n];
@@ -205,23 +203,31 @@ fn name() -> impl Strategy<Value = String> {
 
 /// A base level: up to `max` entities with ids 1..
 pub fn level(max: usize) -> impl Strategy<Value = GenLevel> {
-    let entity = (name(), -50i64..50, prop::sample::select(vec!["0.5", "1.25", "-3", "2e-7", "18.000000000000057"]), prop::collection::vec(name(), 0..3), 0usize..3);
-    (name(), -5i64..5, prop::collection::vec(entity, 0..max), prop::collection::vec(0u32..4, 0..12)).prop_map(|(n, sun, es, tiles)| GenLevel {
-        name: n,
-        sun,
-        entities: es
-            .into_iter()
-            .enumerate()
-            .map(|(i, (name, x, y, tags, parts))| Entity {
-                id: i as u32 + 1,
-                name,
-                x,
-                y: y.to_owned(),
-                tags,
-                parts: (0..parts).map(|p| Part { id: (i * 10 + p) as u32 + 100, value: p as i64 }).collect(),
-            })
-            .collect(),
-        tiles,
+    let entity = (
+        name(),
+        -50i64..50,
+        prop::sample::select(vec!["0.5", "1.25", "-3", "2e-7", "18.000000000000057"]),
+        prop::collection::vec(name(), 0..3),
+        0usize..3,
+    );
+    (name(), -5i64..5, prop::collection::vec(entity, 0..max), prop::collection::vec(0u32..4, 0..12)).prop_map(|(n, sun, es, tiles)| {
+        GenLevel {
+            name: n,
+            sun,
+            entities: es
+                .into_iter()
+                .enumerate()
+                .map(|(i, (name, x, y, tags, parts))| Entity {
+                    id: i as u32 + 1,
+                    name,
+                    x,
+                    y: y.to_owned(),
+                    tags,
+                    parts: (0..parts).map(|p| Part { id: (i * 10 + p) as u32 + 100, value: p as i64 }).collect(),
+                })
+                .collect(),
+            tiles,
+        }
     })
 }
 
@@ -257,7 +263,7 @@ impl Rng {
     pub fn new(seed: u64) -> Self {
         Rng(seed.max(1))
     }
-    pub fn next(&mut self) -> u64 {
+    pub fn next_u64(&mut self) -> u64 {
         let mut x = self.0;
         x ^= x << 13;
         x ^= x >> 7;
@@ -266,7 +272,7 @@ impl Rng {
         x
     }
     pub fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
+        self.next_u64() % n.max(1)
     }
 }
 
