@@ -27,8 +27,6 @@ pub struct CheckArgs {
 }
 
 pub fn run(args: &CheckArgs, ui: &Ui) -> Result<u8> {
-    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
-    let config = Config::load(args.config.as_deref(), &cwd)?;
     let mut out = anstream::stdout().lock();
     let mut worst = exit::CLEAN;
     let mut reports = Vec::new();
@@ -42,6 +40,7 @@ pub fn run(args: &CheckArgs, ui: &Ui) -> Result<u8> {
                 continue;
             }
         };
+        let config = Config::for_file(args.config.as_deref(), path)?;
         let format = args.format.unwrap_or_else(|| format::detect(&[&text], Some(path)));
         let problems = match format::engine(format, &config) {
             Some(engine) => engine.check(&text),

@@ -87,6 +87,17 @@ impl Config {
         Ok(Config { rules, json, source: Some(source.to_owned()) })
     }
 
+    /// The configuration for `file`: `explicit` if given; else the nearest `.levelmerge.toml`
+    /// from the file's folder up to the repository root; else the defaults.
+    pub fn for_file(explicit: Option<&Path>, file: &Path) -> Result<Config> {
+        let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+        let folder = match file.parent() {
+            Some(p) if !p.as_os_str().is_empty() => cwd.join(p),
+            _ => cwd,
+        };
+        Config::load(explicit, &folder)
+    }
+
     /// Read `explicit` if given; else the nearest `.levelmerge.toml` from `start` up to the
     /// repository root; else the defaults.
     pub fn load(explicit: Option<&Path>, start: &Path) -> Result<Config> {

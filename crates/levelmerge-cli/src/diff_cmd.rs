@@ -71,8 +71,7 @@ fn render(
     ui: &Ui,
     out: &mut dyn Write,
 ) -> Result<bool> {
-    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
-    let config = Config::load(config, &cwd)?;
+    let config = Config::for_file(config, path)?;
     let format = format.unwrap_or_else(|| format::detect(&[new, old], Some(path)));
     let changes = match format::engine(format, &config) {
         Some(engine) if !old.is_empty() && !new.is_empty() => match engine.diff(old, new) {

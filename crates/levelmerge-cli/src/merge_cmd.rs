@@ -74,8 +74,7 @@ pub fn run(args: &MergeArgs, ui: &Ui) -> Result<u8> {
     if args.marker_size == 0 {
         anyhow::bail!("the conflict marker size must be at least 1");
     }
-    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
-    let config = Config::load(args.config.as_deref(), &cwd)?;
+    let config = Config::for_file(args.config.as_deref(), &display)?;
     let style = MarkerStyle { size: args.marker_size, ..MarkerStyle::default() };
     let format = args.format.unwrap_or_else(|| format::detect(&[&texts.ours, &texts.theirs, &texts.base], Some(&display)));
     let policy =
