@@ -50,7 +50,10 @@ fn main() {
     }
     let texts = [base.to_json(Style::TWO), ours.to_json(Style::TWO), theirs.to_json(Style::TWO)];
     let dir = tempfile::tempdir().expect("a temporary directory");
-    let paths: Vec<_> = ["base.json", "ours.json", "theirs.json"].iter().map(|n| dir.path().join(n)).collect();
+    // LEVELMERGE_BENCH_DIR keeps the generated inputs there, for profiling.
+    let keep = std::env::var_os("LEVELMERGE_BENCH_DIR").map(std::path::PathBuf::from);
+    let folder = keep.clone().unwrap_or_else(|| dir.path().to_owned());
+    let paths: Vec<_> = ["base.json", "ours.json", "theirs.json"].iter().map(|n| folder.join(n)).collect();
     for (p, t) in paths.iter().zip(&texts) {
         std::fs::write(p, t).expect("write input");
     }
@@ -74,7 +77,7 @@ fn main() {
     });
 
     let bin = env!("CARGO_BIN_EXE_levelmerge");
-    let out = dir.path().join("out.json");
+    let out = folder.join("out.json");
     let cli = time(reps, || {
         let status = Command::new(bin).arg("merge").args(&paths).arg("-o").arg(&out).arg("-q").status().expect("run levelmerge");
         assert!(status.code().is_some_and(|c| c <= 1), "levelmerge failed");

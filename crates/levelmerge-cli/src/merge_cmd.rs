@@ -93,7 +93,7 @@ pub fn run(args: &MergeArgs, ui: &Ui) -> Result<u8> {
                 (m.text, m.conflicts, None, Mode::Lines { reason })
             }
             Some(engine) => match engine.merge(texts.as_ref().map(|_, t| t.as_slice()), &options, &style) {
-                Ok(outcome) => (outcome.text.clone(), outcome.open_conflicts, Some(outcome), Mode::Structured),
+                Ok(mut outcome) => (std::mem::take(&mut outcome.text), outcome.open_conflicts, Some(outcome), Mode::Structured),
                 Err(e) => {
                     let m = merge_lines(&texts.base, &texts.ours, &texts.theirs, &style);
                     // A line merge of inputs the codec could not merge is never declared clean

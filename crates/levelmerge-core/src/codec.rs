@@ -22,7 +22,11 @@ pub trait Codec {
 
     /// The level a document holds. Problems that make matching by id impossible (duplicate ids
     /// or keys) are errors.
-    fn lower<'d>(&self, doc: &'d Self::Document<'_>, side: Side) -> Result<Level<'d>, Vec<Problem>>;
+    ///
+    /// `others` are the other versions this one is merged with (empty when a document is read
+    /// alone). A codec may lower a part that is byte-identical in every version as one opaque
+    /// value: nothing there can merge differently, and big unchanged levels read much faster.
+    fn lower<'d>(&self, doc: &'d Self::Document<'_>, side: Side, others: &[&'d Self::Document<'_>]) -> Result<Level<'d>, Vec<Problem>>;
 
     /// Write a resolved level. `docs` are the documents the level's values were lowered from.
     fn render(&self, docs: Sides<&Self::Document<'_>>, level: &Resolved<'_>) -> Vec<u8>;
@@ -91,8 +95,8 @@ fn parse<'s, C: Codec>(codec: &C, side: Side, text: &'s [u8]) -> Result<C::Docum
     codec.parse(text).map_err(|problem| MergeError::Unreadable { side, problem })
 }
 
-fn read<'d, C: Codec>(codec: &C, side: Side, doc: &'d C::Document<'_>) -> Result<Level<'d>, MergeError> {
-    codec.lower(doc, side).map_err(|problems| MergeError::Invalid { side, problems })
+fn read<'d, C: Codec>(codec: &C, side: Side, doc: &'d C::Document<'_>, others: &[&'d C::Document<'_>]) -> Result<Level<'d>, MergeError> {
+    codec.lower(doc, side, others).map_err(|problems| MergeError::Invalid { side, problems })
 }
 
 /// Problems in `result` that none of `inputs` has (compared without line numbers, which move).
@@ -179,7 +183,11 @@ where
     let parallel = texts.base.len() + texts.ours.len() + texts.theirs.len() > PARALLEL_FROM;
     let docs = on_each_side(parallel, texts, |side, text| parse(codec, side, text));
     let docs = Sides::new(docs.base?, docs.ours?, docs.theirs?);
-    let levels = on_each_side(parallel, docs.as_ref(), |side, doc| read(codec, side, doc));
+    let all = docs.as_ref();
+    let levels = on_each_side(parallel, all, |side, doc| {
+        let others: Vec<_> = [Side::Base, Side::Ours, Side::Theirs].into_iter().filter(|s| *s != side).map(|s| *all.get(s)).collect();
+        read(codec, side, doc, &others)
+    });
     let levels = Sides::new(levels.base?, levels.ours?, levels.theirs?);
     let mut merged = merge(levels.as_ref(), options);
     let doc_refs = docs.as_ref();
@@ -225,7 +233,7 @@ pub fn check_text<C: Codec>(codec: &C, text: &[u8]) -> Vec<Problem> {
             return problems;
         }
     };
-    match codec.lower(&doc, Side::Ours) {
+    match codec.lower(&doc, Side::Ours, &[]) {
         Ok(level) => problems.extend(level.problems()),
         Err(ps) => problems.extend(ps),
     }
@@ -235,7 +243,7 @@ pub fn check_text<C: Codec>(codec: &C, text: &[u8]) -> Vec<Problem> {
 /// The semantic differences between two texts.
 pub fn diff_texts<C: Codec>(codec: &C, old: &[u8], new: &[u8]) -> Result<Vec<Change>, MergeError> {
     let (a, b) = (parse(codec, Side::Base, old)?, parse(codec, Side::Theirs, new)?);
-    let (la, lb) = (read(codec, Side::Base, &a)?, read(codec, Side::Theirs, &b)?);
+    let (la, lb) = (read(codec, Side::Base, &a, &[])?, read(codec, Side::Theirs, &b, &[])?);
     Ok(diff(&la, &lb))
 }
 

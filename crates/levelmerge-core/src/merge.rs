@@ -405,14 +405,11 @@ pub fn merge<'a>(inputs: Sides<&'a Level<'a>>, options: &Options) -> MergedLevel
     let changes_of = |s: Side| changes.get(s).as_ref().expect("ours and theirs have change sets");
 
     // 1. Which objects exist, and which need a whole-object conflict.
-    let ids: Vec<ObjectId> = {
+    let ids: Vec<ObjectId> = if base.objects.keys().eq(ours.objects.keys()) && ours.objects.keys().eq(theirs.objects.keys()) {
+        ours.objects.keys().cloned().collect()
+    } else {
         let keys = |l: &Level<'_>| l.objects.keys().cloned().collect::<Vec<_>>();
-        let (b, o, t) = (keys(base), keys(ours), keys(theirs));
-        if b == o && o == t {
-            o
-        } else {
-            merge_order(&b, &o, &t, |_| true).order
-        }
+        merge_order(&keys(base), &keys(ours), &keys(theirs), |_| true).order
     };
     let mut alive: FxHashSet<ObjectId> = FxHashSet::default();
     let mut choices: Vec<(ObjectId, ConflictKind)> = Vec::new();

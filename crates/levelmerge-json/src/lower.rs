@@ -11,8 +11,14 @@ use crate::JsonConfig;
 /// The id of the object standing for the whole document.
 pub const ROOT_ID: &str = "/";
 
+/// Where the node being lowered sits in the other versions (`others[i]`), when it is there.
+type Peers = [Option<u32>; 2];
+
 struct Lowerer<'d, 'c> {
     doc: &'d Document<'d>,
+    /// The other versions merged with this one; parts identical in all of them are opaque.
+    others: &'c [&'d Document<'d>],
+    opaque_ok: bool,
     side: Side,
     config: &'c JsonConfig,
     level: Level<'d>,
@@ -25,8 +31,9 @@ struct Lowerer<'d, 'c> {
     path: Vec<&'d str>,
 }
 
-/// The identity key of an array, if every element is an object holding it as a unique scalar.
-fn identity_key<'d>(doc: &Document<'d>, array: u32, path: &[&str], config: &JsonConfig) -> Option<&'d str> {
+/// The identity key of an array, if every element is an object holding it as a string or
+/// number, with the id node of each element.
+fn identity_key<'d>(doc: &Document<'d>, array: u32, path: &[&str], config: &JsonConfig) -> Option<(&'d str, Vec<u32>)> {
     let items = doc.slots_of(array);
     if items.is_empty() {
         return None;
@@ -41,20 +48,18 @@ fn identity_key<'d>(doc: &Document<'d>, array: u32, path: &[&str], config: &Json
         Some(c) => vec![c.key.as_str()],
         None => config.id_keys.iter().map(String::as_str).collect(),
     };
+    let id_node = |element: u32, key: &str| {
+        if doc.nodes[element as usize].kind != NodeKind::Object {
+            return None;
+        }
+        let member = doc.slots_of(element).iter().find(|m| doc.text(m.name) == key)?;
+        matches!(doc.nodes[member.value as usize].kind, NodeKind::String | NodeKind::Number)
+            .then_some((doc.text(member.name), member.value))
+    };
     candidates.into_iter().find_map(|key| {
-        let all_have = items.iter().all(|s| {
-            let v = &doc.nodes[s.value as usize];
-            v.kind == NodeKind::Object
-                && doc
-                    .slots_of(s.value)
-                    .iter()
-                    .any(|m| doc.text(m.name) == key && matches!(doc.nodes[m.value as usize].kind, NodeKind::String | NodeKind::Number))
-        });
-        // Find the key text inside the document so the result borrows from it.
-        all_have.then(|| {
-            let first = items[0].value;
-            doc.slots_of(first).iter().find(|m| doc.text(m.name) == key).map(|m| doc.text(m.name)).expect("all elements have the key")
-        })
+        let (name, _) = id_node(items[0].value, key)?;
+        let nodes: Option<Vec<u32>> = items.iter().map(|s| id_node(s.value, key).map(|(_, n)| n)).collect();
+        Some((name, nodes?))
     })
 }
 
@@ -75,6 +80,27 @@ fn id_text<'d>(doc: &Document<'d>, node: u32) -> &'d str {
 }
 
 impl<'d> Lowerer<'d, '_> {
+    fn identical_everywhere(&self, raw: &str, peers: Peers) -> bool {
+        self.opaque_ok && peers.iter().enumerate().all(|(i, p)| p.is_some_and(|p| self.others[i].node_text(p) == raw))
+    }
+
+    /// The member named `name` (at position `index` here) in each peer object.
+    fn member_peers(&self, peers: Peers, index: usize, name: &str) -> Peers {
+        if !self.opaque_ok {
+            return [None, None];
+        }
+        [0, 1].map(|i| {
+            let other = self.others[i];
+            let p = peers[i]?;
+            if other.nodes[p as usize].kind != NodeKind::Object {
+                return None;
+            }
+            let slots = other.slots_of(p);
+            let same_place = slots.get(index).filter(|s| other.text(s.name) == name);
+            same_place.or_else(|| slots.iter().find(|s| other.text(s.name) == name)).map(|s| s.value)
+        })
+    }
+
     fn origin(&self, node: u32) -> Origin {
         Origin { side: self.side, node }
     }
@@ -123,10 +149,14 @@ impl<'d> Lowerer<'d, '_> {
     ///
     /// Inside a list without identity (`in_list`), arrays stay plain lists: an element there
     /// has no stable place to hang an object id on.
-    fn value(&mut self, node: u32, owner: &ObjectId, key: Option<&str>, rel: usize, in_list: bool) -> Value<'d> {
+    fn value(&mut self, node: u32, peers: Peers, owner: &ObjectId, key: Option<&str>, rel: usize, in_list: bool) -> Value<'d> {
         let doc = self.doc;
         let n = &doc.nodes[node as usize];
         let raw = doc.node_text(node);
+        if self.identical_everywhere(raw, peers) && matches!(n.kind, NodeKind::Object | NodeKind::Array) {
+            // The same bytes in every version: nothing inside can merge differently.
+            return Value::scalar(raw, self.origin(node), None);
+        }
         match n.kind {
             NodeKind::String | NodeKind::Number | NodeKind::Literal => {
                 let reference = key.and_then(|k| self.reference(k, node, owner));
@@ -145,51 +175,47 @@ impl<'d> Lowerer<'d, '_> {
                         });
                         continue;
                     }
+                    let member_peers = self.member_peers(peers, i, name);
                     self.path.push(name);
-                    let v = self.value(slot.value, owner, Some(name), rel, in_list);
+                    let v = self.value(slot.value, member_peers, owner, Some(name), rel, in_list);
                     self.path.pop();
                     entries.push((name, v));
                 }
                 Value::map(raw, self.origin(node), entries)
             }
             NodeKind::Array => match identity_key(doc, node, &self.path, self.config).filter(|_| !in_list) {
-                Some(id_key) => self.children(node, owner, id_key, rel),
+                Some((id_key, id_nodes)) => self.children(node, &id_nodes, owner, id_key, rel),
                 None => {
-                    let items = doc.slots_of(node).iter().map(|s| self.value(s.value, owner, key, rel, true)).collect();
+                    let items = doc.slots_of(node).iter().map(|s| self.value(s.value, [None, None], owner, key, rel, true)).collect();
                     Value::list(raw, self.origin(node), items)
                 }
             },
         }
     }
 
-    fn children(&mut self, array: u32, owner: &ObjectId, id_key: &str, rel: usize) -> Value<'d> {
+    fn children(&mut self, array: u32, id_nodes: &[u32], owner: &ObjectId, id_key: &'d str, rel: usize) -> Value<'d> {
         let doc = self.doc;
         let mut ids = Vec::new();
         let mut hashes = Vec::new();
         let rel_path = self.path[rel..].join(".");
         let prefix = if owner.as_str() == ROOT_ID { "" } else { owner.as_str() };
         let kind = self.path.last().copied().unwrap_or("item").to_owned();
-        let mut lines: FxHashMap<&str, u32> = FxHashMap::default();
-        for slot in doc.slots_of(array) {
+        self.level.objects.reserve(id_nodes.len());
+        for (slot, &id_node) in doc.slots_of(array).iter().zip(id_nodes) {
             let element = slot.value;
-            let id_node = doc.slots_of(element).iter().find(|m| doc.text(m.name) == id_key).expect("identity key checked").value;
             let local = id_text(doc, id_node);
             let line = self.line(element);
-            if let Some(first) = lines.get(local) {
+            let mut id_text = String::with_capacity(prefix.len() + rel_path.len() + local.len() + 3);
+            for part in [prefix, "/", &rel_path, "[", local, "]"] {
+                id_text.push_str(part);
+            }
+            let id = ObjectId::new(id_text);
+            // Ids are qualified by their array, so a clash here is a duplicate in this array.
+            if let Some(first) = self.level.objects.get(&id) {
                 self.problems.push(Problem::DuplicateId {
                     id: format!("\"{id_key}\": {}", doc.node_text(id_node)),
                     line: line as usize,
-                    first_line: *first as usize,
-                });
-                continue;
-            }
-            lines.insert(local, line);
-            let id = ObjectId::new(format!("{prefix}/{rel_path}[{local}]"));
-            if self.level.objects.contains_key(&id) {
-                self.problems.push(Problem::DuplicateId {
-                    id: id.to_string(),
-                    line: line as usize,
-                    first_line: self.level.objects[&id].line as usize,
+                    first_line: first.line as usize,
                 });
                 continue;
             }
@@ -197,7 +223,13 @@ impl<'d> Lowerer<'d, '_> {
                 seen.entry(local.to_owned()).or_default().push(id.clone());
             }
             let depth = self.path.len();
-            let props = self.value(element, &id, None, depth, false);
+            // An element found unchanged in every other version is lowered as one opaque value.
+            let raw = doc.node_text(element);
+            let props = if self.opaque_ok && self.others.iter().all(|o| o.has_element(raw)) {
+                Value::scalar(raw, self.origin(element), None)
+            } else {
+                self.value(element, [None, None], &id, None, depth, false)
+            };
             let kind = kind_of(doc, element).unwrap_or(&kind).to_owned();
             hashes.push(props.hash);
             ids.push(id.clone());
@@ -208,13 +240,17 @@ impl<'d> Lowerer<'d, '_> {
 }
 
 /// Lower a document.
-pub fn lower<'d>(doc: &'d Document<'d>, side: Side, config: &JsonConfig) -> Result<Level<'d>, Vec<Problem>> {
+pub fn lower<'d>(doc: &'d Document<'d>, side: Side, config: &JsonConfig, others: &[&'d Document<'d>]) -> Result<Level<'d>, Vec<Problem>> {
     let declares_refs = config.parent_key.is_some() || !config.reference_keys.is_empty();
+    // Opaque parts would hide declared references, which the checks need.
+    let opaque_ok = others.len() == 2 && !declares_refs;
     let run = |ids: Option<&FxHashMap<String, Vec<ObjectId>>>| {
         let seen_ids = (declares_refs && ids.is_none()).then(FxHashMap::default);
-        let mut l = Lowerer { doc, side, config, level: Level::new(), problems: Vec::new(), ids, seen_ids, path: Vec::new() };
+        let mut l =
+            Lowerer { doc, others, opaque_ok, side, config, level: Level::new(), problems: Vec::new(), ids, seen_ids, path: Vec::new() };
         let root_id = ObjectId::new(ROOT_ID);
-        let props = l.value(doc.root, &root_id, None, 0, false);
+        let root_peers = [0, 1].map(|i| others.get(i).map(|d| d.root));
+        let props = l.value(doc.root, root_peers, &root_id, None, 0, false);
         let line = l.line(doc.root);
         l.level.objects.insert(root_id.clone(), Object { id: root_id.clone(), kind: "document".into(), parent: None, props, line });
         l.level.root = Some(root_id);

@@ -2,7 +2,17 @@
 //! keeps the bytes before it (whitespace, comments, the comma), and each container keeps the bytes
 //! before its closing bracket. Nothing is decoded or re-printed.
 
+use std::sync::OnceLock;
+
 use levelmerge_core::Problem;
+use rustc_hash::{FxHashMap, FxHasher};
+
+fn text_hash(text: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = FxHasher::default();
+    text.hash(&mut h);
+    h.finish()
+}
 
 /// Which syntax a file is read with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -74,6 +84,9 @@ pub struct Document<'s> {
     /// Whether any container separates elements with commas.
     pub uses_commas: bool,
     newlines: Vec<u32>,
+    /// The text of every object that is an element of an array of objects (built on first use).
+    /// (Kept as hashes and node indices: borrowing the text would tie the cell to `'s`.)
+    element_texts: OnceLock<FxHashMap<u64, u32>>,
 }
 
 impl<'s> Document<'s> {
@@ -104,6 +117,28 @@ impl<'s> Document<'s> {
     /// The bytes after the root value (usually the final newline, or nothing).
     pub fn suffix(&self) -> &'s str {
         &self.src[self.nodes[self.root as usize].end as usize..]
+    }
+
+    /// Whether this document has an array element that is exactly `text`. An element's text
+    /// holds its id, so the same text elsewhere is the same object, unchanged.
+    pub fn has_element(&self, text: &str) -> bool {
+        let found = self.element_texts.get_or_init(|| {
+            let mut map = FxHashMap::default();
+            for (i, n) in self.nodes.iter().enumerate() {
+                if n.kind != NodeKind::Array {
+                    continue;
+                }
+                let elements = self.slots_of(i as u32);
+                if elements.iter().all(|s| self.nodes[s.value as usize].kind == NodeKind::Object) {
+                    for s in elements {
+                        map.entry(text_hash(self.node_text(s.value))).or_insert(s.value);
+                    }
+                }
+            }
+            map
+        });
+        // A hash collision only makes the element look changed, which is always safe.
+        found.get(&text_hash(text)).is_some_and(|&node| self.node_text(node) == text)
     }
 
     /// The lead of a slot without its comma.
@@ -180,8 +215,10 @@ impl<'s> Parser<'s> {
     /// Whitespace and comments.
     fn skip_trivia(&mut self) -> Result<(), Problem> {
         loop {
+            while self.pos < self.src.len() && matches!(self.src[self.pos], b' ' | b'\t' | b'\n' | b'\r') {
+                self.pos += 1;
+            }
             match self.peek() {
-                Some(b' ' | b'\t' | b'\n' | b'\r') => self.pos += 1,
                 Some(b'/') if self.src.get(self.pos + 1) == Some(&b'/') => {
                     while let Some(b) = self.peek() {
                         if b == b'\n' {
@@ -265,21 +302,20 @@ impl<'s> Parser<'s> {
             return Err(self.err("unterminated raw string"));
         }
         self.pos += 1;
-        loop {
-            match self.peek() {
-                None => {
-                    self.pos = start;
-                    return Err(self.err("unterminated string"));
-                }
-                Some(b'"') => {
+        // Most strings of a level are short: a plain loop beats a vectorised search here.
+        while let Some(&b) = self.src.get(self.pos) {
+            match b {
+                b'"' => {
                     self.pos += 1;
                     return Ok(());
                 }
-                Some(b'\\') => self.pos += 2,
-                Some(b'\n') if self.strict => return Err(self.err("line break inside a string")),
-                Some(_) => self.pos += 1,
+                b'\\' => self.pos += 2,
+                b'\n' if self.strict => return Err(self.err("line break inside a string")),
+                _ => self.pos += 1,
             }
         }
+        self.pos = start;
+        Err(self.err("unterminated string"))
     }
 
     fn number(&mut self) -> Result<(), Problem> {
@@ -432,11 +468,14 @@ pub fn parse(src: &[u8], dialect: Dialect) -> Result<Document<'_>, Problem> {
         return Err(syntax(src, zero, "binary data (NUL byte), not a text file"));
     }
     let text = std::str::from_utf8(src).map_err(|e| syntax(src, e.valid_up_to(), "not UTF-8 text"))?;
+    // Real levels hold about one value per 10 to 20 bytes: sizing the arrays up front spares
+    // regrowing (and copying) them; capacity never touched costs no memory.
+    let estimate = src.len() / 10 + 16;
     let mut p = Parser {
         src,
         pos: 0,
-        nodes: Vec::new(),
-        slots: Vec::new(),
+        nodes: Vec::with_capacity(estimate),
+        slots: Vec::with_capacity(estimate),
         scratch: Vec::new(),
         strict: dialect == Dialect::Json,
         uses_commas: false,
@@ -458,9 +497,19 @@ pub fn parse(src: &[u8], dialect: Dialect) -> Result<Document<'_>, Problem> {
         }
         root
     };
-    let newlines = src.iter().enumerate().filter(|(_, &b)| b == b'\n').map(|(i, _)| i as u32).collect();
+    let newlines = memchr::memchr_iter(b'\n', src).map(|i| i as u32).collect();
     let uses_commas = p.uses_commas || dialect == Dialect::Json;
-    Ok(Document { src: text, nodes: p.nodes, slots: p.slots, root, dialect, implicit_root: implicit, uses_commas, newlines })
+    Ok(Document {
+        src: text,
+        nodes: p.nodes,
+        slots: p.slots,
+        root,
+        dialect,
+        implicit_root: implicit,
+        uses_commas,
+        newlines,
+        element_texts: OnceLock::new(),
+    })
 }
 
 #[cfg(test)]

@@ -58,7 +58,7 @@ fn every_corpus_json_file_round_trips_byte_for_byte() {
             }
             Err(other) => panic!("{name}: unexpected error {other}"),
             Ok(doc) => {
-                if let Err(problems) = codec.lower(&doc, Side::Base) {
+                if let Err(problems) = codec.lower(&doc, Side::Base, &[]) {
                     // Committed files with duplicate ids: refused for structured merging.
                     assert!(
                         problems.iter().all(|p| matches!(p, Problem::DuplicateId { .. } | Problem::DuplicateKey { .. })),
@@ -87,7 +87,7 @@ fn identity_laws_hold_on_every_real_merge() {
     for s in &scenarios {
         let (b, o, t) = (s.read("base"), s.read("ours"), s.read("theirs"));
         let codec = JsonCodec::default();
-        let sound = |x: &Vec<u8>| is_json(x) && codec.parse(x).is_ok_and(|d| codec.lower(&d, Side::Base).is_ok());
+        let sound = |x: &Vec<u8>| is_json(x) && codec.parse(x).is_ok_and(|d| codec.lower(&d, Side::Base, &[]).is_ok());
         if ![&b, &o, &t].iter().all(|x| sound(x)) {
             continue;
         }
@@ -100,4 +100,25 @@ fn identity_laws_hold_on_every_real_merge() {
     }
     eprintln!("identity laws: {checked} real merges");
     assert!(checked >= 120, "only {checked} scenarios were checked");
+}
+
+#[test]
+fn skipping_unchanged_parts_changes_nothing_on_real_merges() {
+    let Some(root) = corpus::require("skipping_unchanged_parts_changes_nothing_on_real_merges") else { return };
+    let mut scenarios = corpus::scenarios(&root.join("merges-json"), |_| true);
+    scenarios.extend(corpus::scenarios(&root.join("merges/ldtk"), |_| true));
+    let mut compared = 0;
+    for s in &scenarios {
+        let (b, o, t) = (s.read("base"), s.read("ours"), s.read("theirs"));
+        let run = |skip: bool| {
+            let codec = JsonCodec { skip_unchanged: skip, ..JsonCodec::default() };
+            merge_texts(&codec, Sides::new(&b[..], &o[..], &t[..]), &Options::default(), &MarkerStyle::default())
+                .map(|r| (r.text, r.open_conflicts, r.conflicts.len()))
+                .map_err(|e| e.to_string())
+        };
+        let (fast, full) = (run(true), run(false));
+        assert!(fast == full, "{}: results differ when unchanged parts are skipped", s.dir.display());
+        compared += 1;
+    }
+    assert!(compared >= 130, "compared {compared}");
 }
