@@ -59,9 +59,15 @@ pub fn run(args: &CheckArgs, ui: &Ui) -> Result<u8> {
             writeln!(out, "{}: ok ({})", path.display(), format.name())?;
         } else {
             for p in &problems {
-                match p.line() {
-                    Some(line) => writeln!(out, "{}:{line}: {}: {p}", path.display(), p.code())?,
-                    None => writeln!(out, "{}: {}: {p}", path.display(), p.code())?,
+                // `file:line:column: code: message`, as compilers print it (editors jump to it).
+                match p {
+                    levelmerge_core::Problem::Syntax { line, column, message } => {
+                        writeln!(out, "{}:{line}:{column}: syntax: {message}", path.display())?
+                    }
+                    _ => match p.line() {
+                        Some(line) => writeln!(out, "{}:{line}: {}: {}", path.display(), p.code(), without_line(&p.to_string()))?,
+                        None => writeln!(out, "{}: {}: {p}", path.display(), p.code())?,
+                    },
                 }
             }
         }
@@ -70,4 +76,12 @@ pub fn run(args: &CheckArgs, ui: &Ui) -> Result<u8> {
         writeln!(out, "{}", serde_json::to_string_pretty(&json!({"version": 1, "files": reports}))?)?;
     }
     Ok(worst)
+}
+
+/// A message without its leading `line N: `, for output that puts the line first.
+fn without_line(message: &str) -> &str {
+    match message.split_once(": ") {
+        Some((head, rest)) if head.starts_with("line ") => rest,
+        _ => message,
+    }
 }

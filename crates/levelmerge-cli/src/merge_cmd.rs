@@ -117,7 +117,14 @@ pub fn run(args: &MergeArgs, ui: &Ui) -> Result<u8> {
         }
     };
 
+    let started = std::time::Instant::now();
     crate::atomic::write(&out_path, &text)?;
+    if std::env::var_os("LEVELMERGE_TIMINGS").is_some() {
+        let mut laps = outcome.as_ref().map_or(Vec::new(), |o| o.timings.clone());
+        laps.push(("save", started.elapsed()));
+        let shown: Vec<String> = laps.iter().map(|(n, d)| format!("{n} {:.1} ms", d.as_secs_f64() * 1e3)).collect();
+        ui.info(&format!("{}: timings: {}", display.display(), shown.join(", ")));
+    }
     if let Some(report_path) = &args.report {
         let report = report_json(&display, format, &mode, open, outcome.as_ref());
         let mut bytes = serde_json::to_vec_pretty(&report).expect("a report serializes");

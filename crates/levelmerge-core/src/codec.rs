@@ -57,6 +57,8 @@ pub struct MergeOutcome {
     pub conflicts: Vec<ConflictReport>,
     /// Things settled automatically that the user should know (cycles broken).
     pub notes: Vec<String>,
+    /// How long each phase took (read, merge, check, write, mark), for `LEVELMERGE_TIMINGS`.
+    pub timings: Vec<(&'static str, std::time::Duration)>,
 }
 
 /// Why a structured merge could not run.
@@ -156,6 +158,26 @@ fn keep_deleted_objects(merged: &mut crate::merge::MergedLevel<'_>) -> bool {
     changed
 }
 
+/// Phase timings (measuring time is not I/O; printing them is the caller's business).
+struct Clock {
+    at: std::time::Instant,
+    laps: Vec<(&'static str, std::time::Duration)>,
+}
+
+impl Default for Clock {
+    fn default() -> Self {
+        Clock { at: std::time::Instant::now(), laps: Vec::new() }
+    }
+}
+
+impl Clock {
+    fn lap(&mut self, name: &'static str) {
+        let now = std::time::Instant::now();
+        self.laps.push((name, now - self.at));
+        self.at = now;
+    }
+}
+
 /// Total input size from which the three inputs are read in parallel.
 const PARALLEL_FROM: usize = 512 * 1024;
 
@@ -179,6 +201,7 @@ where
     C: Codec + Sync,
     for<'s> C::Document<'s>: Send + Sync,
 {
+    let mut clock = Clock::default();
     // Big inputs are read on three threads (the work is independent; the machine has cores).
     let parallel = texts.base.len() + texts.ours.len() + texts.theirs.len() > PARALLEL_FROM;
     let docs = on_each_side(parallel, texts, |side, text| parse(codec, side, text));
@@ -189,7 +212,9 @@ where
         read(codec, side, doc, &others)
     });
     let levels = Sides::new(levels.base?, levels.ours?, levels.theirs?);
+    clock.lap("read");
     let mut merged = merge(levels.as_ref(), options);
+    clock.lap("merge");
     let doc_refs = docs.as_ref();
     let with_refs = merged.references;
     let check =
@@ -207,17 +232,20 @@ where
             return Err(MergeError::Incoherent { problems });
         }
     }
+    clock.lap("check");
     let notes = merged.notes.iter().map(|n| format!("{}: {}", n.object, n.message)).collect();
     let conflicts = report(&merged);
     let ours_text = codec.render(doc_refs, &ours_view);
+    clock.lap("write");
     if open == 0 {
-        return Ok(MergeOutcome { text: ours_text, open_conflicts: 0, marked_regions: 0, conflicts, notes });
+        return Ok(MergeOutcome { text: ours_text, open_conflicts: 0, marked_regions: 0, conflicts, notes, timings: clock.laps });
     }
     let theirs_view = merged.resolve(Side::Theirs);
     let theirs_text = codec.render(doc_refs, &theirs_view);
     let marked = mark_differences(&ours_text, &theirs_text, style);
+    clock.lap("mark conflicts");
     let open = if marked.conflicts == 0 { 0 } else { open };
-    Ok(MergeOutcome { text: marked.text, open_conflicts: open, marked_regions: marked.conflicts, conflicts, notes })
+    Ok(MergeOutcome { text: marked.text, open_conflicts: open, marked_regions: marked.conflicts, conflicts, notes, timings: clock.laps })
 }
 
 /// Everything wrong with one text: leftover markers, syntax, duplicate ids, dangling

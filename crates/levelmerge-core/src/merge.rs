@@ -250,6 +250,11 @@ impl<'a> Merger<'a> {
                     Some(self.conflict(path, ConflictKind::DeleteModify { deleted_by }, Sides::new(vec![b], vec(o), vec(t))))
                 }
             }
+            (Some(bv), Some(ov), Some(tv)) if bv.identical(ov) && ov.identical(tv) => {
+                // The same bytes in every version: nothing inside changed, whatever a codec
+                // made of it (child objects in there are identical everywhere too).
+                Some(MValue::Exact(ov))
+            }
             (_, Some(ov), Some(tv)) => {
                 let structural = b.is_some_and(|b| b.has_children) || ov.has_children || tv.has_children;
                 if !structural {

@@ -15,27 +15,61 @@ use crate::side::Side;
 
 /// A stable object identity, unique within one level. Codecs choose the text (a fileID, a
 /// JSON path of ids, a node path); the core only compares it.
-#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct ObjectId(Arc<str>);
+///
+/// The hash of the text is computed once: ids are looked up in maps many times per merge.
+#[derive(Clone)]
+pub struct ObjectId {
+    hash: u64,
+    text: Arc<str>,
+}
 
 impl ObjectId {
     pub fn new(text: impl Into<Arc<str>>) -> Self {
-        ObjectId(text.into())
+        let text: Arc<str> = text.into();
+        let mut h = FxHasher::default();
+        text.hash(&mut h);
+        ObjectId { hash: h.finish(), text }
     }
     pub fn as_str(&self) -> &str {
-        &self.0
+        &self.text
+    }
+}
+
+impl PartialEq for ObjectId {
+    fn eq(&self, other: &Self) -> bool {
+        self.hash == other.hash && self.text == other.text
+    }
+}
+
+impl Eq for ObjectId {}
+
+impl Hash for ObjectId {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        state.write_u64(self.hash);
+    }
+}
+
+impl PartialOrd for ObjectId {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for ObjectId {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.text.cmp(&other.text)
     }
 }
 
 impl fmt::Debug for ObjectId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{:?}", &*self.0)
+        write!(f, "{:?}", &*self.text)
     }
 }
 
 impl fmt::Display for ObjectId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        f.write_str(&self.text)
     }
 }
 

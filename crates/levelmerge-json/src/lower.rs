@@ -14,6 +14,44 @@ pub const ROOT_ID: &str = "/";
 /// Where the node being lowered sits in the other versions (`others[i]`), when it is there.
 type Peers = [Option<u32>; 2];
 
+/// How far from its expected place an element is looked for in another version. Elements
+/// mostly keep their place give or take the insertions before them; one not found is simply
+/// lowered in full (always correct, only slower).
+const PEER_WINDOW: isize = 16;
+
+/// An identity array in another version, searched for elements by id.
+struct PeerArray<'d> {
+    doc: &'d Document<'d>,
+    array: u32,
+    id_key: &'d str,
+    /// Position there minus position here, as last seen.
+    shift: isize,
+}
+
+impl<'d> PeerArray<'d> {
+    fn id_at(&self, index: isize) -> Option<&'d str> {
+        let slot = self.doc.slots_of(self.array).get(usize::try_from(index).ok()?)?;
+        if self.doc.nodes[slot.value as usize].kind != NodeKind::Object {
+            return None;
+        }
+        let member = self.doc.slots_of(slot.value).iter().find(|m| self.doc.text(m.name) == self.id_key)?;
+        Some(id_text(self.doc, member.value))
+    }
+
+    /// The element with id `local`; `index` is its position in this version.
+    fn find(&mut self, local: &str, index: usize) -> Option<u32> {
+        let expected = index as isize + self.shift;
+        let offsets = std::iter::once(0).chain((1..=PEER_WINDOW).flat_map(|d| [d, -d]));
+        for d in offsets {
+            if self.id_at(expected + d) == Some(local) {
+                self.shift += d;
+                return Some(self.doc.slots_of(self.array)[(expected + d) as usize].value);
+            }
+        }
+        None
+    }
+}
+
 struct Lowerer<'d, 'c> {
     doc: &'d Document<'d>,
     /// The other versions merged with this one; parts identical in all of them are opaque.
@@ -101,6 +139,20 @@ impl<'d> Lowerer<'d, '_> {
         })
     }
 
+    /// The peer arrays of an identity array.
+    fn peer_arrays(&self, peers: Peers, id_key: &'d str) -> [Option<PeerArray<'d>>; 2] {
+        [0, 1].map(|i| {
+            let other = self.others.get(i)?;
+            let p = peers[i]?;
+            (self.opaque_ok && other.nodes[p as usize].kind == NodeKind::Array).then_some(PeerArray {
+                doc: other,
+                array: p,
+                id_key,
+                shift: 0,
+            })
+        })
+    }
+
     fn origin(&self, node: u32) -> Origin {
         Origin { side: self.side, node }
     }
@@ -184,7 +236,7 @@ impl<'d> Lowerer<'d, '_> {
                 Value::map(raw, self.origin(node), entries)
             }
             NodeKind::Array => match identity_key(doc, node, &self.path, self.config).filter(|_| !in_list) {
-                Some((id_key, id_nodes)) => self.children(node, &id_nodes, owner, id_key, rel),
+                Some((id_key, id_nodes)) => self.children(node, &id_nodes, peers, owner, id_key, rel),
                 None => {
                     let items = doc.slots_of(node).iter().map(|s| self.value(s.value, [None, None], owner, key, rel, true)).collect();
                     Value::list(raw, self.origin(node), items)
@@ -193,15 +245,16 @@ impl<'d> Lowerer<'d, '_> {
         }
     }
 
-    fn children(&mut self, array: u32, id_nodes: &[u32], owner: &ObjectId, id_key: &'d str, rel: usize) -> Value<'d> {
+    fn children(&mut self, array: u32, id_nodes: &[u32], peers: Peers, owner: &ObjectId, id_key: &'d str, rel: usize) -> Value<'d> {
         let doc = self.doc;
+        let mut peer_arrays = self.peer_arrays(peers, id_key);
         let mut ids = Vec::new();
         let mut hashes = Vec::new();
         let rel_path = self.path[rel..].join(".");
         let prefix = if owner.as_str() == ROOT_ID { "" } else { owner.as_str() };
         let kind = self.path.last().copied().unwrap_or("item").to_owned();
         self.level.objects.reserve(id_nodes.len());
-        for (slot, &id_node) in doc.slots_of(array).iter().zip(id_nodes) {
+        for (index, (slot, &id_node)) in doc.slots_of(array).iter().zip(id_nodes).enumerate() {
             let element = slot.value;
             let local = id_text(doc, id_node);
             let line = self.line(element);
@@ -223,13 +276,8 @@ impl<'d> Lowerer<'d, '_> {
                 seen.entry(local.to_owned()).or_default().push(id.clone());
             }
             let depth = self.path.len();
-            // An element found unchanged in every other version is lowered as one opaque value.
-            let raw = doc.node_text(element);
-            let props = if self.opaque_ok && self.others.iter().all(|o| o.has_element(raw)) {
-                Value::scalar(raw, self.origin(element), None)
-            } else {
-                self.value(element, [None, None], &id, None, depth, false)
-            };
+            let element_peers = [0, 1].map(|i| peer_arrays[i].as_mut().and_then(|p| p.find(local, index)));
+            let props = self.value(element, element_peers, &id, None, depth, false);
             let kind = kind_of(doc, element).unwrap_or(&kind).to_owned();
             hashes.push(props.hash);
             ids.push(id.clone());

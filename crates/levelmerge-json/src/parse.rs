@@ -2,17 +2,7 @@
 //! keeps the bytes before it (whitespace, comments, the comma), and each container keeps the bytes
 //! before its closing bracket. Nothing is decoded or re-printed.
 
-use std::sync::OnceLock;
-
 use levelmerge_core::Problem;
-use rustc_hash::{FxHashMap, FxHasher};
-
-fn text_hash(text: &str) -> u64 {
-    use std::hash::{Hash, Hasher};
-    let mut h = FxHasher::default();
-    text.hash(&mut h);
-    h.finish()
-}
 
 /// Which syntax a file is read with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -84,9 +74,6 @@ pub struct Document<'s> {
     /// Whether any container separates elements with commas.
     pub uses_commas: bool,
     newlines: Vec<u32>,
-    /// The text of every object that is an element of an array of objects (built on first use).
-    /// (Kept as hashes and node indices: borrowing the text would tie the cell to `'s`.)
-    element_texts: OnceLock<FxHashMap<u64, u32>>,
 }
 
 impl<'s> Document<'s> {
@@ -117,28 +104,6 @@ impl<'s> Document<'s> {
     /// The bytes after the root value (usually the final newline, or nothing).
     pub fn suffix(&self) -> &'s str {
         &self.src[self.nodes[self.root as usize].end as usize..]
-    }
-
-    /// Whether this document has an array element that is exactly `text`. An element's text
-    /// holds its id, so the same text elsewhere is the same object, unchanged.
-    pub fn has_element(&self, text: &str) -> bool {
-        let found = self.element_texts.get_or_init(|| {
-            let mut map = FxHashMap::default();
-            for (i, n) in self.nodes.iter().enumerate() {
-                if n.kind != NodeKind::Array {
-                    continue;
-                }
-                let elements = self.slots_of(i as u32);
-                if elements.iter().all(|s| self.nodes[s.value as usize].kind == NodeKind::Object) {
-                    for s in elements {
-                        map.entry(text_hash(self.node_text(s.value))).or_insert(s.value);
-                    }
-                }
-            }
-            map
-        });
-        // A hash collision only makes the element look changed, which is always safe.
-        found.get(&text_hash(text)).is_some_and(|&node| self.node_text(node) == text)
     }
 
     /// The lead of a slot without its comma.
@@ -499,17 +464,7 @@ pub fn parse(src: &[u8], dialect: Dialect) -> Result<Document<'_>, Problem> {
     };
     let newlines = memchr::memchr_iter(b'\n', src).map(|i| i as u32).collect();
     let uses_commas = p.uses_commas || dialect == Dialect::Json;
-    Ok(Document {
-        src: text,
-        nodes: p.nodes,
-        slots: p.slots,
-        root,
-        dialect,
-        implicit_root: implicit,
-        uses_commas,
-        newlines,
-        element_texts: OnceLock::new(),
-    })
+    Ok(Document { src: text, nodes: p.nodes, slots: p.slots, root, dialect, implicit_root: implicit, uses_commas, newlines })
 }
 
 #[cfg(test)]

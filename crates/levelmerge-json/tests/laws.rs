@@ -114,6 +114,29 @@ proptest! {
     }
 
     #[test]
+    fn skipping_unchanged_parts_changes_nothing_when_elements_move_far(
+        base in level(60), ours_edits in edits(1000), theirs_edits in edits(2000), far in 20usize..59,
+    ) {
+        // Moves farther than the lowering looks for an element's peers.
+        let st = levelmerge_testutils::gen::Style::TWO;
+        let b = base.to_json(st);
+        let mut ours = edited(&base, &ours_edits);
+        if ours.entities.len() > far {
+            let moved = ours.entities.remove(0);
+            ours.entities.insert(far, moved);
+        }
+        let x = ours.to_json(st);
+        let y = edited(&base, &theirs_edits).to_json(st);
+        let run = |skip: bool| {
+            let codec = JsonCodec { skip_unchanged: skip, ..JsonCodec::default() };
+            merge_texts(&codec, Sides::new(b.as_bytes(), x.as_bytes(), y.as_bytes()), &Options::default(), &MarkerStyle::default()).expect("merge runs")
+        };
+        let (fast, full) = (run(true), run(false));
+        prop_assert_eq!(text(&fast), text(&full));
+        prop_assert_eq!(keys(&fast.conflicts, false), keys(&full.conflicts, false));
+    }
+
+    #[test]
     fn one_sided_edits_survive_the_merge(base in level(8), ours_edits in edits(1000), st in style()) {
         // Theirs only moves the sun; every edit of ours must be in the result unchanged.
         let b = base.to_json(st);
