@@ -17,13 +17,19 @@ pub struct MergedOrder<K> {
     pub reorder_clash: bool,
 }
 
-/// Whether `side` changed the relative order of the elements it shares with `base`.
-fn reordered<K: Eq + Hash>(base: &[K], side: &[K]) -> bool {
-    let in_side: FxHashSet<&K> = side.iter().collect();
-    let in_base: FxHashSet<&K> = base.iter().collect();
-    let a = base.iter().filter(|k| in_side.contains(k));
-    let b = side.iter().filter(|k| in_base.contains(k));
-    !a.eq(b)
+/// Whether `side` changed the relative order of the elements it shares with `base`:
+/// the base positions of its elements, in its order, must rise.
+fn reordered<K: Eq + Hash>(base_pos: &FxHashMap<&K, usize>, side: &[K]) -> bool {
+    let mut last = None;
+    for k in side {
+        if let Some(&p) = base_pos.get(k) {
+            if last.is_some_and(|l| p < l) {
+                return true;
+            }
+            last = Some(p);
+        }
+    }
+    false
 }
 
 /// Merge three orders. `keep` says which elements the result holds; each kept element appears
@@ -33,8 +39,9 @@ where
     K: Eq + Hash + Clone,
     F: Fn(&K) -> bool,
 {
-    let ours_moved = reordered(base, ours);
-    let theirs_moved = reordered(base, theirs);
+    let base_pos: FxHashMap<&K, usize> = base.iter().enumerate().map(|(i, k)| (k, i)).collect();
+    let ours_moved = reordered(&base_pos, ours);
+    let theirs_moved = reordered(&base_pos, theirs);
     let reorder_clash = ours_moved && theirs_moved && {
         let in_t: FxHashSet<&K> = theirs.iter().collect();
         let in_o: FxHashSet<&K> = ours.iter().collect();
@@ -45,7 +52,6 @@ where
     let skeleton_is_ours = !theirs_moved || ours_moved;
     let (skeleton, other) = if skeleton_is_ours { (ours, theirs) } else { (theirs, ours) };
 
-    let in_base: FxHashSet<&K> = base.iter().collect();
     let skeleton_kept: Vec<&K> = skeleton.iter().filter(|k| keep(k)).collect();
     let skeleton_pos: FxHashMap<&K, usize> = skeleton_kept.iter().enumerate().map(|(i, k)| (*k, i)).collect();
     let mut placed: FxHashSet<&K> = skeleton_kept.iter().copied().collect();
@@ -55,7 +61,7 @@ where
     struct Skeleton<'k, K> {
         kept: Vec<&'k K>,
         pos: FxHashMap<&'k K, usize>,
-        in_base: FxHashSet<&'k K>,
+        in_base: FxHashMap<&'k K, usize>,
     }
     /// Plan where each kept element of `list` not yet placed goes: after the element that
     /// precedes it in `list` (skipping the skeleton's own new elements when ours come first).
@@ -82,7 +88,7 @@ where
                     None => 0,
                     Some(a) => skeleton.pos.get(a).map_or(usize::MAX, |p| p + 1),
                 };
-                while next < skeleton.kept.len() && !skeleton.in_base.contains(skeleton.kept[next]) {
+                while next < skeleton.kept.len() && !skeleton.in_base.contains_key(skeleton.kept[next]) {
                     at = Some(skeleton.kept[next]);
                     next += 1;
                 }
@@ -93,7 +99,7 @@ where
         }
         plan
     }
-    let skel = Skeleton { kept: skeleton_kept, pos: skeleton_pos, in_base };
+    let skel = Skeleton { kept: skeleton_kept, pos: skeleton_pos, in_base: base_pos };
     let plan_other = place_from(other, skeleton_is_ours, &mut placed, &skel, &keep);
     let plan_base = place_from(base, false, &mut placed, &skel, &keep);
     for (at, k) in plan_other.into_iter().chain(plan_base) {

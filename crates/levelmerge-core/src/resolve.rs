@@ -165,15 +165,12 @@ impl<'a> MergedLevel<'a> {
                 break;
             }
         }
-        let objects = self
-            .objects
-            .iter()
-            .filter(|o| alive.contains(&o.id))
-            .filter_map(|o| {
-                let props = props_of(o, &alive)?;
-                Some((o.id.clone(), RObject { id: o.id.clone(), kind: o.kind, parent: o.parent.clone(), props }))
-            })
-            .collect();
+        let mut objects = IndexMap::with_capacity_and_hasher(alive.len(), FxBuildHasher);
+        for o in self.objects.iter().filter(|o| alive.contains(&o.id)) {
+            if let Some(props) = props_of(o, &alive) {
+                objects.insert(o.id.clone(), RObject { id: o.id.clone(), kind: o.kind, parent: o.parent.clone(), props });
+            }
+        }
         Resolved { objects, root: self.root.clone() }
     }
 }

@@ -5,7 +5,9 @@ use std::hash::{Hash, Hasher};
 
 use rustc_hash::FxHasher;
 
-use crate::diff3::{changed_stretches, diff3, Chunk, Take};
+use similar::{capture_diff_slices, Algorithm, DiffOp};
+
+use crate::diff3::{diff3, Chunk, Take};
 
 /// How conflict markers look.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -115,18 +117,61 @@ pub fn merge_lines(base: &[u8], ours: &[u8], theirs: &[u8], style: &MarkerStyle)
     MarkedText { text: w.out, conflicts: w.conflicts }
 }
 
+/// Lines that must agree after a difference for the two texts to count as back in step.
+const RESYNC_LINES: usize = 3;
+
 /// Two renderings of one merge that differ only where conflicts were resolved differently:
 /// mark every differing stretch of lines, so the file reads as ours with theirs beside it.
+///
+/// The texts agree almost everywhere, so they are walked side by side and diffed only in a
+/// small window after each difference, growing it until they are back in step.
 pub fn mark_differences(ours: &[u8], theirs: &[u8], style: &MarkerStyle) -> MarkedText {
     let (ol, tl) = (lines(ours), lines(theirs));
     let mut w = Writer { out: Vec::with_capacity(ours.len() + 64), style, conflicts: 0 };
-    let mut at = 0;
-    for (o, t) in changed_stretches(&hashes(&ol), &hashes(&tl)) {
-        w.push_lines(&ol[at..o.start]);
-        w.conflict(&ol[o.clone()], &tl[t]);
-        at = o.end;
+    let (mut i, mut j) = (0, 0);
+    loop {
+        let start = i;
+        while i < ol.len() && j < tl.len() && ol[i] == tl[j] {
+            i += 1;
+            j += 1;
+        }
+        w.push_lines(&ol[start..i]);
+        if i == ol.len() || j == tl.len() {
+            w.conflict(&ol[i..], &tl[j..]);
+            break;
+        }
+        let mut window = 64;
+        loop {
+            let (oe, te) = ((i + window).min(ol.len()), (j + window).min(tl.len()));
+            let whole = oe == ol.len() && te == tl.len();
+            let back_in_step = capture_diff_slices(Algorithm::Myers, &ol[i..oe], &tl[j..te]).into_iter().find_map(|op| match op {
+                DiffOp::Equal { old_index, new_index, len }
+                    if len >= RESYNC_LINES || (whole && old_index + len == oe - i && new_index + len == te - j) =>
+                {
+                    Some((old_index, new_index))
+                }
+                _ => None,
+            });
+            match back_in_step {
+                Some((a, b)) => {
+                    w.conflict(&ol[i..i + a], &tl[j..j + b]);
+                    i += a;
+                    j += b;
+                    break;
+                }
+                None if whole => {
+                    w.conflict(&ol[i..], &tl[j..]);
+                    i = ol.len();
+                    j = tl.len();
+                    break;
+                }
+                None => window *= 4,
+            }
+        }
+        if i == ol.len() && j == tl.len() {
+            break;
+        }
     }
-    w.push_lines(&ol[at..]);
     MarkedText { text: w.out, conflicts: w.conflicts }
 }
 
@@ -190,6 +235,33 @@ mod tests {
         let r = mark_differences(b"a\nb\nc\nd\n", b"a\nB\nc\nd\n", &MarkerStyle::default());
         assert_eq!(r.conflicts, 1);
         assert_eq!(String::from_utf8(r.text).unwrap(), "a\n<<<<<<< ours\nb\n=======\nB\n>>>>>>> theirs\nc\nd\n");
+    }
+
+    #[test]
+    fn far_apart_differences_are_marked_separately_and_sides_read_back() {
+        let body: String = (0..500).map(|i| format!("line {i}\n")).collect();
+        let ours = body.replace("line 10\n", "ours 10\n").replace("line 400\n", "");
+        let theirs = body.replace("line 10\n", "theirs 10\nextra\n").replace("line 400\n", "theirs 400\n");
+        let r = mark_differences(ours.as_bytes(), theirs.as_bytes(), &MarkerStyle::default());
+        assert_eq!(r.conflicts, 2);
+        let text = String::from_utf8(r.text).unwrap();
+        // Keeping one side of every region gives that side back.
+        let keep = |side: bool| {
+            let mut out = String::new();
+            let mut state = 0; // 0 outside, 1 in ours, 2 in theirs
+            for l in text.split_inclusive('\n') {
+                match (l.starts_with("<<<<<<< "), l == "=======\n", l.starts_with(">>>>>>> ")) {
+                    (true, _, _) => state = 1,
+                    (_, true, _) => state = 2,
+                    (_, _, true) => state = 0,
+                    _ if state == 0 || (state == 1) == side => out.push_str(l),
+                    _ => {}
+                }
+            }
+            out
+        };
+        assert_eq!(keep(true), ours);
+        assert_eq!(keep(false), theirs);
     }
 
     #[test]

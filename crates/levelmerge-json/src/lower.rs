@@ -222,8 +222,8 @@ impl<'d> Lowerer<'d, '_> {
                     if let Some(first) = slots[..i].iter().find(|s| doc.text(s.name) == name) {
                         self.problems.push(Problem::DuplicateKey {
                             key: name.to_owned(),
-                            line: doc.line_of(slot.key.0) as usize,
-                            first_line: doc.line_of(first.key.0) as usize,
+                            line: doc.line_of(slot.key().0) as usize,
+                            first_line: doc.line_of(first.key().0) as usize,
                         });
                         continue;
                     }

@@ -28,37 +28,49 @@ pub const NO_SLOT: u32 = u32::MAX;
 /// A byte range `[start, end)` of the source.
 pub type Span = (u32, u32);
 
-/// One value of the document.
+/// One value of the document (24 bytes: big levels hold millions).
 #[derive(Debug, Clone)]
 pub struct Node {
     pub start: u32,
     pub end: u32,
-    pub kind: NodeKind,
     /// Elements (objects: members; arrays: items), as a range of `Document::slots`.
     pub first_slot: u32,
     pub slot_count: u32,
-    /// Bytes between the last element (or the opening bracket) and the closing bracket.
-    pub tail: (u32, u32),
     /// The slot this node is the value of (`NO_SLOT` for the root).
     pub slot: u32,
+    pub kind: NodeKind,
 }
 
-/// One element of a container: a member of an object or an item of an array.
+const NO_COMMA: u32 = u32::MAX;
+
+/// One element of a container: a member of an object or an item of an array (32 bytes).
 #[derive(Debug, Clone)]
 pub struct Slot {
     /// The container node.
     pub container: u32,
     /// Bytes before the element: the comma (if any), whitespace and comments.
-    pub lead: (u32, u32),
-    /// Offset of the separating comma inside `lead`, if there is one.
-    pub comma: Option<u32>,
-    /// The member name as written (with quotes), for object members.
-    pub key: (u32, u32),
-    /// The member name used for matching (inside the quotes).
-    pub name: (u32, u32),
-    /// Between the name and the value (`": "`, `" = "`).
-    pub sep: (u32, u32),
+    pub lead: Span,
+    comma: u32,
+    /// The member name used for matching (inside the quotes, if quoted); empty for items.
+    pub name: Span,
+    quoted: bool,
     pub value: u32,
+}
+
+impl Slot {
+    /// Offset of the separating comma inside `lead`, if there is one.
+    pub fn comma(&self) -> Option<u32> {
+        (self.comma != NO_COMMA).then_some(self.comma)
+    }
+
+    /// The member name as written (with its quotes).
+    pub fn key(&self) -> Span {
+        if self.quoted {
+            (self.name.0 - 1, self.name.1 + 1)
+        } else {
+            self.name
+        }
+    }
 }
 
 /// A parsed file.
@@ -91,6 +103,23 @@ impl<'s> Document<'s> {
         &self.slots[n.first_slot as usize..(n.first_slot + n.slot_count) as usize]
     }
 
+    /// Between a member's name and its value (`": "`, `" = "`).
+    pub fn sep(&self, slot: &Slot) -> Span {
+        (slot.key().1, self.nodes[slot.value as usize].start)
+    }
+
+    /// Bytes between the last element (or the opening bracket) and the closing bracket.
+    pub fn tail(&self, node: u32) -> Span {
+        let n = &self.nodes[node as usize];
+        let implicit = self.implicit_root && node == self.root;
+        let bracket = u32::from(!implicit);
+        let start = match n.slot_count {
+            0 => n.start + bracket,
+            count => self.nodes[self.slots[(n.first_slot + count - 1) as usize].value as usize].end,
+        };
+        (start, n.end - bracket)
+    }
+
     /// 1-based line of a byte offset.
     pub fn line_of(&self, offset: u32) -> u32 {
         self.newlines.partition_point(|&nl| nl < offset) as u32 + 1
@@ -109,7 +138,7 @@ impl<'s> Document<'s> {
     /// The lead of a slot without its comma.
     pub fn lead_without_comma(&self, slot: &Slot) -> String {
         let lead = self.text(slot.lead);
-        match slot.comma {
+        match slot.comma() {
             Some(c) => {
                 let at = (c - slot.lead.0) as usize;
                 let mut s = String::with_capacity(lead.len());
@@ -127,11 +156,10 @@ impl<'s> Document<'s> {
 const MAX_DEPTH: usize = 128;
 
 struct Draft {
-    lead: (u32, u32),
-    comma: Option<u32>,
-    key: (u32, u32),
-    name: (u32, u32),
-    sep: (u32, u32),
+    lead: Span,
+    comma: u32,
+    name: Span,
+    quoted: bool,
     value: u32,
 }
 
@@ -216,7 +244,7 @@ impl<'s> Parser<'s> {
     }
 
     fn push_node(&mut self, start: usize, kind: NodeKind) -> u32 {
-        self.nodes.push(Node { start: start as u32, end: start as u32, kind, first_slot: 0, slot_count: 0, tail: (0, 0), slot: NO_SLOT });
+        self.nodes.push(Node { start: start as u32, end: start as u32, kind, first_slot: 0, slot_count: 0, slot: NO_SLOT });
         (self.nodes.len() - 1) as u32
     }
 
@@ -356,15 +384,14 @@ impl<'s> Parser<'s> {
         }
         let scratch_start = self.scratch.len();
         let mut count = 0usize;
-        let tail_start;
         loop {
             let lead_start = self.pos;
             self.skip_trivia()?;
             let at_end = if implicit { self.peek().is_none() } else { self.peek() == Some(close) };
-            let mut comma = None;
+            let mut comma = NO_COMMA;
             if count > 0 && !at_end {
                 if self.peek() == Some(b',') {
-                    comma = Some(self.pos as u32);
+                    comma = self.pos as u32;
                     self.uses_commas = true;
                     self.pos += 1;
                     self.skip_trivia()?;
@@ -375,10 +402,9 @@ impl<'s> Parser<'s> {
             }
             let at_end = if implicit { self.peek().is_none() } else { self.peek() == Some(close) };
             if at_end {
-                if comma.is_some() && self.strict {
+                if comma != NO_COMMA && self.strict {
                     return Err(self.err("trailing comma"));
                 }
-                tail_start = lead_start;
                 break;
             }
             if self.peek().is_none() {
@@ -387,9 +413,8 @@ impl<'s> Parser<'s> {
                 return Err(self.err(format!("unclosed {}: no matching {what}", if keyed { "'{'" } else { "'['" })));
             }
             let element_start = self.pos as u32;
-            let (key, name, sep) = if keyed {
+            let (name, quoted) = if keyed {
                 let (key, name) = self.key()?;
-                let sep_start = self.pos as u32;
                 self.skip_trivia()?;
                 match self.peek() {
                     Some(b':') => self.pos += 1,
@@ -397,28 +422,26 @@ impl<'s> Parser<'s> {
                     _ => return Err(self.err(format!("unexpected {}: expected ':' after the member name", self.describe()))),
                 }
                 self.skip_trivia()?;
-                (key, name, (sep_start, self.pos as u32))
+                (name, key != name)
             } else {
-                ((element_start, element_start), (element_start, element_start), (element_start, element_start))
+                ((element_start, element_start), false)
             };
             let value = self.value()?;
-            self.scratch.push(Draft { lead: (lead_start as u32, element_start), comma, key, name, sep, value });
+            self.scratch.push(Draft { lead: (lead_start as u32, element_start), comma, name, quoted, value });
             count += 1;
         }
-        let tail = (tail_start as u32, self.pos as u32);
         if !implicit {
             self.pos += 1;
         }
         let first_slot = self.slots.len() as u32;
         for d in self.scratch.drain(scratch_start..) {
             self.nodes[d.value as usize].slot = self.slots.len() as u32;
-            self.slots.push(Slot { container: node, lead: d.lead, comma: d.comma, key: d.key, name: d.name, sep: d.sep, value: d.value });
+            self.slots.push(Slot { container: node, lead: d.lead, comma: d.comma, name: d.name, quoted: d.quoted, value: d.value });
         }
         let n = &mut self.nodes[node as usize];
         n.end = self.pos as u32;
         n.first_slot = first_slot;
         n.slot_count = count as u32;
-        n.tail = tail;
         self.depth -= 1;
         Ok(node)
     }
@@ -462,7 +485,8 @@ pub fn parse(src: &[u8], dialect: Dialect) -> Result<Document<'_>, Problem> {
         }
         root
     };
-    let newlines = memchr::memchr_iter(b'\n', src).map(|i| i as u32).collect();
+    let mut newlines = Vec::with_capacity(src.len() / 24 + 16);
+    newlines.extend(memchr::memchr_iter(b'\n', src).map(|i| i as u32));
     let uses_commas = p.uses_commas || dialect == Dialect::Json;
     Ok(Document { src: text, nodes: p.nodes, slots: p.slots, root, dialect, implicit_root: implicit, uses_commas, newlines })
 }
@@ -479,10 +503,11 @@ mod tests {
         let slots = d.slots_of(root);
         assert_eq!(slots.len(), 2);
         assert_eq!(d.text(slots[0].name), "a");
-        assert_eq!(d.text(slots[0].sep), " : ");
+        assert_eq!(d.text(d.sep(&slots[0])), " : ");
+        assert_eq!(d.text(slots[0].key()), "\"a\"");
         assert_eq!(d.text(slots[1].lead), " ,\n ");
         assert_eq!(d.lead_without_comma(&slots[1]), " \n ");
-        assert_eq!(d.text(d.nodes[root as usize].tail), " ");
+        assert_eq!(d.text(d.tail(root)), " ");
         assert_eq!(d.suffix(), "\n");
     }
 

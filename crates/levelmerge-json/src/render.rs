@@ -94,7 +94,7 @@ impl<'r, 'd> Renderer<'r, 'd> {
             _ => ("[", "]"),
         };
         let uses_commas = match tslots.get(1) {
-            Some(s) => s.comma.is_some(),
+            Some(s) => s.comma().is_some(),
             None => tdoc.uses_commas,
         };
         out.push_str(open);
@@ -113,7 +113,7 @@ impl<'r, 'd> Renderer<'r, 'd> {
             };
             if tail_from.is_none() && tslots.is_empty() {
                 if let Some(s) = own.slot {
-                    tail_from = Some((own.doc, own.doc.nodes[s.container as usize].tail));
+                    tail_from = Some((own.doc, own.doc.tail(s.container)));
                 }
             }
             // The lead keeps its comma where the source had it (`1 , 2` stays so); an element
@@ -137,8 +137,8 @@ impl<'r, 'd> Renderer<'r, 'd> {
             };
             out.push_str(&lead);
             if let (Some(_), Some(s)) = (key, fslot) {
-                out.push_str(fdoc.text(s.key));
-                out.push_str(fdoc.text(s.sep));
+                out.push_str(fdoc.text(s.key()));
+                out.push_str(fdoc.text(fdoc.sep(s)));
             } else if let Some(k) = key {
                 // No slot to borrow from (cannot happen for parsed members); write plain JSON.
                 out.push('"');
@@ -149,7 +149,7 @@ impl<'r, 'd> Renderer<'r, 'd> {
         }
         match (tslots.is_empty(), tail_from) {
             (true, Some((doc, tail))) if !elements.is_empty() => out.push_str(doc.text(tail)),
-            _ => out.push_str(tdoc.text(tnode.tail)),
+            _ => out.push_str(tdoc.text(tdoc.tail(template.origin.node))),
         }
         out.push_str(close);
     }
