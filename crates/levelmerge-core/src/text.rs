@@ -50,6 +50,16 @@ struct Writer<'s> {
     out: Vec<u8>,
     style: &'s MarkerStyle,
     conflicts: usize,
+    /// The file's line ending, used for the marker lines too.
+    eol: &'static [u8],
+}
+
+/// `\r\n` when the text's first line ends so, else `\n`.
+fn line_ending(text: &[u8]) -> &'static [u8] {
+    match text.iter().position(|&b| b == b'\n') {
+        Some(i) if i > 0 && text[i - 1] == b'\r' => b"\r\n",
+        _ => b"\n",
+    }
 }
 
 impl Writer<'_> {
@@ -61,7 +71,7 @@ impl Writer<'_> {
 
     fn ensure_newline(&mut self) {
         if !self.out.is_empty() && !self.out.ends_with(b"\n") {
-            self.out.push(b'\n');
+            self.out.extend_from_slice(self.eol);
         }
     }
 
@@ -72,7 +82,7 @@ impl Writer<'_> {
             self.out.push(b' ');
             self.out.extend_from_slice(label.as_bytes());
         }
-        self.out.push(b'\n');
+        self.out.extend_from_slice(self.eol);
     }
 
     /// A conflict region; lines both sides share at its edges are written outside the markers.
@@ -103,7 +113,7 @@ impl Writer<'_> {
 /// A 3-way line merge like `git merge-file`: clean changes applied, overlapping ones marked.
 pub fn merge_lines(base: &[u8], ours: &[u8], theirs: &[u8], style: &MarkerStyle) -> MarkedText {
     let (bl, ol, tl) = (lines(base), lines(ours), lines(theirs));
-    let mut w = Writer { out: Vec::with_capacity(ours.len() + 64), style, conflicts: 0 };
+    let mut w = Writer { out: Vec::with_capacity(ours.len() + 64), style, conflicts: 0, eol: line_ending(ours) };
     for chunk in diff3(&hashes(&bl), &hashes(&ol), &hashes(&tl)) {
         match chunk {
             Chunk::Stable { ours, .. } => w.push_lines(&ol[ours]),
@@ -127,7 +137,7 @@ const RESYNC_LINES: usize = 3;
 /// small window after each difference, growing it until they are back in step.
 pub fn mark_differences(ours: &[u8], theirs: &[u8], style: &MarkerStyle) -> MarkedText {
     let (ol, tl) = (lines(ours), lines(theirs));
-    let mut w = Writer { out: Vec::with_capacity(ours.len() + 64), style, conflicts: 0 };
+    let mut w = Writer { out: Vec::with_capacity(ours.len() + 64), style, conflicts: 0, eol: line_ending(ours) };
     let (mut i, mut j) = (0, 0);
     loop {
         let start = i;
@@ -262,6 +272,12 @@ mod tests {
         };
         assert_eq!(keep(true), ours);
         assert_eq!(keep(false), theirs);
+    }
+
+    #[test]
+    fn markers_follow_crlf_files() {
+        let r = merge_lines(b"a\r\nb\r\n", b"a\r\nX\r\n", b"a\r\nY\r\n", &MarkerStyle::default());
+        assert_eq!(String::from_utf8(r.text).unwrap(), "a\r\n<<<<<<< ours\r\nX\r\n=======\r\nY\r\n>>>>>>> theirs\r\n");
     }
 
     #[test]
