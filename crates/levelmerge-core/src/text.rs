@@ -136,27 +136,29 @@ const RESYNC_LINES: usize = 3;
 /// The texts agree almost everywhere, so they are walked side by side and diffed only in a
 /// small window after each difference, growing it until they are back in step.
 pub fn mark_differences(ours: &[u8], theirs: &[u8], style: &MarkerStyle) -> MarkedText {
-    let (ol, tl) = (lines(ours), lines(theirs));
     let mut w = Writer { out: Vec::with_capacity(ours.len() + 64), style, conflicts: 0, eol: line_ending(ours) };
     let (mut i, mut j) = (0, 0);
-    loop {
-        let start = i;
-        while i < ol.len() && j < tl.len() && ol[i] == tl[j] {
-            i += 1;
-            j += 1;
-        }
-        w.push_lines(&ol[start..i]);
-        if i == ol.len() || j == tl.len() {
-            w.conflict(&ol[i..], &tl[j..]);
+    while i < ours.len() || j < theirs.len() {
+        // Skip the common bytes, then step back to the start of the line they end in.
+        let same = common_prefix(&ours[i..], &theirs[j..]);
+        let line_start = ours[i..i + same].iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
+        if i + same == ours.len() && j + same == theirs.len() {
+            w.out.extend_from_slice(&ours[i..]);
             break;
         }
+        w.out.extend_from_slice(&ours[i..i + line_start]);
+        i += line_start;
+        j += line_start;
+        // Diff a growing window of lines until the texts are back in step.
         let mut window = 64;
         loop {
-            let (oe, te) = ((i + window).min(ol.len()), (j + window).min(tl.len()));
-            let whole = oe == ol.len() && te == tl.len();
-            let back_in_step = capture_diff_slices(Algorithm::Myers, &ol[i..oe], &tl[j..te]).into_iter().find_map(|op| match op {
+            let (ol, oe) = first_lines(&ours[i..], window);
+            let (tl, te) = first_lines(&theirs[j..], window);
+            let whole = i + oe == ours.len() && j + te == theirs.len();
+            let back_in_step = capture_diff_slices(Algorithm::Myers, &ol, &tl).into_iter().find_map(|op| match op {
                 DiffOp::Equal { old_index, new_index, len }
-                    if len >= RESYNC_LINES || (whole && old_index + len == oe - i && new_index + len == te - j) =>
+                    if (old_index > 0 || new_index > 0)
+                        && (len >= RESYNC_LINES || (whole && old_index + len == ol.len() && new_index + len == tl.len())) =>
                 {
                     Some((old_index, new_index))
                 }
@@ -164,25 +166,40 @@ pub fn mark_differences(ours: &[u8], theirs: &[u8], style: &MarkerStyle) -> Mark
             });
             match back_in_step {
                 Some((a, b)) => {
-                    w.conflict(&ol[i..i + a], &tl[j..j + b]);
-                    i += a;
-                    j += b;
+                    w.conflict(&ol[..a], &tl[..b]);
+                    i += ol[..a].iter().map(|l| l.len()).sum::<usize>();
+                    j += tl[..b].iter().map(|l| l.len()).sum::<usize>();
                     break;
                 }
                 None if whole => {
-                    w.conflict(&ol[i..], &tl[j..]);
-                    i = ol.len();
-                    j = tl.len();
+                    w.conflict(&ol, &tl);
+                    i = ours.len();
+                    j = theirs.len();
                     break;
                 }
                 None => window *= 4,
             }
         }
-        if i == ol.len() && j == tl.len() {
-            break;
-        }
     }
     MarkedText { text: w.out, conflicts: w.conflicts }
+}
+
+/// How many leading bytes two texts share (compared a block at a time).
+fn common_prefix(a: &[u8], b: &[u8]) -> usize {
+    const BLOCK: usize = 128;
+    let n = a.len().min(b.len());
+    let mut at = 0;
+    while at + BLOCK <= n && a[at..at + BLOCK] == b[at..at + BLOCK] {
+        at += BLOCK;
+    }
+    at + a[at..n].iter().zip(&b[at..n]).take_while(|(x, y)| x == y).count()
+}
+
+/// Up to `count` lines from the start of `text`, and the bytes they cover.
+fn first_lines(text: &[u8], count: usize) -> (Vec<&[u8]>, usize) {
+    let lines: Vec<&[u8]> = text.split_inclusive(|&b| b == b'\n').take(count).collect();
+    let len = lines.iter().map(|l| l.len()).sum();
+    (lines, len)
 }
 
 /// 1-based line numbers of lines that look like conflict markers (`<<<<<<<`, `|||||||`,

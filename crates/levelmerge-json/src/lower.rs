@@ -5,7 +5,7 @@ use levelmerge_core::model::{Level, Object, ObjectId, Origin, RefRole, Reference
 use levelmerge_core::{Problem, Side};
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use crate::parse::{Document, NodeKind};
+use crate::parse::{Document, NodeKind, Slot};
 use crate::JsonConfig;
 
 /// The id of the object standing for the whole document.
@@ -26,16 +26,24 @@ struct PeerArray<'d> {
     id_key: &'d str,
     /// Position there minus position here, as last seen.
     shift: isize,
+    /// Where the id member sat in the last element looked at.
+    id_member: usize,
 }
 
 impl<'d> PeerArray<'d> {
-    fn id_at(&self, index: isize) -> Option<&'d str> {
+    fn id_at(&mut self, index: isize) -> Option<&'d str> {
         let slot = self.doc.slots_of(self.array).get(usize::try_from(index).ok()?)?;
         if self.doc.nodes[slot.value as usize].kind != NodeKind::Object {
             return None;
         }
-        let member = self.doc.slots_of(slot.value).iter().find(|m| self.doc.text(m.name) == self.id_key)?;
-        Some(id_text(self.doc, member.value))
+        let members = self.doc.slots_of(slot.value);
+        let is_id = |m: &Slot| self.doc.text(m.name) == self.id_key;
+        let at = match members.get(self.id_member) {
+            Some(m) if is_id(m) => self.id_member,
+            _ => members.iter().position(is_id)?,
+        };
+        self.id_member = at;
+        Some(id_text(self.doc, members[at].value))
     }
 
     /// The element with id `local`; `index` is its position in this version.
@@ -149,6 +157,7 @@ impl<'d> Lowerer<'d, '_> {
                 array: p,
                 id_key,
                 shift: 0,
+                id_member: 0,
             })
         })
     }
