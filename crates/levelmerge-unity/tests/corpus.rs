@@ -1,0 +1,84 @@
+//! Every Unity file of the real corpus parses, and the parse accounts for every byte.
+
+use levelmerge_testutils::corpus;
+use levelmerge_unity::{parse, UnityFile, YKind};
+
+/// Every non-blank byte of every document body lies in a key (with its colon), a scalar, a
+/// flow collection, or is the `- ` of a sequence item: nothing was skipped.
+fn uncovered(f: &UnityFile<'_>) -> Option<usize> {
+    let mut spans: Vec<(u32, u32)> = Vec::new();
+    for n in &f.nodes {
+        if matches!(n.kind, YKind::Scalar | YKind::FlowMap | YKind::FlowSeq) {
+            spans.push(n.span);
+        }
+    }
+    for e in &f.entries {
+        spans.push((e.key.0, e.key.1 + 1));
+    }
+    spans.sort_unstable();
+    let src = f.src.as_bytes();
+    let mut covered = vec![false; src.len()];
+    for (a, b) in spans {
+        covered[a as usize..b as usize].iter_mut().for_each(|c| *c = true);
+    }
+    for d in &f.docs {
+        // Skip the `---` line itself.
+        let start = d.span.0 as usize + src[d.span.0 as usize..].iter().position(|&b| b == b'\n').map_or(0, |p| p + 1);
+        let start = if d.class_id == 0 && d.file_id == 0 { d.span.0 as usize } else { start };
+        let mut line_start = start;
+        for i in start..d.span.1 as usize {
+            let b = src[i];
+            if b == b'\n' {
+                line_start = i + 1;
+                continue;
+            }
+            if covered[i] || b == b' ' || b == b'\r' {
+                continue;
+            }
+            let dash = b == b'-' && src[line_start..i].iter().all(|&c| c == b' ' || c == b'-');
+            if !dash {
+                return Some(i);
+            }
+        }
+    }
+    None
+}
+
+#[test]
+fn every_corpus_unity_file_parses_completely() {
+    let Some(root) = corpus::require("every_corpus_unity_file_parses_completely") else { return };
+    let unity = ["unity", "prefab", "asset"];
+    let mut files: Vec<(String, Vec<u8>)> = Vec::new();
+    for s in corpus::scenarios(&root.join("merges"), |ext| unity.contains(&ext)) {
+        for which in ["base", "ours", "theirs", "expected"] {
+            files.push((format!("{}/{which}.{}", s.dir.display(), s.ext), s.read(which)));
+        }
+    }
+    for name in ["vrtk_ExampleScene.unity", "bossroom_Dungeon.prefab"] {
+        if let Ok(bytes) = std::fs::read(root.join("large").join(name)) {
+            files.push((name.to_owned(), bytes));
+        }
+    }
+    assert!(files.len() > 1400, "expected the Unity corpus, found {} files", files.len());
+    let (mut parsed, mut refused, mut documents) = (0, 0, 0);
+    for (name, bytes) in &files {
+        let has_markers = !levelmerge_core::text::marker_lines(bytes).is_empty();
+        match parse(bytes) {
+            Ok(f) => {
+                let headers = bytes.split(|&b| b == b'\n').filter(|l| l.starts_with(b"--- ")).count();
+                assert_eq!(f.docs.len(), headers, "{name}: document count");
+                if let Some(at) = uncovered(&f) {
+                    let line = bytes[..at].iter().filter(|&&b| b == b'\n').count() + 1;
+                    panic!("{name}: byte {at} (line {line}) is not accounted for by the parse");
+                }
+                documents += f.docs.len();
+                parsed += 1;
+            }
+            Err(e) => {
+                assert!(has_markers, "{name}: {e}");
+                refused += 1;
+            }
+        }
+    }
+    eprintln!("unity corpus: {parsed} files ({documents} documents) parsed completely, {refused} with conflict markers refused");
+}
