@@ -30,6 +30,17 @@ pub trait Codec {
 
     /// Write a resolved level. `docs` are the documents the level's values were lowered from.
     fn render(&self, docs: Sides<&Self::Document<'_>>, level: &Resolved<'_>) -> Vec<u8>;
+
+    /// The format's own rules a level breaks (beyond dangling references, orphans, cycles).
+    fn level_problems(&self, _level: &Level<'_>) -> Vec<Problem> {
+        Vec::new()
+    }
+
+    /// Whether a clean merge's written file is read back and checked against the format's own
+    /// rules before it is returned.
+    fn checks_output(&self) -> bool {
+        false
+    }
 }
 
 /// A conflict, detached from the documents, for reports.
@@ -139,6 +150,34 @@ fn report(merged: &crate::merge::MergedLevel<'_>) -> Vec<ConflictReport> {
         .collect()
 }
 
+/// Read a merged text back and refuse it if it breaks a rule none of the inputs broke.
+fn verify_output<C: Codec>(codec: &C, text: &[u8], inputs: &Sides<Level<'_>>) -> Result<(), MergeError> {
+    let doc = codec.parse(text).map_err(|p| MergeError::Incoherent { problems: vec![p] })?;
+    let level = codec.lower(&doc, Side::Ours, &[]).map_err(|problems| MergeError::Incoherent { problems })?;
+    let mut found = level.problems();
+    found.extend(codec.level_problems(&level));
+    if found.is_empty() {
+        return Ok(());
+    }
+    let key = |p: &Problem| match p {
+        Problem::DanglingReference { object, path, target, .. } => format!("dangling {object} {path} {target}"),
+        Problem::Orphan { object, parent, .. } => format!("orphan {object} {parent}"),
+        Problem::Inconsistent { object, message, .. } => format!("{object} {message}"),
+        other => other.to_string(),
+    };
+    let known: Vec<String> = [&inputs.base, &inputs.ours, &inputs.theirs]
+        .iter()
+        .flat_map(|l| l.problems().into_iter().chain(codec.level_problems(l)))
+        .map(|p| key(&p))
+        .collect();
+    let new: Vec<Problem> = found.into_iter().filter(|p| !known.contains(&key(p))).collect();
+    if new.is_empty() {
+        Ok(())
+    } else {
+        Err(MergeError::Incoherent { problems: new })
+    }
+}
+
 /// Settled delete/modify conflicts that deleted an object are settled the other way, keeping
 /// it; returns whether any was changed.
 fn keep_deleted_objects(merged: &mut crate::merge::MergedLevel<'_>) -> bool {
@@ -237,6 +276,10 @@ where
     let conflicts = report(&merged);
     let ours_text = codec.render(doc_refs, &ours_view);
     clock.lap("write");
+    if open == 0 && codec.checks_output() {
+        verify_output(codec, &ours_text, &levels)?;
+        clock.lap("verify");
+    }
     if open == 0 {
         return Ok(MergeOutcome { text: ours_text, open_conflicts: 0, marked_regions: 0, conflicts, notes, timings: clock.laps });
     }
@@ -262,7 +305,10 @@ pub fn check_text<C: Codec>(codec: &C, text: &[u8]) -> Vec<Problem> {
         }
     };
     match codec.lower(&doc, Side::Ours, &[]) {
-        Ok(level) => problems.extend(level.problems()),
+        Ok(level) => {
+            problems.extend(level.problems());
+            problems.extend(codec.level_problems(&level));
+        }
         Err(ps) => problems.extend(ps),
     }
     problems

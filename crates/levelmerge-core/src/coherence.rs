@@ -42,6 +42,8 @@ pub enum Problem {
     Orphan { object: ObjectId, parent: ObjectId, line: usize },
     /// Objects that are each other's ancestors.
     Cycle { objects: Vec<ObjectId> },
+    /// A format's own rule broken (a child list and a parent field that disagree).
+    Inconsistent { object: ObjectId, message: String, line: usize },
 }
 
 impl Problem {
@@ -53,7 +55,8 @@ impl Problem {
             | Problem::DuplicateId { line, .. }
             | Problem::DuplicateKey { line, .. }
             | Problem::DanglingReference { line, .. }
-            | Problem::Orphan { line, .. } => Some(*line).filter(|l| *l > 0),
+            | Problem::Orphan { line, .. }
+            | Problem::Inconsistent { line, .. } => Some(*line).filter(|l| *l > 0),
             Problem::Cycle { .. } => None,
         }
     }
@@ -68,6 +71,7 @@ impl Problem {
             Problem::DanglingReference { .. } => "dangling-reference",
             Problem::Orphan { .. } => "orphan",
             Problem::Cycle { .. } => "cycle",
+            Problem::Inconsistent { .. } => "inconsistent",
         }
     }
 }
@@ -87,6 +91,7 @@ impl fmt::Display for Problem {
                 write!(f, "{}{object} › {path}: reference to missing object {target}", at(*line))
             }
             Problem::Orphan { object, parent, line } => write!(f, "{}{object}: parent {parent} does not exist", at(*line)),
+            Problem::Inconsistent { object, message, line } => write!(f, "{}{object}: {message}", at(*line)),
             Problem::Cycle { objects } => {
                 let names: Vec<&str> = objects.iter().map(|o| o.as_str()).collect();
                 write!(f, "parent cycle: {}", names.join(" → "))

@@ -4,11 +4,111 @@
 //!   `%YAML`/`%TAG` preamble, one `--- !u!CLASS &FILEID [stripped]` document per object, block
 //!   and flow mappings, sequences at their key's indent, plain and quoted scalars over several
 //!   lines, CRLF, files without a header (`.meta`-like).
-//!
-//! Work in progress (issue 3): lowering to the level graph, Unity-aware merge rules and the
-//! writer come next; until then the command line merges Unity files line by line.
+//! * [`lower`]: one level object per document, `{fileID: N}` references, parents from
+//!   `m_Father` and `m_GameObject`, identity lists (`m_Component`, `m_Children`).
+//! * [`render`]: untouched documents and entries copied byte for byte.
+//! * [`UnityCodec::level_problems`]: `m_Father` and `m_Children` must agree.
 #![forbid(unsafe_code)]
 
+pub mod lower;
 pub mod parse;
+pub mod render;
 
-pub use parse::{parse, Span, UnityDoc, UnityFile, YEntry, YKind, YNode};
+use levelmerge_core::model::{Level, Object, ObjectId, Value, ValueKind};
+use levelmerge_core::resolve::Resolved;
+use levelmerge_core::{Codec, Problem, Side, Sides};
+
+pub use parse::{parse, Span, UnityDoc, UnityFile, YEntry, YKind, YNode, NONE};
+
+/// The Unity YAML codec.
+#[derive(Debug, Clone, Default)]
+pub struct UnityCodec;
+
+impl Codec for UnityCodec {
+    type Document<'src> = UnityFile<'src>;
+
+    fn name(&self) -> &'static str {
+        "unity"
+    }
+
+    fn parse<'src>(&self, src: &'src [u8]) -> Result<UnityFile<'src>, Problem> {
+        parse::parse(src)
+    }
+
+    fn lower<'d>(&self, doc: &'d UnityFile<'_>, side: Side, _others: &[&'d UnityFile<'_>]) -> Result<Level<'d>, Vec<Problem>> {
+        let file: &'d UnityFile<'d> = doc;
+        lower::lower(file, side)
+    }
+
+    fn render(&self, docs: Sides<&UnityFile<'_>>, level: &Resolved<'_>) -> Vec<u8> {
+        render::Renderer { docs, level }.render()
+    }
+
+    fn level_problems(&self, level: &Level<'_>) -> Vec<Problem> {
+        hierarchy_problems(level)
+    }
+
+    fn checks_output(&self) -> bool {
+        true
+    }
+}
+
+/// The fields of a document (the map under its class name).
+fn fields<'v, 'a>(obj: &'v Object<'a>) -> Option<&'v Value<'a>> {
+    obj.props.get(&obj.kind)
+}
+
+/// The object a reference value points at.
+fn target(v: &Value<'_>) -> Option<ObjectId> {
+    match &v.kind {
+        ValueKind::Scalar { reference: Some(r) } => Some(r.target.clone()),
+        ValueKind::Map(entries) if entries.len() == 1 => target(&entries[0].1),
+        _ => None,
+    }
+}
+
+/// The children a transform lists, or `None` when it lists none (a stripped placeholder).
+fn children(obj: &Object<'_>) -> Option<Vec<ObjectId>> {
+    let list = fields(obj)?.get("m_Children")?;
+    Some(match &list.kind {
+        ValueKind::Map(entries) => entries.iter().filter_map(|(_, v)| target(v)).collect(),
+        ValueKind::List(items) => items.iter().filter_map(target).collect(),
+        _ => Vec::new(),
+    })
+}
+
+/// `m_Father` and `m_Children` must agree, and no child may be listed twice.
+pub fn hierarchy_problems(level: &Level<'_>) -> Vec<Problem> {
+    let mut problems = Vec::new();
+    let is_transform = |o: &Object<'_>| o.kind == "Transform" || o.kind == "RectTransform";
+    for obj in level.objects.values().filter(|o| is_transform(o)) {
+        let line = obj.line as usize;
+        if let Some(father) = fields(obj).and_then(|f| f.get("m_Father")).and_then(target) {
+            if let Some(kids) = level.get(&father).and_then(children) {
+                if !kids.contains(&obj.id) {
+                    problems.push(Problem::Inconsistent {
+                        object: obj.id.clone(),
+                        message: format!("m_Father is {father}, which does not list it in m_Children"),
+                        line,
+                    });
+                }
+            }
+        }
+        let Some(kids) = children(obj) else { continue };
+        for (i, kid) in kids.iter().enumerate() {
+            if kids[..i].contains(kid) {
+                problems.push(Problem::Inconsistent { object: obj.id.clone(), message: format!("lists child {kid} twice"), line });
+            }
+            let Some(child) = level.get(kid) else { continue };
+            let Some(child_fields) = fields(child) else { continue };
+            if child_fields.get("m_Father").is_some() && child_fields.get("m_Father").and_then(target).as_ref() != Some(&obj.id) {
+                problems.push(Problem::Inconsistent {
+                    object: obj.id.clone(),
+                    message: format!("lists child {kid}, whose m_Father is another object"),
+                    line,
+                });
+            }
+        }
+    }
+    problems
+}

@@ -67,9 +67,14 @@ pub struct UnityFile<'s> {
     pub nodes: Vec<YNode>,
     pub entries: Vec<YEntry>,
     pub items: Vec<u32>,
+    /// For each node, the entry whose value it is (`NONE` if it is not one).
+    pub entry_of: Vec<u32>,
     /// Lines end with `\r\n`.
     pub crlf: bool,
 }
+
+/// No entry.
+pub const NONE: u32 = u32::MAX;
 
 impl<'s> UnityFile<'s> {
     pub fn text(&self, span: Span) -> &'s str {
@@ -565,7 +570,20 @@ pub fn parse(src: &[u8]) -> Result<UnityFile<'_>, Problem> {
         };
         docs.push(UnityDoc { class_id, file_id, stripped, span: (start as u32, doc_end as u32), body, line: line_no });
     }
-    Ok(UnityFile { src: text, preamble: (0, preamble_end as u32), docs, nodes: p.nodes, entries: p.entries, items: p.items, crlf })
+    let mut entry_of = vec![NONE; p.nodes.len()];
+    for (i, e) in p.entries.iter().enumerate() {
+        entry_of[e.value as usize] = i as u32;
+    }
+    Ok(UnityFile {
+        src: text,
+        preamble: (0, preamble_end as u32),
+        docs,
+        nodes: p.nodes,
+        entries: p.entries,
+        items: p.items,
+        entry_of,
+        crlf,
+    })
 }
 
 #[cfg(test)]

@@ -1,0 +1,148 @@
+//! From a Unity file to a level: one object per document, identified by its fileID.
+//!
+//! * `{fileID: N}` (no guid) is a reference to document N; with a guid it points into another
+//!   asset and is an opaque value.
+//! * A Transform's `m_Father`, and any other component's `m_GameObject`, is its parent.
+//! * Sequences whose items each name one local object (`m_Component`, `m_Children`,
+//!   `m_Roots`, …) are lists with identity: merged by the fileID they name.
+
+use levelmerge_core::model::{Level, Object, ObjectId, Origin, RefRole, Reference, Value};
+use levelmerge_core::{Problem, Side};
+
+use crate::parse::{UnityFile, YKind};
+
+const TRANSFORMS: [&str; 2] = ["Transform", "RectTransform"];
+
+struct Lowerer<'d> {
+    file: &'d UnityFile<'d>,
+    side: Side,
+    level: Level<'d>,
+}
+
+/// The fileID of a local reference `{fileID: N}` (N ≠ 0, no guid).
+pub fn local_ref(file: &UnityFile<'_>, node: u32) -> Option<i64> {
+    let n = &file.nodes[node as usize];
+    if n.kind != YKind::FlowMap {
+        return None;
+    }
+    let entries = file.entries_of(node);
+    if entries.len() != 1 || file.text(entries[0].key) != "fileID" {
+        return None;
+    }
+    file.text(file.nodes[entries[0].value as usize].span).parse().ok().filter(|&id| id != 0)
+}
+
+/// The node naming the object an identity-list item stands for: `{fileID: N}` itself, or the
+/// single member of `- component: {fileID: N}`.
+fn item_ref(file: &UnityFile<'_>, item: u32) -> Option<u32> {
+    if local_ref(file, item).is_some() {
+        return Some(item);
+    }
+    let n = &file.nodes[item as usize];
+    if n.kind != YKind::Map {
+        return None;
+    }
+    match file.entries_of(item) {
+        [only] if local_ref(file, only.value).is_some() => Some(only.value),
+        _ => None,
+    }
+}
+
+impl<'d> Lowerer<'d> {
+    fn origin(&self, node: u32) -> Origin {
+        Origin { side: self.side, node }
+    }
+
+    fn value(&mut self, node: u32, key: Option<&str>, class: &str) -> Value<'d> {
+        let file = self.file;
+        let n = &file.nodes[node as usize];
+        let raw = file.text(n.span);
+        if let Some(id) = local_ref(file, node) {
+            let is_transform = TRANSFORMS.contains(&class);
+            let role = match key {
+                Some("m_Father") if is_transform => RefRole::Parent,
+                Some("m_GameObject") if !is_transform && class != "GameObject" => RefRole::Parent,
+                _ => RefRole::Other,
+            };
+            match role {
+                RefRole::Parent => self.level.parent_refs = true,
+                RefRole::Other => self.level.references = true,
+            }
+            return Value::scalar(raw, self.origin(node), Some(Reference { target: ObjectId::new(id.to_string()), role }));
+        }
+        match n.kind {
+            YKind::Scalar => Value::scalar(raw, self.origin(node), None),
+            YKind::Map | YKind::FlowMap => {
+                let entries = file
+                    .entries_of(node)
+                    .iter()
+                    .map(|e| {
+                        let k = file.text(e.key);
+                        (k, self.value(e.value, Some(k), class))
+                    })
+                    .collect();
+                Value::map(raw, self.origin(node), entries)
+            }
+            YKind::Seq | YKind::FlowSeq => {
+                let items = file.items_of(node);
+                let refs: Option<Vec<u32>> = items.iter().map(|&i| item_ref(file, i)).collect();
+                let keyed = refs.filter(|r| {
+                    let mut ids: Vec<&str> = r.iter().map(|&n| file.text(file.nodes[n as usize].span)).collect();
+                    ids.sort_unstable();
+                    !items.is_empty() && ids.windows(2).all(|w| w[0] != w[1])
+                });
+                match keyed {
+                    // A list with identity: a map from the referenced fileID (its text inside
+                    // `{fileID: N}`) to the item, which the core merges by key and order.
+                    Some(refs) => {
+                        let entries = items
+                            .iter()
+                            .zip(refs)
+                            .map(|(&item, r)| {
+                                let id_node = file.entries_of(r)[0].value;
+                                (file.text(file.nodes[id_node as usize].span), self.value(item, key, class))
+                            })
+                            .collect();
+                        Value::map(raw, self.origin(node), entries)
+                    }
+                    None => {
+                        let values = items.iter().map(|&i| self.value(i, key, class)).collect();
+                        Value::list(raw, self.origin(node), values)
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Lower a Unity file.
+pub fn lower<'d>(file: &'d UnityFile<'d>, side: Side) -> Result<Level<'d>, Vec<Problem>> {
+    let mut l = Lowerer { file, side, level: Level::new() };
+    let mut problems = Vec::new();
+    for doc in &file.docs {
+        let id = ObjectId::new(doc.file_id.to_string());
+        if let Some(first) = l.level.objects.get(&id) {
+            problems.push(Problem::DuplicateId {
+                id: format!("fileID {}", doc.file_id),
+                line: doc.line as usize,
+                first_line: first.line as usize,
+            });
+            continue;
+        }
+        let class = file.class_name(doc).unwrap_or("");
+        let kind = if class.is_empty() { format!("!u!{}", doc.class_id) } else { class.to_owned() };
+        let mut props = match doc.body {
+            Some(body) => l.value(body, None, class),
+            None => Value::map("", l.origin(u32::MAX), Vec::new()),
+        };
+        // A document is the same only when all its bytes are (its `---` line, trailing blank
+        // lines and a missing final newline included).
+        props.raw = file.text(doc.span);
+        l.level.objects.insert(id.clone(), Object { id, kind, parent: None, props, line: doc.line });
+    }
+    if problems.is_empty() {
+        Ok(l.level)
+    } else {
+        Err(problems)
+    }
+}
