@@ -39,6 +39,19 @@ pub const EXTENSIONS: &[(&str, Format)] = &[
     ("tmj", Format::Json),
     ("tsj", Format::Json),
     ("sjson", Format::Sjson),
+    ("unity", Format::Unity),
+    ("prefab", Format::Unity),
+    ("asset", Format::Unity),
+    ("mat", Format::Unity),
+    ("controller", Format::Unity),
+    ("anim", Format::Unity),
+    ("overrideController", Format::Unity),
+    ("mask", Format::Unity),
+    ("playable", Format::Unity),
+    ("lighting", Format::Unity),
+    ("physicMaterial", Format::Unity),
+    ("spriteatlas", Format::Unity),
+    ("terrainlayer", Format::Unity),
 ];
 
 const UNITY_EXTENSIONS: &[&str] = &[
@@ -75,7 +88,7 @@ pub fn detect(contents: &[&[u8]], path: Option<&Path>) -> Format {
         }
     }
     let ext = path.and_then(|p| p.extension()).and_then(|e| e.to_str()).map(str::to_ascii_lowercase).unwrap_or_default();
-    if let Some((_, f)) = EXTENSIONS.iter().find(|(e, _)| *e == ext) {
+    if let Some((_, f)) = EXTENSIONS.iter().find(|(e, _)| e.eq_ignore_ascii_case(&ext)) {
         return *f;
     }
     match ext.as_str() {

@@ -197,6 +197,16 @@ struct Merger<'a> {
     alive: FxHashSet<ObjectId>,
 }
 
+/// The members of a map; an empty list counts as an empty map (`[]` and `{}` are both how
+/// formats write an empty collection whose items carry identity).
+fn map_entries<'v, 'a>(v: &'v Value<'a>) -> Option<&'v [(Key<'a>, Value<'a>)]> {
+    match &v.kind {
+        ValueKind::Map(entries) => Some(entries),
+        ValueKind::List(items) if items.is_empty() => Some(&[]),
+        _ => None,
+    }
+}
+
 /// The ids of a child slot; an empty list counts as an empty slot (a codec cannot tell which an
 /// empty array is).
 fn child_ids<'v>(v: &'v Value<'_>) -> Option<&'v [ObjectId]> {
@@ -280,12 +290,11 @@ impl<'a> Merger<'a> {
                 }
                 let tpl = template(b, o, t);
                 match (b.map(|b| &b.kind), &ov.kind, &tv.kind) {
-                    (None | Some(ValueKind::Map(_)), ValueKind::Map(om), ValueKind::Map(tm)) => {
-                        let bm = match b.map(|b| &b.kind) {
-                            Some(ValueKind::Map(bm)) => bm.as_slice(),
-                            _ => &[],
-                        };
-                        Some(self.map(path, tpl, bm, om, tm))
+                    _ if [b, Some(ov), Some(tv)].iter().flatten().all(|v| map_entries(v).is_some())
+                        && [b, Some(ov), Some(tv)].iter().flatten().any(|v| matches!(v.kind, ValueKind::Map(_))) =>
+                    {
+                        let entries = |v: Option<&'a Value<'a>>| v.and_then(map_entries).unwrap_or(&[]);
+                        Some(self.map(path, tpl, entries(b), entries(Some(ov)), entries(Some(tv))))
                     }
                     (Some(ValueKind::List(bl)), ValueKind::List(ol), ValueKind::List(tl)) => Some(self.list(path, tpl, bl, ol, tl)),
                     (None, ValueKind::List(ol), ValueKind::List(tl)) if structural => Some(self.list(path, tpl, &[], ol, tl)),

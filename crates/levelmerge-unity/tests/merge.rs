@@ -1,0 +1,131 @@
+//! Unity merges on small scenes written for these tests.
+
+use levelmerge_core::text::MarkerStyle;
+use levelmerge_core::{check_text, merge_texts, MergeOutcome, Options, Sides};
+use levelmerge_unity::UnityCodec;
+
+const HEADER: &str = "%YAML 1.1\n%TAG !u! tag:unity3d.com,2011:\n";
+
+fn go(id: i64, name: &str, transform: i64) -> String {
+    format!("--- !u!1 &{id}\nGameObject:\n  m_ObjectHideFlags: 0\n  serializedVersion: 6\n  m_Component:\n  - component: {{fileID: {transform}}}\n  m_Layer: 0\n  m_Name: {name}\n  m_IsActive: 1\n")
+}
+
+fn tr(id: i64, go: i64, father: i64, children: &[i64], x: &str) -> String {
+    let kids = if children.is_empty() {
+        " []\n".to_owned()
+    } else {
+        let mut s = "\n".to_owned();
+        for c in children {
+            s.push_str(&format!("  - {{fileID: {c}}}\n"));
+        }
+        s
+    };
+    format!("--- !u!4 &{id}\nTransform:\n  m_ObjectHideFlags: 0\n  m_GameObject: {{fileID: {go}}}\n  m_LocalPosition: {{x: {x}, y: 0, z: 0}}\n  m_LocalScale: {{x: 1, y: 1, z: 1}}\n  m_Children:{kids}  m_Father: {{fileID: {father}}}\n")
+}
+
+fn scene(parts: &[String]) -> String {
+    let mut s = HEADER.to_owned();
+    for p in parts {
+        s.push_str(p);
+    }
+    s
+}
+
+fn merge(b: &str, o: &str, t: &str) -> MergeOutcome {
+    merge_texts(&UnityCodec, Sides::new(b.as_bytes(), o.as_bytes(), t.as_bytes()), &Options::default(), &MarkerStyle::default())
+        .expect("merge runs")
+}
+
+fn text(r: &MergeOutcome) -> String {
+    String::from_utf8(r.text.clone()).unwrap()
+}
+
+#[test]
+fn both_sides_add_children_to_one_parent() {
+    let base = scene(&[go(10, "Root", 11), tr(11, 10, 0, &[], "0")]);
+    let ours = scene(&[go(10, "Root", 11), tr(11, 10, 0, &[21], "0"), go(20, "Lamp", 21), tr(21, 20, 11, &[], "1")]);
+    let theirs = scene(&[go(10, "Root", 11), tr(11, 10, 0, &[31], "0"), go(30, "Door", 31), tr(31, 30, 11, &[], "2")]);
+    let r = merge(&base, &ours, &theirs);
+    assert_eq!(r.open_conflicts, 0, "{}", text(&r));
+    let expected = scene(&[
+        go(10, "Root", 11),
+        tr(11, 10, 0, &[21, 31], "0"),
+        go(20, "Lamp", 21),
+        tr(21, 20, 11, &[], "1"),
+        go(30, "Door", 31),
+        tr(31, 30, 11, &[], "2"),
+    ]);
+    assert_eq!(text(&r), expected);
+    assert!(check_text(&UnityCodec, &r.text).is_empty());
+}
+
+#[test]
+fn edits_to_different_fields_of_one_flow_map_combine() {
+    let base = scene(&[go(10, "Root", 11), tr(11, 10, 0, &[], "0")]);
+    let ours = base.replace("m_LocalPosition: {x: 0, y: 0, z: 0}", "m_LocalPosition: {x: 5, y: 0, z: 0}");
+    let theirs = base
+        .replace("m_LocalPosition: {x: 0, y: 0, z: 0}", "m_LocalPosition: {x: 0, y: 0, z: -2.5}")
+        .replace("m_Name: Root", "m_Name: World");
+    let r = merge(&base, &ours, &theirs);
+    assert_eq!(r.open_conflicts, 0);
+    assert_eq!(text(&r), base.replace("{x: 0, y: 0, z: 0}", "{x: 5, y: 0, z: -2.5}").replace("m_Name: Root", "m_Name: World"));
+}
+
+#[test]
+fn same_field_changed_differently_conflicts_on_that_line() {
+    let base = scene(&[go(10, "Root", 11), tr(11, 10, 0, &[], "0")]);
+    let r = merge(&base, &base.replace("m_Name: Root", "m_Name: A"), &base.replace("m_Name: Root", "m_Name: B"));
+    assert_eq!(r.open_conflicts, 1);
+    assert_eq!(r.conflicts[0].path, "GameObject.m_Name");
+    assert!(text(&r).contains("<<<<<<< ours\n  m_Name: A\n=======\n  m_Name: B\n>>>>>>> theirs\n"), "{}", text(&r));
+}
+
+#[test]
+fn deleting_a_game_object_whose_component_the_other_side_edits_conflicts() {
+    let base = scene(&[go(10, "Root", 11), tr(11, 10, 0, &[21], "0"), go(20, "Lamp", 21), tr(21, 20, 11, &[], "1")]);
+    let ours = scene(&[go(10, "Root", 11), tr(11, 10, 0, &[], "0")]);
+    let theirs = base.replace("m_LocalPosition: {x: 1, y: 0, z: 0}", "m_LocalPosition: {x: 9, y: 0, z: 0}");
+    let r = merge(&base, &ours, &theirs);
+    assert!(r.open_conflicts >= 1, "{}", text(&r));
+    assert!(r.conflicts.iter().any(|c| c.kind == "delete-modify" && c.object == "21"), "{:?}", r.conflicts);
+}
+
+#[test]
+fn deleting_an_untouched_subtree_is_clean_and_consistent() {
+    let base = scene(&[go(10, "Root", 11), tr(11, 10, 0, &[21], "0"), go(20, "Lamp", 21), tr(21, 20, 11, &[], "1")]);
+    let ours = scene(&[go(10, "Root", 11), tr(11, 10, 0, &[], "0")]);
+    let theirs = base.replace("m_Name: Root", "m_Name: World");
+    let r = merge(&base, &ours, &theirs);
+    assert_eq!(r.open_conflicts, 0);
+    assert_eq!(text(&r), ours.replace("m_Name: Root", "m_Name: World"));
+    assert!(check_text(&UnityCodec, &r.text).is_empty());
+}
+
+#[test]
+fn the_same_file_id_added_twice_differently_conflicts() {
+    let base = scene(&[go(10, "Root", 11), tr(11, 10, 0, &[], "0")]);
+    let ours = scene(&[go(10, "Root", 11), tr(11, 10, 0, &[], "0"), go(50, "A", 51), tr(51, 50, 0, &[], "0")]);
+    let theirs = scene(&[go(10, "Root", 11), tr(11, 10, 0, &[], "0"), go(50, "B", 51), tr(51, 50, 0, &[], "0")]);
+    let r = merge(&base, &ours, &theirs);
+    assert!(r.open_conflicts >= 1);
+}
+
+#[test]
+fn crlf_and_missing_final_newline_survive() {
+    let base = scene(&[go(10, "Root", 11), tr(11, 10, 0, &[], "0")]).replace('\n', "\r\n");
+    let base = base.trim_end_matches("\r\n").to_owned();
+    let ours = base.replace("m_Name: Root", "m_Name: A");
+    let theirs = base.replace("{x: 0, y: 0, z: 0}", "{x: 3, y: 0, z: 0}");
+    let r = merge(&base, &ours, &theirs);
+    assert_eq!(r.open_conflicts, 0);
+    assert_eq!(text(&r), base.replace("m_Name: Root", "m_Name: A").replace("{x: 0, y: 0, z: 0}", "{x: 3, y: 0, z: 0}"));
+}
+
+#[test]
+fn check_finds_father_and_children_that_disagree() {
+    let broken = scene(&[go(10, "Root", 11), tr(11, 10, 0, &[], "0"), go(20, "Lamp", 21), tr(21, 20, 11, &[], "1")]);
+    let problems = check_text(&UnityCodec, broken.as_bytes());
+    assert!(problems.iter().any(|p| p.code() == "inconsistent"), "{problems:?}");
+    let dangling = scene(&[go(10, "Root", 99)]);
+    assert!(check_text(&UnityCodec, dangling.as_bytes()).iter().any(|p| p.code() == "dangling-reference"));
+}
