@@ -79,7 +79,7 @@ pub fn run(args: &MergeArgs, ui: &Ui) -> Result<u8> {
     let format = args.format.unwrap_or_else(|| format::detect(&[&texts.ours, &texts.theirs, &texts.base], Some(&display)));
     let policy =
         Policy { prefer: args.prefer.map(|p| if p == Prefer::Ours { Side::Ours } else { Side::Theirs }), rules: config.rules.clone() };
-    let options = Options { policy };
+    let options = Options { policy, ..Options::default() };
 
     let (text, open, outcome, mode) = if texts.ours == texts.theirs || texts.base == texts.theirs {
         (texts.ours.clone(), 0, None, Mode::Trivial("theirs made no change"))

@@ -41,6 +41,19 @@ pub trait Codec {
     fn checks_output(&self) -> bool {
         false
     }
+
+    /// Whether a field one side added counts as an edit against the other side's deletion
+    /// (see [`Options::added_fields_are_edits`]).
+    fn added_fields_are_edits(&self) -> bool {
+        true
+    }
+
+    /// Ids that both sides added for different objects: give theirs fresh ones. Returns theirs'
+    /// text with the objects renumbered and its references rewritten, and a note per object;
+    /// `None` when nothing collides (or the format cannot renumber).
+    fn renumber(&self, _texts: Sides<&[u8]>) -> Option<(Vec<u8>, Vec<String>)> {
+        None
+    }
 }
 
 /// A conflict, detached from the documents, for reports.
@@ -241,6 +254,11 @@ where
     for<'s> C::Document<'s>: Send + Sync,
 {
     let mut clock = Clock::default();
+    let renumbered = codec.renumber(texts);
+    let texts = match &renumbered {
+        Some((theirs, _)) => Sides::new(texts.base, texts.ours, theirs.as_slice()),
+        None => texts,
+    };
     // Big inputs are read on three threads (the work is independent; the machine has cores).
     let parallel = texts.base.len() + texts.ours.len() + texts.theirs.len() > PARALLEL_FROM;
     let docs = on_each_side(parallel, texts, |side, text| parse(codec, side, text));
@@ -252,7 +270,8 @@ where
     });
     let levels = Sides::new(levels.base?, levels.ours?, levels.theirs?);
     clock.lap("read");
-    let mut merged = merge(levels.as_ref(), options);
+    let options = Options { added_fields_are_edits: options.added_fields_are_edits && codec.added_fields_are_edits(), ..options.clone() };
+    let mut merged = merge(levels.as_ref(), &options);
     clock.lap("merge");
     let doc_refs = docs.as_ref();
     let with_refs = merged.references;
@@ -272,7 +291,8 @@ where
         }
     }
     clock.lap("check");
-    let notes = merged.notes.iter().map(|n| format!("{}: {}", n.object, n.message)).collect();
+    let mut notes: Vec<String> = renumbered.as_ref().map(|(_, n)| n.clone()).unwrap_or_default();
+    notes.extend(merged.notes.iter().map(|n| format!("{}: {}", n.object, n.message)));
     let conflicts = report(&merged);
     let ours_text = codec.render(doc_refs, &ours_view);
     clock.lap("write");

@@ -79,9 +79,19 @@ impl MergedLevel<'_> {
     }
 }
 
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct Options {
     pub policy: Policy,
+    /// Whether a field that one side added to an object counts as an edit that a deletion on
+    /// the other side conflicts with. Formats whose editors add fields on every re-save (Unity)
+    /// say no: deleting the object loses no one's work.
+    pub added_fields_are_edits: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options { policy: Policy::default(), added_fields_are_edits: true }
+    }
 }
 
 /// Per-side facts about what changed relative to base.
@@ -109,15 +119,15 @@ fn children_of(level: &Level<'_>) -> FxHashMap<ObjectId, Vec<ObjectId>> {
 
 /// Whether `side` changes `base` in a way that a deletion on the other side would lose:
 /// anything but removing children or moving them around.
-fn modifies(base: &Value<'_>, side: &Value<'_>) -> bool {
+fn modifies(base: &Value<'_>, side: &Value<'_>, added_fields_are_edits: bool) -> bool {
     if base.identical(side) || base.same(side) {
         return false;
     }
     match (&base.kind, &side.kind) {
         (ValueKind::Map(b), ValueKind::Map(s)) => {
             let added_or_changed = s.iter().any(|(k, sv)| match b.iter().find(|(bk, _)| bk == k) {
-                None => true,
-                Some((_, bv)) => modifies(bv, sv),
+                None => added_fields_are_edits,
+                Some((_, bv)) => modifies(bv, sv, added_fields_are_edits),
             });
             let removed = b.iter().any(|(k, bv)| !bv.has_children && !s.iter().any(|(sk, _)| sk == k));
             added_or_changed || removed
@@ -127,19 +137,22 @@ fn modifies(base: &Value<'_>, side: &Value<'_>) -> bool {
             s.iter().any(|id| !b.contains(id))
         }
         (ValueKind::List(b), ValueKind::List(s)) if base.has_children || side.has_children => {
-            b.len() != s.len() || b.iter().zip(s).any(|(x, y)| modifies(x, y))
+            b.len() != s.len() || b.iter().zip(s).any(|(x, y)| modifies(x, y, added_fields_are_edits))
         }
         _ => true,
     }
 }
 
-fn side_changes(base: &Level<'_>, side: &Level<'_>) -> SideChanges {
+fn side_changes(base: &Level<'_>, side: &Level<'_>, added_fields_are_edits: bool) -> SideChanges {
     let mut subtree_touched = FxHashSet::default();
     let mut newly_referenced = FxHashSet::default();
     for obj in side.objects.values() {
         let touched = match base.get(&obj.id) {
             None => true,
-            Some(b) => modifies(&b.props, &obj.props) || (!b.props.identical(&obj.props) && effective_parent(b) != effective_parent(obj)),
+            Some(b) => {
+                modifies(&b.props, &obj.props, added_fields_are_edits)
+                    || (!b.props.identical(&obj.props) && effective_parent(b) != effective_parent(obj))
+            }
         };
         if !touched {
             continue;
@@ -415,7 +428,8 @@ impl<'a> Merger<'a> {
 /// Merge three versions of a level.
 pub fn merge<'a>(inputs: Sides<&'a Level<'a>>, options: &Options) -> MergedLevel<'a> {
     let (base, ours, theirs) = (inputs.base, inputs.ours, inputs.theirs);
-    let changes = Sides::new(None, Some(side_changes(base, ours)), Some(side_changes(base, theirs)));
+    let edits = options.added_fields_are_edits;
+    let changes = Sides::new(None, Some(side_changes(base, ours, edits)), Some(side_changes(base, theirs, edits)));
     let changes_of = |s: Side| changes.get(s).as_ref().expect("ours and theirs have change sets");
 
     // 1. Which objects exist, and which need a whole-object conflict.

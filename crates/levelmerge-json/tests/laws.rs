@@ -9,7 +9,7 @@ use levelmerge_testutils::gen::{edits, level, style, GenLevel};
 use proptest::prelude::*;
 
 fn merge_with(b: &str, o: &str, t: &str, prefer: Option<Side>) -> MergeOutcome {
-    let options = Options { policy: Policy { prefer, rules: vec![] } };
+    let options = Options { policy: Policy { prefer, rules: vec![] }, ..Options::default() };
     merge_texts(&JsonCodec::default(), Sides::new(b.as_bytes(), o.as_bytes(), t.as_bytes()), &options, &MarkerStyle::default())
         .unwrap_or_else(|e| panic!("merge failed: {e}\nbase:\n{b}\nours:\n{o}\ntheirs:\n{t}"))
 }

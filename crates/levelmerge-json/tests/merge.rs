@@ -203,7 +203,7 @@ fn policies_settle_conflicts() {
         let r = merge_texts(
             &JsonCodec::default(),
             Sides::new(BASE.as_bytes(), o.as_bytes(), t.as_bytes()),
-            &Options { policy },
+            &Options { policy, ..Options::default() },
             &MarkerStyle::default(),
         )
         .unwrap();

@@ -7,12 +7,14 @@
 //! * [`lower`]: one level object per document, `{fileID: N}` references, parents from
 //!   `m_Father` and `m_GameObject`, identity lists (`m_Component`, `m_Children`).
 //! * [`render`]: untouched documents and entries copied byte for byte.
+//! * [`renumber`]: different objects added under one fileID on both sides: theirs is renumbered.
 //! * [`UnityCodec::level_problems`]: `m_Father` and `m_Children` must agree.
 #![forbid(unsafe_code)]
 
 pub mod lower;
 pub mod parse;
 pub mod render;
+pub mod renumber;
 
 use levelmerge_core::model::{Level, Object, ObjectId, Value, ValueKind};
 use levelmerge_core::resolve::Resolved;
@@ -50,6 +52,15 @@ impl Codec for UnityCodec {
 
     fn checks_output(&self) -> bool {
         true
+    }
+
+    /// Unity adds fields to every object it re-saves with a newer editor or script.
+    fn added_fields_are_edits(&self) -> bool {
+        false
+    }
+
+    fn renumber(&self, texts: Sides<&[u8]>) -> Option<(Vec<u8>, Vec<String>)> {
+        renumber::renumber(texts)
     }
 }
 

@@ -102,10 +102,31 @@ fn deleting_an_untouched_subtree_is_clean_and_consistent() {
 }
 
 #[test]
-fn the_same_file_id_added_twice_differently_conflicts() {
+fn different_objects_added_under_one_file_id_are_both_kept() {
     let base = scene(&[go(10, "Root", 11), tr(11, 10, 0, &[], "0")]);
     let ours = scene(&[go(10, "Root", 11), tr(11, 10, 0, &[], "0"), go(50, "A", 51), tr(51, 50, 0, &[], "0")]);
     let theirs = scene(&[go(10, "Root", 11), tr(11, 10, 0, &[], "0"), go(50, "B", 51), tr(51, 50, 0, &[], "0")]);
+    let r = merge(&base, &ours, &theirs);
+    assert_eq!(r.open_conflicts, 0, "{}", text(&r));
+    // Theirs' game object and its transform got the first free ids, references rewritten.
+    let expected = scene(&[
+        go(10, "Root", 11),
+        tr(11, 10, 0, &[], "0"),
+        go(50, "A", 51),
+        tr(51, 50, 0, &[], "0"),
+        go(52, "B", 53),
+        tr(53, 52, 0, &[], "0"),
+    ]);
+    assert_eq!(text(&r), expected);
+    assert_eq!(r.notes.len(), 2, "{:?}", r.notes);
+    assert!(check_text(&UnityCodec, &r.text).is_empty());
+}
+
+#[test]
+fn the_same_object_added_on_both_sides_with_different_fields_conflicts() {
+    let base = scene(&[go(10, "Root", 11), tr(11, 10, 0, &[], "0")]);
+    let ours = scene(&[go(10, "Root", 11), tr(11, 10, 0, &[], "0"), go(50, "A", 51), tr(51, 50, 0, &[], "1")]);
+    let theirs = scene(&[go(10, "Root", 11), tr(11, 10, 0, &[], "0"), go(50, "A", 51), tr(51, 50, 0, &[], "2")]);
     let r = merge(&base, &ours, &theirs);
     assert!(r.open_conflicts >= 1);
 }
@@ -128,4 +149,18 @@ fn check_finds_father_and_children_that_disagree() {
     assert!(problems.iter().any(|p| p.code() == "inconsistent"), "{problems:?}");
     let dangling = scene(&[go(10, "Root", 99)]);
     assert!(check_text(&UnityCodec, dangling.as_bytes()).iter().any(|p| p.code() == "dangling-reference"));
+}
+
+#[test]
+fn fields_added_by_a_re_save_do_not_block_a_deletion() {
+    let base = scene(&[go(10, "Root", 11), tr(11, 10, 0, &[21], "0"), go(20, "Lamp", 21), tr(21, 20, 11, &[], "1")]);
+    let ours = scene(&[go(10, "Root", 11), tr(11, 10, 0, &[], "0")]);
+    // Theirs re-saved with a newer editor: every object gained a field, nothing was edited.
+    let theirs = base.replace("  m_IsActive: 1\n", "  m_IsActive: 1\n  m_NewEditorField: 0\n");
+    let r = merge(&base, &ours, &theirs);
+    assert_eq!(r.open_conflicts, 0, "{}", text(&r));
+    assert_eq!(text(&r), ours.replace("  m_IsActive: 1\n", "  m_IsActive: 1\n  m_NewEditorField: 0\n"));
+    // An edited value still conflicts with the deletion.
+    let edited = base.replace("m_Name: Lamp", "m_Name: Torch");
+    assert!(merge(&base, &ours, &edited).open_conflicts >= 1);
 }

@@ -1,0 +1,138 @@
+//! Both sides added different objects under the same fileID: theirs gets a fresh one.
+//!
+//! The object is told apart from "the same object added on both sides" by what identifies it:
+//! its class, and where present its name, game object, script, source prefab. The fresh id is
+//! the first free one above the old (unused in all three files, so deterministic), and every
+//! local reference `{fileID: N}` in theirs is rewritten with it.
+
+use levelmerge_core::Sides;
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use crate::lower::local_ref;
+use crate::parse::{parse, UnityDoc, UnityFile};
+
+/// Fields that tell two objects apart.
+const IDENTITY: [&str; 6] = ["m_Name", "m_GameObject", "m_Script", "m_SourcePrefab", "m_CorrespondingSourceObject", "m_PrefabInstance"];
+
+fn field_text<'s>(file: &UnityFile<'s>, doc: &UnityDoc, key: &str) -> Option<&'s str> {
+    let fields = file.fields(doc)?;
+    file.get(fields, key).map(|v| file.text(file.nodes[v as usize].span).trim())
+}
+
+fn different_objects(ours: (&UnityFile<'_>, &UnityDoc), theirs: (&UnityFile<'_>, &UnityDoc)) -> bool {
+    if ours.1.class_id != theirs.1.class_id || ours.1.stripped != theirs.1.stripped {
+        return true;
+    }
+    IDENTITY.iter().any(|k| match (field_text(ours.0, ours.1, k), field_text(theirs.0, theirs.1, k)) {
+        (Some(a), Some(b)) => a != b,
+        _ => false,
+    })
+}
+
+/// Theirs' text with colliding new objects renumbered, and a note per object.
+pub fn renumber(texts: Sides<&[u8]>) -> Option<(Vec<u8>, Vec<String>)> {
+    let (base, ours, theirs) = (parse(texts.base).ok()?, parse(texts.ours).ok()?, parse(texts.theirs).ok()?);
+    let index = |f: &UnityFile<'_>| -> FxHashMap<i64, usize> { f.docs.iter().enumerate().map(|(i, d)| (d.file_id, i)).collect() };
+    let (bi, oi) = (index(&base), index(&ours));
+    let mut used: FxHashSet<i64> = base.docs.iter().chain(&ours.docs).chain(&theirs.docs).map(|d| d.file_id).collect();
+    // Objects both sides added under one id.
+    let clashing: Vec<(&UnityDoc, &UnityDoc)> = theirs
+        .docs
+        .iter()
+        .filter(|d| d.file_id != 0 && !bi.contains_key(&d.file_id))
+        .filter_map(|d| oi.get(&d.file_id).map(|&o| (&ours.docs[o], d)))
+        .collect();
+    let mut renamed: FxHashSet<i64> = FxHashSet::default();
+    // Different objects, then (until nothing changes) the parts of renamed objects: a component
+    // or child of theirs' renamed object is theirs' too.
+    loop {
+        let before = renamed.len();
+        for (o, t) in &clashing {
+            if renamed.contains(&t.file_id) {
+                continue;
+            }
+            let belongs_to_renamed = ["m_GameObject", "m_Father", "m_PrefabInstance"].iter().any(|k| {
+                field_text(&theirs, t, k)
+                    .and_then(|v| v.strip_prefix("{fileID: ")?.strip_suffix('}')?.parse::<i64>().ok())
+                    .is_some_and(|id| renamed.contains(&id))
+            });
+            let differ = ours.text(o.span) != theirs.text(t.span) && different_objects((&ours, o), (&theirs, t));
+            if belongs_to_renamed || differ {
+                renamed.insert(t.file_id);
+            }
+        }
+        if renamed.len() == before {
+            break;
+        }
+    }
+    let mut fresh: FxHashMap<i64, i64> = FxHashMap::default();
+    let mut notes = Vec::new();
+    for d in theirs.docs.iter().filter(|d| renamed.contains(&d.file_id)) {
+        let mut id = d.file_id;
+        while used.contains(&id) || id == 0 {
+            id = id.wrapping_add(1);
+        }
+        used.insert(id);
+        fresh.insert(d.file_id, id);
+        let class = theirs.class_name(d).unwrap_or("object");
+        notes.push(format!("{}: both sides added an object with this fileID; theirs' {class} is now &{id}", d.file_id));
+    }
+    if fresh.is_empty() {
+        return None;
+    }
+    // Edits: each renumbered document's `&N`, and every local reference to one.
+    let src = theirs.src;
+    let mut edits: Vec<(usize, usize, String)> = Vec::new();
+    for d in &theirs.docs {
+        if let Some(new) = fresh.get(&d.file_id) {
+            let header = &src[d.span.0 as usize..];
+            let amp = header.find('&').expect("a document header holds its fileID");
+            let start = d.span.0 as usize + amp + 1;
+            edits.push((start, start + d.file_id.to_string().len(), new.to_string()));
+        }
+    }
+    for n in 0..theirs.nodes.len() as u32 {
+        let Some(id) = local_ref(&theirs, n) else { continue };
+        let Some(new) = fresh.get(&id) else { continue };
+        let value = theirs.entries_of(n)[0].value;
+        let span = theirs.nodes[value as usize].span;
+        edits.push((span.0 as usize, span.1 as usize, new.to_string()));
+    }
+    edits.sort_by_key(|e| e.0);
+    let mut out = String::with_capacity(src.len() + edits.len() * 4);
+    let mut at = 0;
+    for (start, end, text) in edits {
+        out.push_str(&src[at..start]);
+        out.push_str(&text);
+        at = end;
+    }
+    out.push_str(&src[at..]);
+    Some((out.into_bytes(), notes))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn colliding_new_objects_are_renumbered_with_their_references() {
+        let base = "%YAML 1.1\n--- !u!1 &10\nGameObject:\n  m_Component:\n  - component: {fileID: 11}\n  m_Name: Root\n";
+        let ours = format!("{base}--- !u!1 &50\nGameObject:\n  m_Name: Lamp\n");
+        let theirs = format!("{base}--- !u!1 &50\nGameObject:\n  m_Name: Door\n--- !u!114 &60\nMonoBehaviour:\n  m_GameObject: {{fileID: 50}}\n  m_Other: {{fileID: 50, guid: abc, type: 3}}\n");
+        let (text, notes) = renumber(Sides::new(base.as_bytes(), ours.as_bytes(), theirs.as_bytes())).expect("a collision");
+        let text = String::from_utf8(text).unwrap();
+        assert!(text.contains("--- !u!1 &51\nGameObject:\n  m_Name: Door\n"), "{text}");
+        assert!(text.contains("m_GameObject: {fileID: 51}"), "{text}");
+        // A reference into another asset keeps its fileID.
+        assert!(text.contains("m_Other: {fileID: 50, guid: abc, type: 3}"), "{text}");
+        assert_eq!(notes.len(), 1);
+    }
+
+    #[test]
+    fn the_same_object_added_on_both_sides_is_not_renumbered() {
+        let base = "%YAML 1.1\n--- !u!1 &10\nGameObject:\n  m_Name: Root\n";
+        let ours = format!("{base}--- !u!1 &50\nGameObject:\n  m_Name: Lamp\n  m_Layer: 0\n");
+        let theirs = format!("{base}--- !u!1 &50\nGameObject:\n  m_Name: Lamp\n  m_Layer: 5\n");
+        assert!(renumber(Sides::new(base.as_bytes(), ours.as_bytes(), theirs.as_bytes())).is_none());
+    }
+}
