@@ -8,7 +8,7 @@ use serde_json::json;
 
 use crate::config::Config;
 use crate::exit;
-use crate::format::{self, Format};
+use crate::format;
 use crate::ui::Ui;
 
 #[derive(Debug, clap::Args)]
@@ -18,12 +18,8 @@ pub struct CheckArgs {
     /// Print the problems as JSON.
     #[arg(long)]
     pub json: bool,
-    /// The file format (default: from the content, then from the extension).
-    #[arg(long, value_enum)]
-    pub format: Option<Format>,
-    /// Configuration file (default: .levelmerge.toml found from the current directory up).
-    #[arg(long, value_name = "FILE")]
-    pub config: Option<PathBuf>,
+    #[command(flatten)]
+    pub input: crate::format::FormatArgs,
 }
 
 pub fn run(args: &CheckArgs, ui: &Ui) -> Result<u8> {
@@ -40,8 +36,8 @@ pub fn run(args: &CheckArgs, ui: &Ui) -> Result<u8> {
                 continue;
             }
         };
-        let config = Config::for_file(args.config.as_deref(), path)?;
-        let format = args.format.unwrap_or_else(|| format::detect(&[&text], Some(path)));
+        let config = Config::for_file(args.input.config.as_deref(), path)?;
+        let format = args.input.format.unwrap_or_else(|| format::detect(&[&text], Some(path)));
         let problems = match format::engine(format, &config) {
             Some(engine) => engine.check(&text),
             None => levelmerge_core::text::marker_lines(&text)

@@ -20,12 +20,8 @@ pub struct DiffArgs {
     /// Print the changes as JSON (schema version 1).
     #[arg(long)]
     pub json: bool,
-    /// The file format (default: from the content, then from the extension).
-    #[arg(long, value_enum)]
-    pub format: Option<Format>,
-    /// Configuration file (default: .levelmerge.toml found from the current directory up).
-    #[arg(long, value_name = "FILE")]
-    pub config: Option<PathBuf>,
+    #[command(flatten)]
+    pub input: crate::format::FormatArgs,
 }
 
 /// git's external diff protocol: `path old-file old-hex old-mode new-file new-hex new-mode`.
@@ -45,7 +41,7 @@ fn read(path: &Path) -> Result<Vec<u8>> {
 pub fn run(args: &DiffArgs, ui: &Ui) -> Result<u8> {
     let (old, new) = (read(&args.old)?, read(&args.new)?);
     let mut out = anstream::stdout().lock();
-    let differ = render(&old, &new, &args.new, args.format, args.config.as_deref(), args.json, ui, &mut out)?;
+    let differ = render(&old, &new, &args.new, args.input.format, args.input.config.as_deref(), args.json, ui, &mut out)?;
     Ok(if differ { exit::CONFLICTS } else { exit::CLEAN })
 }
 

@@ -8,6 +8,18 @@ use levelmerge_json::{Dialect, JsonCodec};
 
 use crate::config::Config;
 
+/// The options every command that reads levels takes.
+#[derive(Debug, clap::Args)]
+pub struct FormatArgs {
+    /// The file format (default: from the content, then from the extension).
+    #[arg(long, value_enum)]
+    pub format: Option<Format>,
+    /// Configuration file (default: the nearest .levelmerge.toml from the file's folder up to
+    /// the repository root).
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<std::path::PathBuf>,
+}
+
 /// The formats levelmerge knows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Format {

@@ -34,15 +34,11 @@ pub struct MergeArgs {
     /// Write the conflicts and automatic resolutions as JSON to this file.
     #[arg(long, value_name = "FILE")]
     pub report: Option<PathBuf>,
-    /// The file format (default: from the content, then from the extension).
-    #[arg(long, value_enum)]
-    pub format: Option<Format>,
     /// Conflict marker length (git's %L).
     #[arg(short = 'l', long = "marker-size", value_name = "MARKER_SIZE", default_value_t = 7)]
     pub marker_size: usize,
-    /// Configuration file (default: .levelmerge.toml found from the current directory up).
-    #[arg(long, value_name = "FILE")]
-    pub config: Option<PathBuf>,
+    #[command(flatten)]
+    pub input: crate::format::FormatArgs,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -74,9 +70,9 @@ pub fn run(args: &MergeArgs, ui: &Ui) -> Result<u8> {
     if args.marker_size == 0 {
         anyhow::bail!("the conflict marker size must be at least 1");
     }
-    let config = Config::for_file(args.config.as_deref(), &display)?;
+    let config = Config::for_file(args.input.config.as_deref(), &display)?;
     let style = MarkerStyle { size: args.marker_size, ..MarkerStyle::default() };
-    let format = args.format.unwrap_or_else(|| format::detect(&[&texts.ours, &texts.theirs, &texts.base], Some(&display)));
+    let format = args.input.format.unwrap_or_else(|| format::detect(&[&texts.ours, &texts.theirs, &texts.base], Some(&display)));
     let policy =
         Policy { prefer: args.prefer.map(|p| if p == Prefer::Ours { Side::Ours } else { Side::Theirs }), rules: config.rules.clone() };
     let options = Options { policy, ..Options::default() };

@@ -47,6 +47,23 @@ pub enum Problem {
 }
 
 impl Problem {
+    /// A syntax problem at byte `pos` of `src`, with its 1-based line and column (in
+    /// characters). A line that is a leftover conflict marker is reported as one.
+    pub fn syntax_at(src: &[u8], pos: usize, message: impl Into<String>) -> Problem {
+        let pos = pos.min(src.len());
+        let before = &src[..pos];
+        let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+        let line_start = before.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
+        let column = String::from_utf8_lossy(&src[line_start..pos]).chars().count() + 1;
+        let rest = &src[line_start..];
+        let message = if [b"<<<<<<<", b"=======", b">>>>>>>"].iter().any(|m| rest.starts_with(*m)) {
+            "leftover conflict marker".to_owned()
+        } else {
+            message.into()
+        };
+        Problem::Syntax { line, column, message }
+    }
+
     /// The line the problem is on, when it has one.
     pub fn line(&self) -> Option<usize> {
         match self {

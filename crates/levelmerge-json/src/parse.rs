@@ -174,23 +174,9 @@ struct Parser<'s> {
     depth: usize,
 }
 
-fn syntax(src: &[u8], pos: usize, message: impl Into<String>) -> Problem {
-    let pos = pos.min(src.len());
-    let before = &src[..pos];
-    let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
-    let line_start = before.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
-    let column = String::from_utf8_lossy(&src[line_start..pos]).chars().count() + 1;
-    let mut message = message.into();
-    let rest = &src[line_start..];
-    if [b"<<<<<<<", b"=======", b">>>>>>>"].iter().any(|m| rest.starts_with(*m)) {
-        message = "leftover conflict marker".into();
-    }
-    Problem::Syntax { line, column, message }
-}
-
 impl<'s> Parser<'s> {
     fn err(&self, message: impl Into<String>) -> Problem {
-        syntax(self.src, self.pos, message)
+        Problem::syntax_at(self.src, self.pos, message)
     }
 
     fn peek(&self) -> Option<u8> {
@@ -453,9 +439,9 @@ pub fn parse(src: &[u8], dialect: Dialect) -> Result<Document<'_>, Problem> {
         return Err(Problem::Syntax { line: 1, column: 1, message: "file larger than 4 GiB".into() });
     }
     if let Some(zero) = src.iter().take(8000).position(|&b| b == 0) {
-        return Err(syntax(src, zero, "binary data (NUL byte), not a text file"));
+        return Err(Problem::syntax_at(src, zero, "binary data (NUL byte), not a text file"));
     }
-    let text = std::str::from_utf8(src).map_err(|e| syntax(src, e.valid_up_to(), "not UTF-8 text"))?;
+    let text = std::str::from_utf8(src).map_err(|e| Problem::syntax_at(src, e.valid_up_to(), "not UTF-8 text"))?;
     // Real levels hold about one value per 10 to 20 bytes: sizing the arrays up front spares
     // regrowing (and copying) them; capacity never touched costs no memory.
     let estimate = src.len() / 10 + 16;

@@ -18,6 +18,13 @@ fn merge(b: &str, o: &str, t: &str) -> MergeOutcome {
     merge_with(b, o, t, None)
 }
 
+/// A merge with or without lowering unchanged parts as opaque values.
+fn merge_skipping(b: &str, x: &str, y: &str, skip: bool) -> MergeOutcome {
+    let codec = JsonCodec { skip_unchanged: skip, ..JsonCodec::default() };
+    merge_texts(&codec, Sides::new(b.as_bytes(), x.as_bytes(), y.as_bytes()), &Options::default(), &MarkerStyle::default())
+        .expect("merge runs")
+}
+
 fn edited(base: &GenLevel, edits: &[levelmerge_testutils::gen::Edit]) -> GenLevel {
     let mut l = base.clone();
     for e in edits {
@@ -104,11 +111,7 @@ proptest! {
         let b = base.to_json(st);
         let x = edited(&base, &ours_edits).to_json(st);
         let y = edited(&base, &theirs_edits).to_json(st);
-        let run = |skip: bool| {
-            let codec = JsonCodec { skip_unchanged: skip, ..JsonCodec::default() };
-            merge_texts(&codec, Sides::new(b.as_bytes(), x.as_bytes(), y.as_bytes()), &Options::default(), &MarkerStyle::default()).expect("merge runs")
-        };
-        let (fast, full) = (run(true), run(false));
+        let (fast, full) = (merge_skipping(&b, &x, &y, true), merge_skipping(&b, &x, &y, false));
         prop_assert_eq!(text(&fast), text(&full));
         prop_assert_eq!(keys(&fast.conflicts, false), keys(&full.conflicts, false));
     }
@@ -127,11 +130,7 @@ proptest! {
         }
         let x = ours.to_json(st);
         let y = edited(&base, &theirs_edits).to_json(st);
-        let run = |skip: bool| {
-            let codec = JsonCodec { skip_unchanged: skip, ..JsonCodec::default() };
-            merge_texts(&codec, Sides::new(b.as_bytes(), x.as_bytes(), y.as_bytes()), &Options::default(), &MarkerStyle::default()).expect("merge runs")
-        };
-        let (fast, full) = (run(true), run(false));
+        let (fast, full) = (merge_skipping(&b, &x, &y, true), merge_skipping(&b, &x, &y, false));
         prop_assert_eq!(text(&fast), text(&full));
         prop_assert_eq!(keys(&fast.conflicts, false), keys(&full.conflicts, false));
     }

@@ -131,24 +131,9 @@ struct Parser<'s> {
     depth: usize,
 }
 
-fn problem(src: &[u8], pos: usize, message: impl Into<String>) -> Problem {
-    let pos = pos.min(src.len());
-    let before = &src[..pos];
-    let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
-    let line_start = before.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
-    let column = String::from_utf8_lossy(&src[line_start..pos]).chars().count() + 1;
-    let rest = &src[line_start..];
-    let message = if [b"<<<<<<<", b"=======", b">>>>>>>"].iter().any(|m| rest.starts_with(*m)) {
-        "leftover conflict marker".to_owned()
-    } else {
-        message.into()
-    };
-    Problem::Syntax { line, column, message }
-}
-
 impl<'s> Parser<'s> {
     fn err(&self, at: usize, message: impl Into<String>) -> Problem {
-        problem(self.src, at, message)
+        Problem::syntax_at(self.src, at, message)
     }
 
     /// End of the line starting at or containing `pos` (the `\n`, or the limit).
@@ -493,9 +478,9 @@ pub fn parse(src: &[u8]) -> Result<UnityFile<'_>, Problem> {
         return Err(Problem::Syntax { line: 1, column: 1, message: "file larger than 4 GiB".into() });
     }
     if let Some(zero) = src.iter().take(8000).position(|&b| b == 0) {
-        return Err(problem(src, zero, "binary data (NUL byte), not a text file"));
+        return Err(Problem::syntax_at(src, zero, "binary data (NUL byte), not a text file"));
     }
-    let text = std::str::from_utf8(src).map_err(|e| problem(src, e.valid_up_to(), "not UTF-8 text"))?;
+    let text = std::str::from_utf8(src).map_err(|e| Problem::syntax_at(src, e.valid_up_to(), "not UTF-8 text"))?;
     let crlf = memchr::memchr(b'\n', src).is_some_and(|i| i > 0 && src[i - 1] == b'\r');
     // Document starts: lines beginning with "--- ".
     let mut starts = Vec::new();
@@ -541,7 +526,7 @@ pub fn parse(src: &[u8]) -> Result<UnityFile<'_>, Problem> {
             let end = memchr::memchr(b'\n', &src[line..preamble_end]).map_or(preamble_end, |i| line + i);
             let l = text[line..end].trim_end_matches('\r');
             if !(l.is_empty() || l.starts_with('%')) {
-                return Err(problem(src, line, "expected `%YAML`/`%TAG` lines before the first document"));
+                return Err(Problem::syntax_at(src, line, "expected `%YAML`/`%TAG` lines before the first document"));
             }
             line = end + 1;
         }
@@ -551,7 +536,7 @@ pub fn parse(src: &[u8]) -> Result<UnityFile<'_>, Problem> {
         let header_end = memchr::memchr(b'\n', &src[start..doc_end]).map_or(doc_end, |i| start + i);
         let header = text[start..header_end].trim_end_matches('\r');
         let (class_id, file_id, stripped) =
-            document_header(header).ok_or_else(|| problem(src, start, format!("not a Unity document header: `{header}`")))?;
+            document_header(header).ok_or_else(|| Problem::syntax_at(src, start, format!("not a Unity document header: `{header}`")))?;
         p.limit = doc_end;
         p.pos = (header_end + 1).min(doc_end);
         let body = match p.next_content_line(p.pos) {
