@@ -37,9 +37,10 @@ impl Codec for UnityCodec {
         parse::parse(src)
     }
 
-    fn lower<'d>(&self, doc: &'d UnityFile<'_>, side: Side, _others: &[&'d UnityFile<'_>]) -> Result<Level<'d>, Vec<Problem>> {
+    fn lower<'d>(&self, doc: &'d UnityFile<'_>, side: Side, others: &[&'d UnityFile<'_>]) -> Result<Level<'d>, Vec<Problem>> {
         let file: &'d UnityFile<'d> = doc;
-        lower::lower(file, side)
+        let others: Vec<&'d UnityFile<'d>> = others.iter().map(|f| -> &'d UnityFile<'d> { f }).collect();
+        lower::lower(file, side, &others)
     }
 
     fn render(&self, docs: Sides<&UnityFile<'_>>, level: &Resolved<'_>) -> Vec<u8> {

@@ -9,7 +9,9 @@
 use levelmerge_core::model::{Level, Object, ObjectId, Origin, RefRole, Reference, Value};
 use levelmerge_core::{Problem, Side};
 
-use crate::parse::{UnityFile, YKind};
+use rustc_hash::FxHashMap;
+
+use crate::parse::{UnityDoc, UnityFile, YKind};
 
 const TRANSFORMS: [&str; 2] = ["Transform", "RectTransform"];
 
@@ -115,9 +117,42 @@ impl<'d> Lowerer<'d> {
     }
 }
 
-/// Lower a Unity file.
-pub fn lower<'d>(file: &'d UnityFile<'d>, side: Side) -> Result<Level<'d>, Vec<Problem>> {
+impl<'d> Lowerer<'d> {
+    /// A document identical in every version: nothing in it can merge differently, so only its
+    /// parent link is kept (the hierarchy walks need it); its bytes are copied as they are.
+    fn opaque(&mut self, doc: &UnityDoc, class: &'d str) -> Value<'d> {
+        let file = self.file;
+        let raw = file.text(doc.span);
+        let link = file.fields(doc).and_then(|fields| {
+            let key = if TRANSFORMS.contains(&class) {
+                "m_Father"
+            } else if class != "GameObject" {
+                "m_GameObject"
+            } else {
+                return None;
+            };
+            let node = file.get(fields, key)?;
+            local_ref(file, node)?;
+            Some((key, node))
+        });
+        let fields = match link {
+            Some((key, node)) => vec![(key, self.value(node, Some(key), class))],
+            None => Vec::new(),
+        };
+        let inner = Value::map(raw, self.origin(doc.body.unwrap_or(u32::MAX)), fields);
+        Value::map(raw, self.origin(doc.body.unwrap_or(u32::MAX)), vec![(class, inner)])
+    }
+}
+
+/// Lower a Unity file. `others` are the versions it is merged with: documents identical in all
+/// of them are lowered opaquely (see [`Lowerer::opaque`]).
+pub fn lower<'d>(file: &'d UnityFile<'d>, side: Side, others: &[&'d UnityFile<'d>]) -> Result<Level<'d>, Vec<Problem>> {
     let mut l = Lowerer { file, side, level: Level::new() };
+    let other_docs: Vec<FxHashMap<i64, &UnityDoc>> = others.iter().map(|f| f.docs.iter().map(|d| (d.file_id, d)).collect()).collect();
+    let unchanged_everywhere = |doc: &UnityDoc| {
+        others.len() == 2
+            && others.iter().zip(&other_docs).all(|(f, docs)| docs.get(&doc.file_id).is_some_and(|d| f.text(d.span) == file.text(doc.span)))
+    };
     let mut problems = Vec::new();
     for doc in &file.docs {
         let id = ObjectId::new(doc.file_id.to_string());
@@ -132,6 +167,7 @@ pub fn lower<'d>(file: &'d UnityFile<'d>, side: Side) -> Result<Level<'d>, Vec<P
         let class = file.class_name(doc).unwrap_or("");
         let kind = if class.is_empty() { format!("!u!{}", doc.class_id) } else { class.to_owned() };
         let mut props = match doc.body {
+            Some(_) if unchanged_everywhere(doc) => l.opaque(doc, class),
             Some(body) => l.value(body, None, class),
             None => Value::map("", l.origin(u32::MAX), Vec::new()),
         };
