@@ -48,6 +48,12 @@ pub trait Codec {
         true
     }
 
+    /// The member that numbers a struct's layout, if the format has one (see
+    /// [`Options::layout_key`]).
+    fn layout_key(&self) -> Option<&'static str> {
+        None
+    }
+
     /// Ids that both sides added for different objects: give theirs fresh ones. Returns theirs'
     /// text with the objects renumbered and its references rewritten, and a note per object;
     /// `None` when nothing collides (or the format cannot renumber).
@@ -272,7 +278,11 @@ where
     });
     let levels = Sides::new(levels.base?, levels.ours?, levels.theirs?);
     clock.lap("read");
-    let options = Options { added_fields_are_edits: options.added_fields_are_edits && codec.added_fields_are_edits(), ..options.clone() };
+    let options = Options {
+        added_fields_are_edits: options.added_fields_are_edits && codec.added_fields_are_edits(),
+        layout_key: options.layout_key.or(codec.layout_key()),
+        ..options.clone()
+    };
     let mut merged = merge(levels.as_ref(), &options);
     clock.lap("merge");
     let doc_refs = docs.as_ref();

@@ -86,11 +86,14 @@ pub struct Options {
     /// the other side conflicts with. Formats whose editors add fields on every re-save (Unity)
     /// say no: deleting the object loses no one's work.
     pub added_fields_are_edits: bool,
+    /// A member that numbers the layout of the map holding it (Unity's `serializedVersion`):
+    /// two sides with different layouts are never mixed; the newer layout is taken whole.
+    pub layout_key: Option<&'static str>,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { policy: Policy::default(), added_fields_are_edits: true }
+        Options { policy: Policy::default(), added_fields_are_edits: true, layout_key: None }
     }
 }
 
@@ -205,6 +208,8 @@ fn to_path(segs: &[Seg<'_>]) -> PropPath {
 
 struct Merger<'a> {
     conflicts: Vec<Conflict<'a>>,
+    notes: Vec<Note>,
+    layout_key: Option<&'static str>,
     object: ObjectId,
     object_kind: &'a str,
     alive: FxHashSet<ObjectId>,
@@ -301,6 +306,9 @@ impl<'a> Merger<'a> {
                         }
                     }
                 }
+                if let Some(newer) = self.newer_layout(path, b, ov, tv) {
+                    return Some(newer);
+                }
                 let tpl = template(b, o, t);
                 match (b.map(|b| &b.kind), &ov.kind, &tv.kind) {
                     _ if [b, Some(ov), Some(tv)].iter().flatten().all(|v| map_entries(v).is_some())
@@ -332,6 +340,31 @@ impl<'a> Merger<'a> {
                 }
             }
         }
+    }
+
+    /// When the two sides hold one struct in different layouts (one was re-saved by a newer
+    /// editor), the newer layout is taken whole; edits the other side made to it are reported.
+    fn newer_layout(&mut self, path: &[Seg<'a>], b: Option<&'a Value<'a>>, o: &'a Value<'a>, t: &'a Value<'a>) -> Option<MValue<'a>> {
+        let key = self.layout_key?;
+        let layout = |v: &Value<'_>| v.get(key).and_then(|l| l.raw.trim().parse::<i64>().ok());
+        let (lo, lt) = (layout(o)?, layout(t)?);
+        if lo == lt || o.has_children || t.has_children {
+            return None;
+        }
+        let (newer, older, older_side) = if lo > lt { (o, t, Side::Theirs) } else { (t, o, Side::Ours) };
+        if b.is_some_and(|b| !older.identical(b) && !older.same(b)) {
+            let at = to_path(path);
+            let place = if at.0.is_empty() { String::new() } else { format!(" › {at}") };
+            self.notes.push(Note {
+                object: self.object.clone(),
+                message: format!(
+                    "{}{place}: kept the newer layout ({key} {}); the edits {older_side} made to the older one were dropped",
+                    self.object_kind,
+                    lo.max(lt)
+                ),
+            });
+        }
+        Some(MValue::Exact(newer))
     }
 
     fn map(
@@ -481,7 +514,14 @@ pub fn merge<'a>(inputs: Sides<&'a Level<'a>>, options: &Options) -> MergedLevel
     };
     choices.sort_by_cached_key(|(id, _)| depth(id));
     let children = if choices.is_empty() { None } else { Some([children_of(base), children_of(ours), children_of(theirs)]) };
-    let mut merger = Merger { conflicts: Vec::new(), object: ObjectId::new(""), object_kind: "", alive };
+    let mut merger = Merger {
+        conflicts: Vec::new(),
+        notes: Vec::new(),
+        layout_key: options.layout_key,
+        object: ObjectId::new(""),
+        object_kind: "",
+        alive,
+    };
     let mut states: FxHashMap<ObjectId, ObjectState<'a>> = FxHashMap::default();
     for (id, kind) in choices {
         if states.contains_key(&id) {
@@ -539,7 +579,7 @@ pub fn merge<'a>(inputs: Sides<&'a Level<'a>>, options: &Options) -> MergedLevel
     let root = ours.root.clone().or_else(|| theirs.root.clone()).or_else(|| base.root.clone());
     let parent_refs = [base, ours, theirs].iter().any(|l| l.parent_refs);
     let references = parent_refs || [base, ours, theirs].iter().any(|l| l.references);
-    let mut merged = MergedLevel { objects, index, conflicts: merger.conflicts, notes: Vec::new(), root, parent_refs, references };
+    let mut merged = MergedLevel { objects, index, conflicts: merger.conflicts, notes: merger.notes, root, parent_refs, references };
     options.policy.apply(&mut merged.conflicts);
     crate::resolve::break_cycles(&mut merged);
     merged

@@ -60,6 +60,11 @@ impl Codec for UnityCodec {
         false
     }
 
+    /// A struct re-saved by a newer editor carries a higher `serializedVersion`.
+    fn layout_key(&self) -> Option<&'static str> {
+        Some("serializedVersion")
+    }
+
     fn renumber(&self, texts: Sides<&[u8]>) -> Option<(Vec<u8>, Vec<String>)> {
         renumber::renumber(texts)
     }

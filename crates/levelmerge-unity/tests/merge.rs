@@ -164,3 +164,17 @@ fn fields_added_by_a_re_save_do_not_block_a_deletion() {
     let edited = base.replace("m_Name: Lamp", "m_Name: Torch");
     assert!(merge(&base, &ours, &edited).open_conflicts >= 1);
 }
+
+#[test]
+fn a_struct_in_two_layouts_takes_the_newer_whole_and_says_so() {
+    let base = scene(&[go(10, "Root", 11), tr(11, 10, 0, &[], "0")]);
+    // Theirs re-saved the GameObject with a newer layout; ours renamed it.
+    let theirs = base
+        .replace("  serializedVersion: 6\n", "  serializedVersion: 7\n")
+        .replace("  m_IsActive: 1\n", "  m_IsActive: 1\n  m_StaticEditorFlags: 0\n");
+    let ours = base.replace("m_Name: Root", "m_Name: World");
+    let r = merge(&base, &ours, &theirs);
+    assert_eq!(r.open_conflicts, 0);
+    assert_eq!(text(&r), theirs);
+    assert!(r.notes.iter().any(|n| n.contains("serializedVersion 7") && n.contains("the edits ours made")), "{:?}", r.notes);
+}
