@@ -66,22 +66,6 @@ pub const EXTENSIONS: &[(&str, Format)] = &[
     ("terrainlayer", Format::Unity),
 ];
 
-const UNITY_EXTENSIONS: &[&str] = &[
-    "unity",
-    "prefab",
-    "asset",
-    "mat",
-    "controller",
-    "anim",
-    "overridecontroller",
-    "mask",
-    "playable",
-    "lighting",
-    "physicmaterial",
-    "spriteatlas",
-    "terrainlayer",
-];
-
 /// The format from the content, else from the extension.
 pub fn detect(contents: &[&[u8]], path: Option<&Path>) -> Format {
     for text in contents {
@@ -107,7 +91,6 @@ pub fn detect(contents: &[&[u8]], path: Option<&Path>) -> Format {
         "fire" | "scene" | "ogmo" => Format::Json,
         "level" | "unit" | "entity" => Format::Sjson,
         "tscn" | "tres" | "escn" => Format::Godot,
-        e if UNITY_EXTENSIONS.contains(&e) => Format::Unity,
         _ => Format::Text,
     }
 }

@@ -131,18 +131,23 @@ fn read<'d, C: Codec>(codec: &C, side: Side, doc: &'d C::Document<'_>, others: &
     codec.lower(doc, side, others).map_err(|problems| MergeError::Invalid { side, problems })
 }
 
-/// Problems in `result` that none of `inputs` has (compared without line numbers, which move).
-fn new_problems(result: Vec<Problem>, inputs: &[&Level<'_>]) -> Vec<Problem> {
+/// A problem as compared across versions: without line numbers, which move.
+fn problem_key(p: &Problem) -> String {
+    match p {
+        Problem::DanglingReference { object, path, target, .. } => format!("dangling {object} {path} {target}"),
+        Problem::Orphan { object, parent, .. } => format!("orphan {object} {parent}"),
+        Problem::Inconsistent { object, message, .. } => format!("{object} {message}"),
+        other => other.to_string(),
+    }
+}
+
+/// Problems in `result` that none of `known` (keys of the inputs' problems) has.
+fn new_problems(result: Vec<Problem>, known: impl FnOnce() -> Vec<String>) -> Vec<Problem> {
     if result.is_empty() {
         return result;
     }
-    let strip = |p: &Problem| match p {
-        Problem::DanglingReference { object, path, target, .. } => format!("dangling {object} {path} {target}"),
-        Problem::Orphan { object, parent, .. } => format!("orphan {object} {parent}"),
-        other => other.to_string(),
-    };
-    let known: Vec<String> = inputs.iter().flat_map(|l| l.problems()).map(|p| strip(&p)).collect();
-    result.into_iter().filter(|p| !known.contains(&strip(p))).collect()
+    let known = known();
+    result.into_iter().filter(|p| !known.contains(&problem_key(p))).collect()
 }
 
 fn report(merged: &crate::merge::MergedLevel<'_>) -> Vec<ConflictReport> {
@@ -176,22 +181,15 @@ fn verify_output<C: Codec>(codec: &C, text: &[u8], inputs: Sides<&[u8]>) -> Resu
     let level = codec.lower(&doc, Side::Ours, &[]).map_err(|problems| MergeError::Incoherent { problems })?;
     let mut found = level.problems();
     found.extend(codec.level_problems(&level));
-    if found.is_empty() {
-        return Ok(());
-    }
-    let key = |p: &Problem| match p {
-        Problem::DanglingReference { object, path, target, .. } => format!("dangling {object} {path} {target}"),
-        Problem::Orphan { object, parent, .. } => format!("orphan {object} {parent}"),
-        Problem::Inconsistent { object, message, .. } => format!("{object} {message}"),
-        other => other.to_string(),
-    };
-    let mut known: Vec<String> = Vec::new();
-    for input in [inputs.base, inputs.ours, inputs.theirs] {
-        let Ok(doc) = codec.parse(input) else { continue };
-        let Ok(level) = codec.lower(&doc, Side::Base, &[]) else { continue };
-        known.extend(level.problems().iter().chain(codec.level_problems(&level).iter()).map(key));
-    }
-    let new: Vec<Problem> = found.into_iter().filter(|p| !known.contains(&key(p))).collect();
+    let new = new_problems(found, || {
+        let mut known = Vec::new();
+        for input in [inputs.base, inputs.ours, inputs.theirs] {
+            let Ok(doc) = codec.parse(input) else { continue };
+            let Ok(level) = codec.lower(&doc, Side::Base, &[]) else { continue };
+            known.extend(level.problems().iter().chain(codec.level_problems(&level).iter()).map(problem_key));
+        }
+        known
+    });
     if new.is_empty() {
         Ok(())
     } else {
@@ -287,8 +285,11 @@ where
     clock.lap("merge");
     let doc_refs = docs.as_ref();
     let with_refs = merged.references;
-    let check =
-        |r: &Resolved<'_>| new_problems(crate::coherence::check(&r.graph(with_refs)), &[&levels.base, &levels.ours, &levels.theirs]);
+    let check = |r: &Resolved<'_>| {
+        new_problems(crate::coherence::check(&r.graph(with_refs)), || {
+            [&levels.base, &levels.ours, &levels.theirs].iter().flat_map(|l| l.problems()).map(|p| problem_key(&p)).collect()
+        })
+    };
     let open = merged.open_conflicts();
     let mut ours_view = merged.resolve(Side::Ours);
     if open == 0 {

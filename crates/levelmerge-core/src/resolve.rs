@@ -139,23 +139,27 @@ impl<'a> MergedLevel<'a> {
             ObjectState::Merged(v) => self.resolve_value(v, pick, alive),
             ObjectState::Chosen(c) | ObjectState::Follows(c) => o.sides.get(self.side_for(*c, pick)).map(|s| RValue::Exact(&s.props)),
         };
+        // Parent references do not depend on which children are alive: find them once.
+        let declared: Vec<Option<ObjectId>> = self
+            .objects
+            .iter()
+            .map(|o| {
+                if !self.parent_refs || !alive.contains(&o.id) {
+                    return None;
+                }
+                let mut refs = Vec::new();
+                props_of(o, &alive)?.references(&mut PropPath::default(), &mut refs);
+                refs.into_iter().find(|(_, r)| r.role == RefRole::Parent).map(|(_, r)| r.target)
+            })
+            .collect();
         loop {
             let mut removed = false;
-            for o in &self.objects {
+            for (o, declared) in self.objects.iter().zip(&declared) {
                 if !alive.contains(&o.id) {
                     continue;
                 }
-                let declared = if self.parent_refs {
-                    props_of(o, &alive).and_then(|props| {
-                        let mut refs = Vec::new();
-                        props.references(&mut PropPath::default(), &mut refs);
-                        refs.into_iter().find(|(_, r)| r.role == RefRole::Parent).map(|(_, r)| r.target)
-                    })
-                } else {
-                    None
-                };
                 let gone = |p: &Option<ObjectId>| p.as_ref().is_some_and(|p| chosen_away.contains(p));
-                if gone(&o.parent) || gone(&declared) {
+                if gone(&o.parent) || gone(declared) {
                     alive.remove(&o.id);
                     chosen_away.insert(o.id.clone());
                     removed = true;

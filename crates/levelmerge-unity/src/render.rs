@@ -170,14 +170,8 @@ impl<'r, 'd> Renderer<'r, 'd> {
         let tf = self.file(template.origin.side);
         let node = tf.nodes.get(template.origin.node as usize);
         if node.is_some_and(|n| n.kind == YKind::FlowSeq && n.count > 0) {
-            out.push_str(": [");
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push_str(", ");
-                }
-                self.flow(item, out);
-            }
-            out.push(']');
+            out.push_str(": ");
+            self.flow_list(items.iter().copied(), out);
             out.push_str(eol);
             return;
         }
@@ -204,6 +198,18 @@ impl<'r, 'd> Renderer<'r, 'd> {
         }
     }
 
+    /// `[a, b, c]`.
+    fn flow_list<'x>(&self, items: impl Iterator<Item = &'x RValue<'x>>, out: &mut String) {
+        out.push('[');
+        for (i, item) in items.enumerate() {
+            if i > 0 {
+                out.push_str(", ");
+            }
+            self.flow(item, out);
+        }
+        out.push(']');
+    }
+
     /// A value in flow style (`{x: 1, y: 2}`, `[1, 2]`, or its text).
     fn flow(&self, rv: &RValue<'_>, out: &mut String) {
         match rv {
@@ -220,26 +226,8 @@ impl<'r, 'd> Renderer<'r, 'd> {
                 }
                 out.push('}');
             }
-            RValue::Map { entries, .. } => {
-                out.push('[');
-                for (i, (_, v)) in entries.iter().enumerate() {
-                    if i > 0 {
-                        out.push_str(", ");
-                    }
-                    self.flow(v, out);
-                }
-                out.push(']');
-            }
-            RValue::List { items, .. } => {
-                out.push('[');
-                for (i, v) in items.iter().enumerate() {
-                    if i > 0 {
-                        out.push_str(", ");
-                    }
-                    self.flow(v, out);
-                }
-                out.push(']');
-            }
+            RValue::Map { entries, .. } => self.flow_list(entries.iter().map(|(_, v)| v), out),
+            RValue::List { items, .. } => self.flow_list(items.iter(), out),
             RValue::Children { .. } => {}
         }
     }
