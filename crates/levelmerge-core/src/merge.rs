@@ -217,6 +217,22 @@ struct Merger<'a> {
 
 /// The members of a map; an empty list counts as an empty map (`[]` and `{}` are both how
 /// formats write an empty collection whose items carry identity).
+/// Whether every member `older` added, changed or removed relative to `base` is one the newer
+/// layout holds in the same way (present when `older` has it, absent when `older` removed it),
+/// and `older` kept the base's layout.
+fn edits_fit_layout(layout_key: &str, base: &Value<'_>, older: &Value<'_>, newer: &Value<'_>) -> bool {
+    let (Some(b), Some(o), Some(n)) = (map_entries(base), map_entries(older), map_entries(newer)) else {
+        return false;
+    };
+    let find = |m: &[(Key<'_>, Value<'_>)], k: &str| m.iter().any(|(mk, _)| *mk == k);
+    if !base.get(layout_key).zip(older.get(layout_key)).is_some_and(|(bl, ol)| bl.same(ol)) {
+        return false; // both sides re-laid the struct out
+    }
+    let changed = o.iter().filter(|(k, v)| *k != layout_key && b.iter().find(|(bk, _)| bk == k).is_none_or(|(_, bv)| !bv.same(v)));
+    let removed = b.iter().filter(|(k, _)| !find(o, k));
+    changed.clone().all(|(k, _)| find(n, k)) && removed.into_iter().all(|(k, _)| !find(n, k)) && changed.count() > 0
+}
+
 fn map_entries<'v, 'a>(v: &'v Value<'a>) -> Option<&'v [(Key<'a>, Value<'a>)]> {
     match &v.kind {
         ValueKind::Map(entries) => Some(entries),
@@ -352,6 +368,11 @@ impl<'a> Merger<'a> {
             return None;
         }
         let (newer, older, older_side) = if lo > lt { (o, t, Side::Theirs) } else { (t, o, Side::Ours) };
+        if b.is_some_and(|b| edits_fit_layout(key, b, older, newer)) {
+            // The older side only edited members the newer layout holds too: a member-wise
+            // merge keeps both sides' work without mixing layouts.
+            return None;
+        }
         if b.is_some_and(|b| !older.identical(b) && !older.same(b)) {
             let at = to_path(path);
             let place = if at.0.is_empty() { String::new() } else { format!(" › {at}") };

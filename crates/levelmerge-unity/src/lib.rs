@@ -5,12 +5,14 @@
 //!   and flow mappings, sequences at their key's indent, plain and quoted scalars over several
 //!   lines, CRLF, files without a header (`.meta`-like).
 //! * [`lower`]: one level object per document, `{fileID: N}` references, parents from
-//!   `m_Father` and `m_GameObject`, identity lists (`m_Component`, `m_Children`).
+//!   `m_Father` and `m_GameObject`, identity lists (`m_Component`, `m_Children`, and the
+//!   prefab override lists keyed by [`identity`]).
 //! * [`render`]: untouched documents and entries copied byte for byte.
 //! * [`renumber`]: different objects added under one fileID on both sides: theirs is renumbered.
 //! * [`UnityCodec::level_problems`]: `m_Father` and `m_Children` must agree.
 #![forbid(unsafe_code)]
 
+pub mod identity;
 pub mod lower;
 pub mod parse;
 pub mod render;

@@ -4,13 +4,15 @@
 //!   asset and is an opaque value.
 //! * A Transform's `m_Father`, and any other component's `m_GameObject`, is its parent.
 //! * Sequences whose items each name one local object (`m_Component`, `m_Children`,
-//!   `m_Roots`, …) are lists with identity: merged by the fileID they name.
+//!   `m_Roots`, …) are lists with identity: merged by the fileID they name; so are prefab
+//!   override lists, by the identity [`identity`] gives their items.
 
 use levelmerge_core::model::{Level, Object, ObjectId, Origin, RefRole, Reference, Value};
 use levelmerge_core::{Problem, Side};
 
 use rustc_hash::FxHashMap;
 
+use crate::identity;
 use crate::parse::{UnityDoc, UnityFile, YKind};
 
 const TRANSFORMS: [&str; 2] = ["Transform", "RectTransform"];
@@ -87,6 +89,9 @@ impl<'d> Lowerer<'d> {
             }
             YKind::Seq | YKind::FlowSeq => {
                 let items = file.items_of(node);
+                if let Some(entries) = key.filter(|k| identity::is_keyed_list(k)).and_then(|_| self.keyed_items(items, class)) {
+                    return Value::map(raw, self.origin(node), entries);
+                }
                 let refs: Option<Vec<u32>> = items.iter().map(|&i| item_ref(file, i)).collect();
                 let keyed = refs.filter(|r| {
                     let mut ids: Vec<&str> = r.iter().map(|&n| file.text(file.nodes[n as usize].span)).collect();
@@ -118,6 +123,19 @@ impl<'d> Lowerer<'d> {
 }
 
 impl<'d> Lowerer<'d> {
+    /// The items of a prefab override list as a map from their identity, when every item has
+    /// one and no two share it.
+    fn keyed_items(&mut self, items: &[u32], class: &str) -> Option<Vec<(&'d str, Value<'d>)>> {
+        let file = self.file;
+        let keys: Vec<&'d str> = items.iter().map(|i| file.item_keys.get(i).map(String::as_str)).collect::<Option<_>>()?;
+        let mut sorted = keys.clone();
+        sorted.sort_unstable();
+        if items.is_empty() || sorted.windows(2).any(|w| w[0] == w[1]) {
+            return None;
+        }
+        Some(keys.into_iter().zip(items).map(|(k, &item)| (k, self.value(item, None, class))).collect())
+    }
+
     /// A document identical in every version: nothing in it can merge differently, so only its
     /// parent link is kept (the hierarchy walks need it); its bytes are copied as they are.
     fn opaque(&mut self, doc: &UnityDoc, class: &'d str) -> Value<'d> {

@@ -71,6 +71,8 @@ pub struct UnityFile<'s> {
     pub entry_of: Vec<u32>,
     /// Lines end with `\r\n`.
     pub crlf: bool,
+    /// The identity of each item of a prefab override list (see [`crate::identity`]).
+    pub item_keys: rustc_hash::FxHashMap<u32, String>,
 }
 
 /// No entry.
@@ -559,7 +561,7 @@ pub fn parse(src: &[u8]) -> Result<UnityFile<'_>, Problem> {
     for (i, e) in p.entries.iter().enumerate() {
         entry_of[e.value as usize] = i as u32;
     }
-    Ok(UnityFile {
+    let mut file = UnityFile {
         src: text,
         preamble: (0, preamble_end as u32),
         docs,
@@ -568,7 +570,10 @@ pub fn parse(src: &[u8]) -> Result<UnityFile<'_>, Problem> {
         items: p.items,
         entry_of,
         crlf,
-    })
+        item_keys: Default::default(),
+    };
+    file.item_keys = crate::identity::item_keys(&file);
+    Ok(file)
 }
 
 #[cfg(test)]

@@ -168,13 +168,82 @@ fn fields_added_by_a_re_save_do_not_block_a_deletion() {
 #[test]
 fn a_struct_in_two_layouts_takes_the_newer_whole_and_says_so() {
     let base = scene(&[go(10, "Root", 11), tr(11, 10, 0, &[], "0")]);
-    // Theirs re-saved the GameObject with a newer layout; ours renamed it.
+    // Theirs re-saved the GameObject with a newer layout that renames m_Layer; ours edited m_Layer.
+    let theirs = base.replace("  serializedVersion: 6\n", "  serializedVersion: 7\n").replace("  m_Layer: 0\n", "  m_LayerIndex: 0\n");
+    let ours = base.replace("m_Layer: 0", "m_Layer: 5");
+    let r = merge(&base, &ours, &theirs);
+    assert_eq!(r.open_conflicts, 0);
+    assert_eq!(text(&r), theirs);
+    assert!(r.notes.iter().any(|n| n.contains("serializedVersion 7") && n.contains("the edits ours made")), "{:?}", r.notes);
+}
+
+#[test]
+fn edits_to_members_both_layouts_hold_are_merged_member_by_member() {
+    let base = scene(&[go(10, "Root", 11), tr(11, 10, 0, &[], "0")]);
+    // Theirs re-saved the GameObject with a newer layout; ours renamed it: both are kept.
     let theirs = base
         .replace("  serializedVersion: 6\n", "  serializedVersion: 7\n")
         .replace("  m_IsActive: 1\n", "  m_IsActive: 1\n  m_StaticEditorFlags: 0\n");
     let ours = base.replace("m_Name: Root", "m_Name: World");
     let r = merge(&base, &ours, &theirs);
     assert_eq!(r.open_conflicts, 0);
-    assert_eq!(text(&r), theirs);
-    assert!(r.notes.iter().any(|n| n.contains("serializedVersion 7") && n.contains("the edits ours made")), "{:?}", r.notes);
+    assert_eq!(text(&r), theirs.replace("m_Name: Root", "m_Name: World"));
+    assert!(r.notes.is_empty(), "{:?}", r.notes);
+    // Both sides re-laid it out differently: the newer is taken whole, never a conflict on the version.
+    let other = base.replace("  serializedVersion: 6\n", "  serializedVersion: 8\n").replace("m_Name: Root", "m_Name: World");
+    let r = merge(&base, &other, &theirs);
+    assert_eq!(r.open_conflicts, 0);
+    assert_eq!(text(&r), other);
+}
+
+fn prefab_instance(mods: &[(&str, &str, &str)], removed: &[&str]) -> String {
+    let mut s = "--- !u!1001 &500\nPrefabInstance:\n  m_ObjectHideFlags: 0\n  serializedVersion: 2\n  m_Modification:\n    m_TransformParent: {fileID: 0}\n    m_Modifications:\n".to_owned();
+    for (target, path, value) in mods {
+        s.push_str(&format!(
+            "    - target: {{fileID: {target}, guid: 0123456789abcdef0123456789abcdef, type: 3}}\n      propertyPath: {path}\n      value: {value}\n      objectReference: {{fileID: 0}}\n"
+        ));
+    }
+    if removed.is_empty() {
+        s.push_str("    m_RemovedComponents: []\n");
+    } else {
+        s.push_str("    m_RemovedComponents:\n");
+        for r in removed {
+            s.push_str(&format!("    - {{fileID: {r}, guid: 0123456789abcdef0123456789abcdef, type: 3}}\n"));
+        }
+    }
+    s.push_str("  m_SourcePrefab: {fileID: 100100000, guid: 0123456789abcdef0123456789abcdef, type: 3}\n");
+    s
+}
+
+#[test]
+fn prefab_overrides_merge_by_target_and_property_path() {
+    let base = scene(&[prefab_instance(&[("7", "m_Name", "Door"), ("8", "m_LocalPosition.x", "0")], &[])]);
+    // Both sides add an override at the same place, and edit different ones.
+    let ours =
+        scene(&[prefab_instance(&[("7", "m_Name", "Gate"), ("8", "m_LocalPosition.x", "0"), ("8", "m_LocalPosition.y", "2")], &["9"])]);
+    let theirs =
+        scene(&[prefab_instance(&[("7", "m_Name", "Door"), ("8", "m_LocalPosition.x", "5"), ("8", "m_LocalPosition.z", "3")], &["10"])]);
+    let r = merge(&base, &ours, &theirs);
+    assert_eq!(r.open_conflicts, 0, "{}", text(&r));
+    let expected = scene(&[prefab_instance(
+        &[("7", "m_Name", "Gate"), ("8", "m_LocalPosition.x", "5"), ("8", "m_LocalPosition.y", "2"), ("8", "m_LocalPosition.z", "3")],
+        &["9", "10"],
+    )]);
+    assert_eq!(text(&r), expected);
+    // The same override given two values is one conflict, on its value.
+    let other = scene(&[prefab_instance(&[("7", "m_Name", "Hatch"), ("8", "m_LocalPosition.x", "0")], &[])]);
+    let r = merge(&base, &ours, &other);
+    assert_eq!(r.open_conflicts, 1, "{}", text(&r));
+    assert!(r.conflicts[0].path.to_string().contains("value"), "{}", r.conflicts[0].path);
+}
+
+#[test]
+fn an_override_path_quoted_by_one_editor_is_the_same_override() {
+    let base = scene(&[prefab_instance(&[("7", "'m_Items.Array.data[0]'", "1")], &[])]);
+    let ours = scene(&[prefab_instance(&[("7", "m_Items.Array.data[0]", "1")], &[])]);
+    let theirs = scene(&[prefab_instance(&[("7", "'m_Items.Array.data[0]'", "2")], &[])]);
+    let r = merge(&base, &ours, &theirs);
+    assert_eq!(r.open_conflicts, 0, "{}", text(&r));
+    assert_eq!(text(&r).matches("propertyPath").count(), 1, "{}", text(&r));
+    assert!(text(&r).contains("value: 2"), "{}", text(&r));
 }

@@ -1,0 +1,71 @@
+//! The identity of the items of a prefab instance's override lists, which Unity treats as keyed
+//! sets rather than ordered lists:
+//!
+//! * `m_Modifications`: an override is identified by its `target` object and `propertyPath`;
+//! * `m_RemovedComponents`, `m_RemovedGameObjects`: a set of references into the source prefab;
+//! * `m_AddedGameObjects`, `m_AddedComponents`: identified by the local `addedObject`.
+//!
+//! Keys are computed once per file, when it is parsed, so that lowering can borrow them; they
+//! ignore how a flow map was wrapped over lines.
+
+use rustc_hash::FxHashMap;
+
+use crate::parse::{UnityFile, YKind};
+
+/// The lists whose items carry an identity, by the key that holds them.
+const KEYED_LISTS: [&str; 5] =
+    ["m_Modifications", "m_RemovedComponents", "m_RemovedGameObjects", "m_AddedGameObjects", "m_AddedComponents"];
+
+/// Whether `key` names a list of identified items.
+pub fn is_keyed_list(key: &str) -> bool {
+    KEYED_LISTS.contains(&key)
+}
+
+/// `fileID:guid` of a reference `{fileID: N, guid: G, type: T}` (guid empty for a local one).
+fn reference_key(file: &UnityFile<'_>, node: u32) -> Option<String> {
+    if file.nodes[node as usize].kind != YKind::FlowMap {
+        return None;
+    }
+    let scalar = |k: &str| file.get(node, k).map(|v| file.text(file.nodes[v as usize].span).trim());
+    Some(format!("{}:{}", scalar("fileID")?, scalar("guid").unwrap_or("")))
+}
+
+/// A scalar's text without the quotes an editor version may have put around it.
+fn unquoted(text: &str) -> std::borrow::Cow<'_, str> {
+    let t = text.trim();
+    match t.as_bytes() {
+        [b'\'', .., b'\''] if t.len() >= 2 => t[1..t.len() - 1].replace("''", "'").into(),
+        [b'"', .., b'"'] if t.len() >= 2 && !t.contains('\\') => t[1..t.len() - 1].into(),
+        _ => t.into(),
+    }
+}
+
+/// The identity of one item of the list held by `list_key`.
+fn item_key(file: &UnityFile<'_>, list_key: &str, item: u32) -> Option<String> {
+    match list_key {
+        "m_Modifications" => {
+            let path = file.get(item, "propertyPath")?;
+            let target = reference_key(file, file.get(item, "target")?)?;
+            Some(format!("{target}|{}", unquoted(file.text(file.nodes[path as usize].span))))
+        }
+        "m_AddedGameObjects" | "m_AddedComponents" => reference_key(file, file.get(item, "addedObject")?),
+        _ => reference_key(file, item),
+    }
+}
+
+/// For every item of every keyed list in `file`, its identity (by item node).
+pub fn item_keys(file: &UnityFile<'_>) -> FxHashMap<u32, String> {
+    let mut keys = FxHashMap::default();
+    for entry in &file.entries {
+        let list_key = file.text(entry.key);
+        if !is_keyed_list(list_key) || !matches!(file.nodes[entry.value as usize].kind, YKind::Seq | YKind::FlowSeq) {
+            continue;
+        }
+        for &item in file.items_of(entry.value) {
+            if let Some(key) = item_key(file, list_key, item) {
+                keys.insert(item, key);
+            }
+        }
+    }
+    keys
+}
