@@ -233,6 +233,57 @@ fn edits_fit_layout(layout_key: &str, base: &Value<'_>, older: &Value<'_>, newer
     changed.clone().all(|(k, _)| find(n, k)) && removed.into_iter().all(|(k, _)| !find(n, k)) && changed.count() > 0
 }
 
+/// Both sides replaced one run of list items, and one side's replacement is the other's plus new
+/// items before or after it, none of them a base item of the run (that the shorter side removed).
+fn one_extends_the_other(b: &[Value<'_>], o: &[Value<'_>], t: &[Value<'_>]) -> bool {
+    let (short, long) = if o.len() <= t.len() { (o, t) } else { (t, o) };
+    if short.is_empty() || short.len() == long.len() {
+        return false;
+    }
+    let same = |x: &[Value<'_>], y: &[Value<'_>]| x.iter().zip(y).all(|(a, b)| a.same(b));
+    let extra = if same(short, &long[..short.len()]) {
+        &long[short.len()..]
+    } else if same(short, &long[long.len() - short.len()..]) {
+        &long[..long.len() - short.len()]
+    } else {
+        return false;
+    };
+    !extra.iter().any(|e| b.iter().any(|bv| bv.same(e)))
+}
+
+/// A member renamed (`old` → `new`) on both sides, or on one side without changing its value,
+/// when that is the only member the rename can be: then the edits under the old name on one side
+/// and under the new name on the other meet in one merge (a script field renamed with its data
+/// kept, as editors do on re-save).
+fn renamed_member<'a>(
+    b: &'a [(Key<'a>, Value<'a>)],
+    o: &'a [(Key<'a>, Value<'a>)],
+    t: &'a [(Key<'a>, Value<'a>)],
+) -> Option<(Key<'a>, Key<'a>)> {
+    let has = |m: &[(Key<'a>, Value<'a>)], k: &str| m.iter().any(|(mk, _)| *mk == k);
+    let get = |m: &'a [(Key<'a>, Value<'a>)], k: &str| m.iter().find(|(mk, _)| *mk == k).map(|(_, v)| v);
+    let only = |mut keys: Vec<Key<'a>>| (keys.len() == 1).then(|| keys.pop()).flatten();
+    let shape = |v: &'a Value<'a>| std::mem::discriminant(&v.kind);
+    // Renamed on both sides.
+    let gone = only(b.iter().map(|(k, _)| *k).filter(|k| !has(o, k) && !has(t, k)).collect());
+    let added = only(o.iter().map(|(k, _)| *k).filter(|k| !has(b, k) && has(t, k)).collect());
+    if let (Some(old), Some(new)) = (gone, added) {
+        let (bv, ov, tv) = (get(b, old)?, get(o, new)?, get(t, new)?);
+        return (shape(bv) == shape(ov) && shape(bv) == shape(tv)).then_some((old, new));
+    }
+    // Renamed, value untouched, on one side only.
+    for (side, other) in [(o, t), (t, o)] {
+        let gone = only(b.iter().map(|(k, _)| *k).filter(|k| !has(side, k) && has(other, k)).collect());
+        let added = only(side.iter().map(|(k, _)| *k).filter(|k| !has(b, k) && !has(other, k)).collect());
+        if let (Some(old), Some(new)) = (gone, added) {
+            if get(b, old)?.same(get(side, new)?) {
+                return Some((old, new));
+            }
+        }
+    }
+    None
+}
+
 fn map_entries<'v, 'a>(v: &'v Value<'a>) -> Option<&'v [(Key<'a>, Value<'a>)]> {
     match &v.kind {
         ValueKind::Map(entries) => Some(entries),
@@ -415,12 +466,20 @@ impl<'a> Merger<'a> {
         }
         let mut merged: FxHashMap<Key<'a>, MValue<'a>> = FxHashMap::default();
         let mut seen: FxHashSet<Key<'a>> = FxHashSet::default();
+        let rename = renamed_member(b, o, t);
+        if let Some((old, _)) = rename {
+            seen.insert(old);
+        }
         for &(k, _) in o.iter().chain(t).chain(b) {
             if !seen.insert(k) {
                 continue;
             }
             path.push(Seg::Key(k));
-            if let Some(v) = self.value(path, get(b, k), get(o, k), get(t, k)) {
+            let v = match rename {
+                Some((old, new)) if new == k => self.value(path, get(b, old), get(o, k).or(get(o, old)), get(t, k).or(get(t, old))),
+                _ => self.value(path, get(b, k), get(o, k), get(t, k)),
+            };
+            if let Some(v) = v {
                 merged.insert(k, v);
             }
             path.pop();
@@ -466,6 +525,10 @@ impl<'a> Merger<'a> {
                         }
                         path.pop();
                     }
+                }
+                Chunk::Conflict { base, ours, theirs } if one_extends_the_other(&b[base.clone()], &o[ours.clone()], &t[theirs.clone()]) => {
+                    let longer = if ours.len() >= theirs.len() { &o[ours] } else { &t[theirs] };
+                    items.extend(longer.iter().map(MValue::Exact));
                 }
                 Chunk::Conflict { base, ours, theirs } => {
                     path.push(Seg::Range(base.start, base.end));

@@ -217,3 +217,39 @@ fn policies_settle_conflicts() {
     );
     assert_eq!(run(Policy { prefer: None, rules: vec![Rule { pattern: "y*".into(), action: RuleAction::Theirs }] }).1, 1);
 }
+
+#[test]
+fn a_member_renamed_on_both_sides_merges_the_edits_made_under_either_name() {
+    let base = "{\n  \"speed\": 1,\n  \"table\": [1, 2, 3]\n}\n";
+    let ours = "{\n  \"speed\": 2,\n  \"rows\": [1, 2, 9]\n}\n";
+    let theirs = "{\n  \"speed\": 1,\n  \"rows\": [0, 2, 3]\n}\n";
+    let (m, c) = merge(base, ours, theirs);
+    assert_eq!(c, 0, "{m}");
+    assert_eq!(m, "{\n  \"speed\": 2,\n  \"rows\": [0, 2, 9]\n}\n");
+}
+
+#[test]
+fn a_member_renamed_on_one_side_takes_the_other_sides_edit() {
+    let base = "{\n  \"a\": 1,\n  \"old\": 5\n}\n";
+    let ours = "{\n  \"a\": 1,\n  \"new\": 5\n}\n";
+    let theirs = "{\n  \"a\": 1,\n  \"old\": 6\n}\n";
+    let (m, c) = merge(base, ours, theirs);
+    assert_eq!(c, 0, "{m}");
+    assert_eq!(m, "{\n  \"a\": 1,\n  \"new\": 6\n}\n");
+    // A renamed member whose value also changed is not taken for a rename: still a conflict.
+    let (m, c) = merge(base, &ours.replace('5', "7"), theirs);
+    assert_eq!(c, 1, "{m}");
+}
+
+#[test]
+fn the_same_list_edit_on_both_sides_plus_new_items_on_one_merges() {
+    let base = "{ \"l\": [1, 2, 3] }\n";
+    let ours = "{ \"l\": [1, 2, 30] }\n";
+    let theirs = "{ \"l\": [1, 2, 30, 4, 5] }\n";
+    let (m, c) = merge(base, ours, theirs);
+    assert_eq!(c, 0, "{m}");
+    assert_eq!(m, theirs);
+    // The longer side bringing back an item the shorter one removed stays a conflict.
+    let (m, c) = merge(base, "{ \"l\": [1, 2, 30] }\n", "{ \"l\": [1, 2, 30, 3] }\n");
+    assert_eq!(c, 1, "{m}");
+}
