@@ -12,9 +12,6 @@ use levelmerge_core::{merge_texts, Options, Sides};
 use levelmerge_json::JsonCodec;
 use levelmerge_testutils::gen::{large_level, spread_edits, Style};
 
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 fn median(mut v: Vec<Duration>) -> Duration {
     v.sort();
     v[v.len() / 2]

@@ -15,10 +15,6 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-// Merging allocates many small values; mimalloc frees them far faster than the system allocator.
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 /// Merge, diff and check game level files by their objects, not their lines.
 #[derive(Debug, Parser)]
 #[command(name = "levelmerge", version, propagate_version = true)]

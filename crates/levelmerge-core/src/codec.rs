@@ -20,6 +20,12 @@ pub trait Codec {
     /// Read a document. The error is a [`Problem::Syntax`] with line and column.
     fn parse<'src>(&self, src: &'src [u8]) -> Result<Self::Document<'src>, Problem>;
 
+    /// Read a document that is merged or compared with `others`. A codec may leave parts that
+    /// are byte-identical in all of them unparsed (see [`Codec::lower`]); the default reads all.
+    fn parse_among<'src>(&self, src: &'src [u8], _others: &[&[u8]]) -> Result<Self::Document<'src>, Problem> {
+        self.parse(src)
+    }
+
     /// The level a document holds. Problems that make matching by id impossible (duplicate ids
     /// or keys) are errors.
     ///
@@ -123,8 +129,8 @@ impl std::fmt::Display for MergeError {
     }
 }
 
-fn parse<'s, C: Codec>(codec: &C, side: Side, text: &'s [u8]) -> Result<C::Document<'s>, MergeError> {
-    codec.parse(text).map_err(|problem| MergeError::Unreadable { side, problem })
+fn parse<'s, C: Codec>(codec: &C, side: Side, text: &'s [u8], others: &[&[u8]]) -> Result<C::Document<'s>, MergeError> {
+    codec.parse_among(text, others).map_err(|problem| MergeError::Unreadable { side, problem })
 }
 
 fn read<'d, C: Codec>(codec: &C, side: Side, doc: &'d C::Document<'_>, others: &[&'d C::Document<'_>]) -> Result<Level<'d>, MergeError> {
@@ -177,7 +183,9 @@ fn report(merged: &crate::merge::MergedLevel<'_>) -> Vec<ConflictReport> {
 /// Read a merged text back and refuse it if it breaks a rule none of the inputs broke (the
 /// inputs are read again in full: for merging, parts identical everywhere were read opaquely).
 fn verify_output<C: Codec>(codec: &C, text: &[u8], inputs: Sides<&[u8]>) -> Result<(), MergeError> {
-    let doc = codec.parse(text).map_err(|p| MergeError::Incoherent { problems: vec![p] })?;
+    // Parts identical in the output and every input cannot hold a new problem.
+    let doc =
+        codec.parse_among(text, &[inputs.base, inputs.ours, inputs.theirs]).map_err(|p| MergeError::Incoherent { problems: vec![p] })?;
     let level = codec.lower(&doc, Side::Ours, &[]).map_err(|problems| MergeError::Incoherent { problems })?;
     let mut found = level.problems();
     found.extend(codec.level_problems(&level));
@@ -267,7 +275,10 @@ where
     };
     // Big inputs are read on three threads (the work is independent; the machine has cores).
     let parallel = texts.base.len() + texts.ours.len() + texts.theirs.len() > PARALLEL_FROM;
-    let docs = on_each_side(parallel, texts, |side, text| parse(codec, side, text));
+    let docs = on_each_side(parallel, texts, |side, text| {
+        let others: Vec<&[u8]> = [Side::Base, Side::Ours, Side::Theirs].into_iter().filter(|s| *s != side).map(|s| *texts.get(s)).collect();
+        parse(codec, side, text, &others)
+    });
     let docs = Sides::new(docs.base?, docs.ours?, docs.theirs?);
     let all = docs.as_ref();
     let levels = on_each_side(parallel, all, |side, doc| {
@@ -349,7 +360,7 @@ pub fn check_text<C: Codec>(codec: &C, text: &[u8]) -> Vec<Problem> {
 
 /// The semantic differences between two texts.
 pub fn diff_texts<C: Codec>(codec: &C, old: &[u8], new: &[u8]) -> Result<Vec<Change>, MergeError> {
-    let (a, b) = (parse(codec, Side::Base, old)?, parse(codec, Side::Theirs, new)?);
+    let (a, b) = (parse(codec, Side::Base, old, &[new])?, parse(codec, Side::Theirs, new, &[old])?);
     let (la, lb) = (read(codec, Side::Base, &a, &[])?, read(codec, Side::Theirs, &b, &[])?);
     Ok(diff(&la, &lb))
 }

@@ -53,17 +53,24 @@ fn item_key(file: &UnityFile<'_>, list_key: &str, item: u32) -> Option<String> {
     }
 }
 
+/// The class id of the documents that hold override lists: `PrefabInstance`, and `Prefab`
+/// before Unity 2018.3.
+const PREFAB_INSTANCE_CLASS: i64 = 1001;
+
 /// For every item of every keyed list in `file`, its identity (by item node).
 pub fn item_keys(file: &UnityFile<'_>) -> FxHashMap<u32, String> {
     let mut keys = FxHashMap::default();
-    for entry in &file.entries {
-        let list_key = file.text(entry.key);
-        if !is_keyed_list(list_key) || !matches!(file.nodes[entry.value as usize].kind, YKind::Seq | YKind::FlowSeq) {
-            continue;
-        }
-        for &item in file.items_of(entry.value) {
-            if let Some(key) = item_key(file, list_key, item) {
-                keys.insert(item, key);
+    for doc in file.docs.iter().filter(|d| d.class_id == PREFAB_INSTANCE_CLASS) {
+        let Some(modification) = file.fields(doc).and_then(|f| file.get(f, "m_Modification")) else { continue };
+        for entry in file.entries_of(modification) {
+            let list_key = file.text(entry.key);
+            if !is_keyed_list(list_key) {
+                continue;
+            }
+            for &item in file.items_of(entry.value) {
+                if let Some(key) = item_key(file, list_key, item) {
+                    keys.insert(item, key);
+                }
             }
         }
     }

@@ -39,6 +39,10 @@ impl Codec for UnityCodec {
         parse::parse(src)
     }
 
+    fn parse_among<'src>(&self, src: &'src [u8], others: &[&[u8]]) -> Result<UnityFile<'src>, Problem> {
+        parse::parse_among(src, others)
+    }
+
     fn lower<'d>(&self, doc: &'d UnityFile<'_>, side: Side, others: &[&'d UnityFile<'_>]) -> Result<Level<'d>, Vec<Problem>> {
         let file: &'d UnityFile<'d> = doc;
         let others: Vec<&'d UnityFile<'d>> = others.iter().map(|f| -> &'d UnityFile<'d> { f }).collect();

@@ -137,29 +137,50 @@ impl<'d> Lowerer<'d> {
     }
 
     /// A document identical in every version: nothing in it can merge differently, so only its
-    /// parent link is kept (the hierarchy walks need it); its bytes are copied as they are.
+    /// hierarchy links are kept (the parent link, and a transform's `m_Children`, which the
+    /// hierarchy checks read); its bytes are copied as they are.
     fn opaque(&mut self, doc: &UnityDoc, class: &'d str) -> Value<'d> {
         let file = self.file;
         let raw = file.text(doc.span);
-        let link = file.fields(doc).and_then(|fields| {
-            let key = if TRANSFORMS.contains(&class) {
-                "m_Father"
-            } else if class != "GameObject" {
-                "m_GameObject"
-            } else {
-                return None;
-            };
-            let node = file.get(fields, key)?;
-            local_ref(file, node)?;
-            Some((key, node))
-        });
-        let fields = match link {
-            Some((key, node)) => vec![(key, self.value(node, Some(key), class))],
-            None => Vec::new(),
+        let is_transform = TRANSFORMS.contains(&class);
+        let link_key = if is_transform {
+            Some("m_Father")
+        } else if class != "GameObject" {
+            Some("m_GameObject")
+        } else {
+            None
         };
+        let mut fields = Vec::new();
+        match file.fields(doc) {
+            Some(map) => {
+                for key in link_key.into_iter().chain(is_transform.then_some("m_Children")) {
+                    if let Some(node) = file.get(map, key) {
+                        fields.push((key, self.value(node, Some(key), class)));
+                    }
+                }
+            }
+            // Not parsed (see `UnityDoc::same_everywhere`): the parent link is read off its line.
+            None => {
+                if let Some((key, text)) = link_key.and_then(|key| Some((key, field_line(raw, key)?))) {
+                    if let Some(id) = text.strip_prefix("{fileID: ").and_then(|t| t.strip_suffix('}')).and_then(|t| t.parse::<i64>().ok()) {
+                        if id != 0 {
+                            self.level.parent_refs = true;
+                            let target = ObjectId::new(id.to_string());
+                            fields
+                                .push((key, Value::scalar(text, self.origin(u32::MAX), Some(Reference { target, role: RefRole::Parent }))));
+                        }
+                    }
+                }
+            }
+        }
         let inner = Value::map(raw, self.origin(doc.body.unwrap_or(u32::MAX)), fields);
         Value::map(raw, self.origin(doc.body.unwrap_or(u32::MAX)), vec![(class, inner)])
     }
+}
+
+/// The value text of a document's top-level field `key` (a line `  key: value`).
+fn field_line<'t>(doc: &'t str, key: &str) -> Option<&'t str> {
+    doc.split('\n').find_map(|line| line.strip_prefix("  ")?.strip_prefix(key)?.strip_prefix(": ")).map(|v| v.trim_end())
 }
 
 /// Lower a Unity file. `others` are the versions it is merged with: documents identical in all
@@ -168,8 +189,12 @@ pub fn lower<'d>(file: &'d UnityFile<'d>, side: Side, others: &[&'d UnityFile<'d
     let mut l = Lowerer { file, side, level: Level::new() };
     let other_docs: Vec<FxHashMap<i64, &UnityDoc>> = others.iter().map(|f| f.docs.iter().map(|d| (d.file_id, d)).collect()).collect();
     let unchanged_everywhere = |doc: &UnityDoc| {
-        others.len() == 2
-            && others.iter().zip(&other_docs).all(|(f, docs)| docs.get(&doc.file_id).is_some_and(|d| f.text(d.span) == file.text(doc.span)))
+        doc.same_everywhere
+            || (others.len() == 2
+                && others
+                    .iter()
+                    .zip(&other_docs)
+                    .all(|(f, docs)| docs.get(&doc.file_id).is_some_and(|d| f.text(d.span) == file.text(doc.span))))
     };
     let mut problems = Vec::new();
     for doc in &file.docs {
@@ -185,7 +210,7 @@ pub fn lower<'d>(file: &'d UnityFile<'d>, side: Side, others: &[&'d UnityFile<'d
         let class = file.class_name(doc).unwrap_or("");
         let kind = if class.is_empty() { format!("!u!{}", doc.class_id) } else { class.to_owned() };
         let mut props = match doc.body {
-            Some(_) if unchanged_everywhere(doc) => l.opaque(doc, class),
+            _ if unchanged_everywhere(doc) => l.opaque(doc, class),
             Some(body) => l.value(body, None, class),
             None => Value::map("", l.origin(u32::MAX), Vec::new()),
         };

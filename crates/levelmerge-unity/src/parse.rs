@@ -55,6 +55,12 @@ pub struct UnityDoc {
     pub body: Option<u32>,
     /// 1-based line of the `---` line.
     pub line: u32,
+    /// The class name (`GameObject`, `Transform`, …) as written on the line after the header.
+    pub class: Span,
+    /// The same bytes under the same fileID in every other version the file was parsed among:
+    /// nothing in it can merge differently. Its body is parsed only for a transform (whose
+    /// `m_Father`/`m_Children` the hierarchy checks read); otherwise `body` is `None`.
+    pub same_everywhere: bool,
 }
 
 /// A parsed Unity file.
@@ -106,8 +112,10 @@ impl<'s> UnityFile<'s> {
 
     /// The class name of a document (`GameObject`, `Transform`, `MonoBehaviour`, …).
     pub fn class_name(&self, doc: &UnityDoc) -> Option<&'s str> {
-        let body = doc.body?;
-        self.entries_of(body).first().map(|e| self.text(e.key))
+        match doc.body {
+            Some(body) => self.entries_of(body).first().map(|e| self.text(e.key)),
+            None => Some(self.text(doc.class)).filter(|c| !c.is_empty()),
+        }
     }
 
     /// The fields of a document: the mapping under its class name.
@@ -474,8 +482,56 @@ fn document_header(line: &str) -> Option<(i64, i64, bool)> {
     Some((class.parse().ok()?, id.parse().ok()?, stripped))
 }
 
+/// Class ids of `Transform` and `RectTransform`.
+pub const TRANSFORM_CLASSES: [i64; 2] = [4, 224];
+
+/// Where each document starts (its `--- ` line) and that line's number.
+fn document_starts(src: &[u8]) -> Vec<(usize, u32)> {
+    let mut starts = Vec::new();
+    let mut line_no = 1u32;
+    let mut counted = 0;
+    let first = src.starts_with(b"--- ").then_some(0);
+    for at in first.into_iter().chain(memchr::memmem::find_iter(src, b"\n--- ").map(|i| i + 1)) {
+        line_no += memchr::memchr_iter(b'\n', &src[counted..at]).count() as u32;
+        counted = at;
+        starts.push((at, line_no));
+    }
+    starts
+}
+
+/// The fileID of every document, read off the headers alone.
+pub fn document_ids(src: &[u8]) -> impl Iterator<Item = i64> + '_ {
+    document_starts(src).into_iter().filter_map(move |(start, _)| {
+        let end = memchr::memchr(b'\n', &src[start..]).map_or(src.len(), |i| start + i);
+        document_header(std::str::from_utf8(&src[start..end]).ok()?.trim_end_matches('\r')).map(|(_, id, _)| id)
+    })
+}
+
+/// Each document's bytes by fileID (for telling which documents are the same everywhere).
+fn documents_by_id(src: &[u8]) -> rustc_hash::FxHashMap<i64, &[u8]> {
+    let starts = document_starts(src);
+    let mut docs = rustc_hash::FxHashMap::default();
+    docs.reserve(starts.len());
+    for (k, &(start, _)) in starts.iter().enumerate() {
+        let end = starts.get(k + 1).map_or(src.len(), |s| s.0);
+        let header_end = memchr::memchr(b'\n', &src[start..end]).map_or(end, |i| start + i);
+        let header = std::str::from_utf8(&src[start..header_end]).unwrap_or("").trim_end_matches('\r');
+        if let Some((_, id, _)) = document_header(header) {
+            docs.insert(id, &src[start..end]);
+        }
+    }
+    docs
+}
+
 /// Parse a Unity YAML file.
 pub fn parse(src: &[u8]) -> Result<UnityFile<'_>, Problem> {
+    parse_among(src, &[])
+}
+
+/// Parse a Unity YAML file that is merged or compared with `others`: documents with the same
+/// bytes under the same fileID in all of them are marked [`UnityDoc::same_everywhere`] and,
+/// but for transforms, not parsed (big scenes change in few places; this is most of the speed).
+pub fn parse_among<'s>(src: &'s [u8], others: &[&[u8]]) -> Result<UnityFile<'s>, Problem> {
     if src.len() >= u32::MAX as usize {
         return Err(Problem::Syntax { line: 1, column: 1, message: "file larger than 4 GiB".into() });
     }
@@ -484,18 +540,8 @@ pub fn parse(src: &[u8]) -> Result<UnityFile<'_>, Problem> {
     }
     let text = std::str::from_utf8(src).map_err(|e| Problem::syntax_at(src, e.valid_up_to(), "not UTF-8 text"))?;
     let crlf = memchr::memchr(b'\n', src).is_some_and(|i| i > 0 && src[i - 1] == b'\r');
-    // Document starts: lines beginning with "--- ".
-    let mut starts = Vec::new();
-    let mut line_no = 1u32;
-    let mut at = 0;
-    while at < src.len() {
-        let end = memchr::memchr(b'\n', &src[at..]).map_or(src.len(), |i| at + i);
-        if src[at..].starts_with(b"--- ") {
-            starts.push((at, line_no));
-        }
-        at = end + 1;
-        line_no += 1;
-    }
+    let starts = document_starts(src);
+    let other_docs: Vec<_> = others.iter().map(|o| documents_by_id(o)).collect();
     let mut p = Parser {
         src,
         pos: 0,
@@ -518,7 +564,16 @@ pub fn parse(src: &[u8]) -> Result<UnityFile<'_>, Problem> {
                 if let Some(left) = p.next_content_line(p.pos) {
                     return Err(p.err(left, "unexpected text after the mapping"));
                 }
-                docs.push(UnityDoc { class_id: 0, file_id: 0, stripped: false, span: (0, src.len() as u32), body: Some(body), line: 1 });
+                docs.push(UnityDoc {
+                    class_id: 0,
+                    file_id: 0,
+                    stripped: false,
+                    span: (0, src.len() as u32),
+                    body: Some(body),
+                    line: 1,
+                    class: (0, 0),
+                    same_everywhere: false,
+                });
             }
         }
     } else {
@@ -541,8 +596,17 @@ pub fn parse(src: &[u8]) -> Result<UnityFile<'_>, Problem> {
             document_header(header).ok_or_else(|| Problem::syntax_at(src, start, format!("not a Unity document header: `{header}`")))?;
         p.limit = doc_end;
         p.pos = (header_end + 1).min(doc_end);
+        let class = p.next_content_line(p.pos).map_or((p.pos as u32, p.pos as u32), |line| {
+            let end = p.line_end(line);
+            let name = text[line..end].trim_end_matches('\r').trim_end();
+            let name = name.strip_suffix(':').unwrap_or(name);
+            (line as u32, (line + name.len()) as u32)
+        });
+        let bytes = &src[start..doc_end];
+        let same_everywhere = !other_docs.is_empty() && other_docs.iter().all(|d| d.get(&file_id) == Some(&bytes));
         let body = match p.next_content_line(p.pos) {
             None => None,
+            Some(_) if same_everywhere && !TRANSFORM_CLASSES.contains(&class_id) => None,
             Some(line) => {
                 if p.indent_at(line) != 0 {
                     return Err(p.err(line, "expected the class name at the start of the line"));
@@ -555,7 +619,16 @@ pub fn parse(src: &[u8]) -> Result<UnityFile<'_>, Problem> {
                 Some(body)
             }
         };
-        docs.push(UnityDoc { class_id, file_id, stripped, span: (start as u32, doc_end as u32), body, line: line_no });
+        docs.push(UnityDoc {
+            class_id,
+            file_id,
+            stripped,
+            span: (start as u32, doc_end as u32),
+            body,
+            line: line_no,
+            class,
+            same_everywhere,
+        });
     }
     let mut entry_of = vec![NONE; p.nodes.len()];
     for (i, e) in p.entries.iter().enumerate() {
@@ -633,5 +706,23 @@ mod tests {
         assert!(matches!(e, Problem::Syntax { line: 2, .. }), "{e}");
         assert!(parse(b"--- !u!1 &1\nGameObject:\n  m: {a: 1\n").is_err());
         assert!(parse(b"\x00\x01").is_err());
+    }
+
+    #[test]
+    fn documents_the_same_everywhere_are_left_unparsed_but_transforms() {
+        let base = SCENE.as_bytes();
+        let edited = SCENE.replace("m_Name: Player", "m_Name: Hero");
+        let f = parse_among(base, &[edited.as_bytes(), base]).unwrap();
+        let same: Vec<bool> = f.docs.iter().map(|d| d.same_everywhere).collect();
+        assert_eq!(same, [false, true, true]);
+        // The edited GameObject is parsed; the identical MonoBehaviour is not, the transform is.
+        assert!(f.docs[0].body.is_some() && f.docs[1].body.is_some() && f.docs[2].body.is_none());
+        assert_eq!(f.class_name(&f.docs[2]), Some("MonoBehaviour"));
+        assert_eq!(f.docs[2].line, parse(base).unwrap().docs[2].line);
+        // Read alone, everything is parsed.
+        assert!(parse(base).unwrap().docs.iter().all(|d| d.body.is_some() && !d.same_everywhere));
+        // A document another version lacks, or holds under other bytes, is parsed.
+        let fewer = SCENE[..SCENE.find("--- !u!114").unwrap()].to_owned();
+        assert!(parse_among(base, &[fewer.as_bytes()]).unwrap().docs[2].body.is_some());
     }
 }

@@ -9,7 +9,7 @@ use levelmerge_core::Sides;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::lower::local_ref;
-use crate::parse::{parse, UnityDoc, UnityFile};
+use crate::parse::{document_ids, parse, UnityDoc, UnityFile};
 
 /// Fields that tell two objects apart.
 const IDENTITY: [&str; 6] = ["m_Name", "m_GameObject", "m_Script", "m_SourcePrefab", "m_CorrespondingSourceObject", "m_PrefabInstance"];
@@ -31,6 +31,12 @@ fn different_objects(ours: (&UnityFile<'_>, &UnityDoc), theirs: (&UnityFile<'_>,
 
 /// Theirs' text with colliding new objects renumbered, and a note per object.
 pub fn renumber(texts: Sides<&[u8]>) -> Option<(Vec<u8>, Vec<String>)> {
+    // Most merges add nothing under a shared id: tell that from the headers alone.
+    let ids = |text: &[u8]| -> FxHashSet<i64> { document_ids(text).collect() };
+    let (base_ids, ours_ids) = (ids(texts.base), ids(texts.ours));
+    if !document_ids(texts.theirs).any(|id| id != 0 && ours_ids.contains(&id) && !base_ids.contains(&id)) {
+        return None;
+    }
     let (base, ours, theirs) = (parse(texts.base).ok()?, parse(texts.ours).ok()?, parse(texts.theirs).ok()?);
     let index = |f: &UnityFile<'_>| -> FxHashMap<i64, usize> { f.docs.iter().enumerate().map(|(i, d)| (d.file_id, i)).collect() };
     let (bi, oi) = (index(&base), index(&ours));
