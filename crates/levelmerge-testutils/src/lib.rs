@@ -2,6 +2,8 @@
 //!
 //! * [`corpus`]: where the real merge corpus is, or a skip (a failure under CI).
 //! * [`gen`]: generated JSON levels, edits on them, and the styles they are written in.
+//! * [`unity`]: bigger Unity scenes replicated from real ones, and edits of their fields.
 
 pub mod corpus;
 pub mod gen;
+pub mod unity;

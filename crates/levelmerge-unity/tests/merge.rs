@@ -247,3 +247,19 @@ fn an_override_path_quoted_by_one_editor_is_the_same_override() {
     assert_eq!(text(&r).matches("propertyPath").count(), 1, "{}", text(&r));
     assert!(text(&r).contains("value: 2"), "{}", text(&r));
 }
+
+#[test]
+fn edits_spread_over_a_replicated_scene_merge_document_by_document() {
+    use levelmerge_testutils::unity::{edit_numbers, replicate};
+    let one = scene(&[go(10, "Root", 11), tr(11, 10, 0, &[21], "0"), go(20, "Lamp", 21), tr(21, 20, 11, &[], "1")]);
+    let base = replicate(&one, 40);
+    let (ours, theirs) = (edit_numbers(&base, 30, 0, 7), edit_numbers(&base, 30, 1, 8));
+    let r = merge(&base, &ours, &theirs);
+    assert_eq!(r.open_conflicts, 0, "{}", text(&r));
+    // Even documents are ours' to edit, odd ones theirs'.
+    let docs = |s: &str| s.split_inclusive("\n--- ").map(str::to_owned).collect::<Vec<_>>();
+    let expected: String =
+        docs(&ours).into_iter().zip(docs(&theirs)).enumerate().map(|(i, (o, t))| if i % 2 == 1 { o } else { t }).collect();
+    assert_eq!(text(&r), expected);
+    assert!(check_text(&UnityCodec, &r.text).is_empty());
+}
