@@ -65,7 +65,7 @@ fn main() {
     let large = corpus.join("large");
     let read = |name: &str| std::fs::read_to_string(large.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
     let vrtk = read("vrtk_ExampleScene.unity");
-    let cases = vec![
+    let cases = [
         Case { name: "bossroom_Dungeon.prefab".into(), base: read("bossroom_Dungeon.prefab") },
         Case { name: "vrtk_ExampleScene.unity".into(), base: vrtk.clone() },
         Case { name: format!("vrtk × {copies} (fresh fileIDs)"), base: replicate(&vrtk, copies) },
