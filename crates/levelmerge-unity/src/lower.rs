@@ -13,7 +13,7 @@ use levelmerge_core::{Problem, Side};
 use rustc_hash::FxHashMap;
 
 use crate::identity;
-use crate::parse::{UnityDoc, UnityFile, YKind};
+use crate::parse::{transform_links, UnityDoc, UnityFile, YKind};
 
 const TRANSFORMS: [&str; 2] = ["Transform", "RectTransform"];
 
@@ -159,22 +159,44 @@ impl<'d> Lowerer<'d> {
                     }
                 }
             }
-            // Not parsed (see `UnityDoc::same_everywhere`): the parent link is read off its line.
+            // Not parsed (see `UnityDoc::same_everywhere`): the links are read off their lines.
+            None if is_transform => {
+                let links = transform_links(raw).expect("a transform is left unparsed only when its links read");
+                if let Some(father) = links.father.and_then(|text| self.line_reference(text, RefRole::Parent)) {
+                    fields.push(("m_Father", father));
+                }
+                if let Some((text, items)) = links.children {
+                    let entries = items
+                        .into_iter()
+                        .filter_map(|item| {
+                            Some((item["{fileID: ".len()..item.len() - 1].trim(), self.line_reference(item, RefRole::Other)?))
+                        })
+                        .collect();
+                    fields.push(("m_Children", Value::map(text, self.origin(u32::MAX), entries)));
+                }
+            }
             None => {
-                if let Some((key, text)) = link_key.and_then(|key| Some((key, field_line(raw, key)?))) {
-                    if let Some(id) = text.strip_prefix("{fileID: ").and_then(|t| t.strip_suffix('}')).and_then(|t| t.parse::<i64>().ok()) {
-                        if id != 0 {
-                            self.level.parent_refs = true;
-                            let target = ObjectId::new(id.to_string());
-                            fields
-                                .push((key, Value::scalar(text, self.origin(u32::MAX), Some(Reference { target, role: RefRole::Parent }))));
-                        }
-                    }
+                if let Some((key, value)) =
+                    link_key.and_then(|key| Some((key, self.line_reference(field_line(raw, key)?, RefRole::Parent)?)))
+                {
+                    fields.push((key, value));
                 }
             }
         }
         let inner = Value::map(raw, self.origin(doc.body.unwrap_or(u32::MAX)), fields);
         Value::map(raw, self.origin(doc.body.unwrap_or(u32::MAX)), vec![(class, inner)])
+    }
+}
+
+impl<'d> Lowerer<'d> {
+    /// A local reference `{fileID: N}` (N ≠ 0) written in an unparsed document.
+    fn line_reference(&mut self, text: &'d str, role: RefRole) -> Option<Value<'d>> {
+        let id = text.strip_prefix("{fileID: ")?.strip_suffix('}')?.trim().parse::<i64>().ok().filter(|&id| id != 0)?;
+        match role {
+            RefRole::Parent => self.level.parent_refs = true,
+            RefRole::Other => self.level.references = true,
+        }
+        Some(Value::scalar(text, self.origin(u32::MAX), Some(Reference { target: ObjectId::new(id.to_string()), role })))
     }
 }
 

@@ -58,8 +58,8 @@ pub struct UnityDoc {
     /// The class name (`GameObject`, `Transform`, …) as written on the line after the header.
     pub class: Span,
     /// The same bytes under the same fileID in every other version the file was parsed among:
-    /// nothing in it can merge differently. Its body is parsed only for a transform (whose
-    /// `m_Father`/`m_Children` the hierarchy checks read); otherwise `body` is `None`.
+    /// nothing in it can merge differently. Its body is not parsed (`body` is `None`), but for a
+    /// transform whose hierarchy links [`transform_links`] cannot read off its lines.
     pub same_everywhere: bool,
 }
 
@@ -485,42 +485,94 @@ fn document_header(line: &str) -> Option<(i64, i64, bool)> {
 /// Class ids of `Transform` and `RectTransform`.
 pub const TRANSFORM_CLASSES: [i64; 2] = [4, 224];
 
-/// Where each document starts (its `--- ` line) and that line's number.
-fn document_starts(src: &[u8]) -> Vec<(usize, u32)> {
-    let mut starts = Vec::new();
-    let mut line_no = 1u32;
-    let mut counted = 0;
+/// Where each document starts: its `--- ` line.
+fn document_offsets(src: &[u8]) -> impl Iterator<Item = usize> + '_ {
     let first = src.starts_with(b"--- ").then_some(0);
-    for at in first.into_iter().chain(memchr::memmem::find_iter(src, b"\n--- ").map(|i| i + 1)) {
-        line_no += memchr::memchr_iter(b'\n', &src[counted..at]).count() as u32;
-        counted = at;
-        starts.push((at, line_no));
-    }
-    starts
+    first.into_iter().chain(memchr::memmem::find_iter(src, b"\n--- ").map(|i| i + 1))
 }
 
-/// The fileID of every document, read off the headers alone.
-pub fn document_ids(src: &[u8]) -> impl Iterator<Item = i64> + '_ {
-    document_starts(src).into_iter().filter_map(move |(start, _)| {
-        let end = memchr::memchr(b'\n', &src[start..]).map_or(src.len(), |i| start + i);
-        document_header(std::str::from_utf8(&src[start..end]).ok()?.trim_end_matches('\r')).map(|(_, id, _)| id)
-    })
+/// Where each document starts, and that line's number.
+fn document_starts(src: &[u8]) -> Vec<(usize, u32)> {
+    let mut line_no = 1u32;
+    let mut counted = 0;
+    document_offsets(src)
+        .map(|at| {
+            line_no += memchr::memchr_iter(b'\n', &src[counted..at]).count() as u32;
+            counted = at;
+            (at, line_no)
+        })
+        .collect()
+}
+
+/// The fileID in a document's header line (`--- !u!CLASS &FILEID …`), read from the bytes.
+fn header_file_id(doc: &[u8]) -> Option<i64> {
+    let line = &doc[..memchr::memchr(b'\n', doc).unwrap_or(doc.len())];
+    let amp = memchr::memchr(b'&', line)?;
+    let digits = doc[amp + 1..].iter().take_while(|b| b.is_ascii_digit() || **b == b'-').count();
+    std::str::from_utf8(&doc[amp + 1..amp + 1 + digits]).ok()?.parse().ok()
 }
 
 /// Each document's bytes by fileID (for telling which documents are the same everywhere).
 fn documents_by_id(src: &[u8]) -> rustc_hash::FxHashMap<i64, &[u8]> {
-    let starts = document_starts(src);
+    let starts: Vec<usize> = document_offsets(src).collect();
     let mut docs = rustc_hash::FxHashMap::default();
     docs.reserve(starts.len());
-    for (k, &(start, _)) in starts.iter().enumerate() {
-        let end = starts.get(k + 1).map_or(src.len(), |s| s.0);
-        let header_end = memchr::memchr(b'\n', &src[start..end]).map_or(end, |i| start + i);
-        let header = std::str::from_utf8(&src[start..header_end]).unwrap_or("").trim_end_matches('\r');
-        if let Some((_, id, _)) = document_header(header) {
+    for (k, &start) in starts.iter().enumerate() {
+        let end = starts.get(k + 1).copied().unwrap_or(src.len());
+        if let Some(id) = header_file_id(&src[start..end]) {
             docs.insert(id, &src[start..end]);
         }
     }
     docs
+}
+
+/// A transform's hierarchy links as read off its lines: the `m_Father` value and the items of
+/// `m_Children`, in Unity's usual layout (`m_Children: []`, or one `- {fileID: N}` per line at
+/// the key's indent). `None` for any other layout, which must then be parsed.
+#[derive(Debug, PartialEq, Eq)]
+pub struct TransformLinks<'t> {
+    pub father: Option<&'t str>,
+    /// The `m_Children` value's text, and each item's.
+    pub children: Option<(&'t str, Vec<&'t str>)>,
+}
+
+pub fn transform_links(doc: &str) -> Option<TransformLinks<'_>> {
+    let mut links = TransformLinks { father: None, children: None };
+    let mut lines = doc.split_inclusive('\n').peekable();
+    while let Some(line) = lines.next() {
+        let text = line.trim_end();
+        if let Some(value) = text.strip_prefix("  m_Father: ") {
+            links.father = Some(value);
+        } else if let Some(rest) = text.strip_prefix("  m_Children:") {
+            if rest == " []" {
+                links.children = Some((&rest[1..], Vec::new()));
+                continue;
+            }
+            if !rest.is_empty() {
+                return None;
+            }
+            let start = doc.len() - lines.clone().map(str::len).sum::<usize>();
+            let mut items = Vec::new();
+            let mut end = start;
+            while let Some(item) = lines.peek().and_then(|l| l.trim_end().strip_prefix("  - ")) {
+                if !(item.starts_with("{fileID: ") && item.ends_with('}') && !item.contains(',')) {
+                    return None;
+                }
+                items.push(item);
+                end += lines.next().map_or(0, str::len);
+            }
+            if items.is_empty() {
+                return None;
+            }
+            links.children = Some((doc[start..end].trim_end().trim_start_matches(' '), items));
+        }
+    }
+    Some(links)
+}
+
+/// The fileID of every document, read off the headers alone.
+pub fn document_ids(src: &[u8]) -> impl Iterator<Item = i64> + '_ {
+    document_offsets(src).filter_map(move |start| header_file_id(&src[start..]))
 }
 
 /// Parse a Unity YAML file.
@@ -606,7 +658,9 @@ pub fn parse_among<'s>(src: &'s [u8], others: &[&[u8]]) -> Result<UnityFile<'s>,
         let same_everywhere = !other_docs.is_empty() && other_docs.iter().all(|d| d.get(&file_id) == Some(&bytes));
         let body = match p.next_content_line(p.pos) {
             None => None,
-            Some(_) if same_everywhere && !TRANSFORM_CLASSES.contains(&class_id) => None,
+            Some(_) if same_everywhere && (!TRANSFORM_CLASSES.contains(&class_id) || transform_links(&text[start..doc_end]).is_some()) => {
+                None
+            }
             Some(line) => {
                 if p.indent_at(line) != 0 {
                     return Err(p.err(line, "expected the class name at the start of the line"));
@@ -690,6 +744,18 @@ mod tests {
     }
 
     #[test]
+    fn transform_links_read_off_their_lines() {
+        let doc = "--- !u!4 &4\nTransform:\n  m_Children:\n  - {fileID: 7}\n  - {fileID: 8}\n  m_Father: {fileID: 3}\n  m_RootOrder: 0\n";
+        let links = transform_links(doc).unwrap();
+        assert_eq!(links.father, Some("{fileID: 3}"));
+        assert_eq!(links.children, Some(("- {fileID: 7}\n  - {fileID: 8}", vec!["{fileID: 7}", "{fileID: 8}"])));
+        let empty = transform_links("--- !u!4 &4\nTransform:\n  m_Children: []\n  m_Father: {fileID: 0}\n").unwrap();
+        assert_eq!(empty.children, Some(("[]", vec![])));
+        assert!(transform_links("--- !u!4 &4\nTransform:\n  m_Children:\n  - {fileID: 7, guid: a}\n").is_none());
+        assert!(transform_links("--- !u!4 &4\nTransform:\n  m_Children: [{fileID: 7}]\n").is_none());
+    }
+
+    #[test]
     fn header_less_and_crlf() {
         let f = parse(b"fileFormatVersion: 2\r\nguid: abc\r\nNativeFormatImporter:\r\n  mainObjectFileID: 0\r\n").unwrap();
         assert!(f.crlf);
@@ -709,14 +775,17 @@ mod tests {
     }
 
     #[test]
-    fn documents_the_same_everywhere_are_left_unparsed_but_transforms() {
+    fn documents_the_same_everywhere_are_left_unparsed() {
         let base = SCENE.as_bytes();
         let edited = SCENE.replace("m_Name: Player", "m_Name: Hero");
         let f = parse_among(base, &[edited.as_bytes(), base]).unwrap();
         let same: Vec<bool> = f.docs.iter().map(|d| d.same_everywhere).collect();
         assert_eq!(same, [false, true, true]);
-        // The edited GameObject is parsed; the identical MonoBehaviour is not, the transform is.
-        assert!(f.docs[0].body.is_some() && f.docs[1].body.is_some() && f.docs[2].body.is_none());
+        // The edited GameObject is parsed; the identical transform and MonoBehaviour are not.
+        assert!(f.docs[0].body.is_some() && f.docs[1].body.is_none() && f.docs[2].body.is_none());
+        // A transform whose links do not read off their lines is parsed.
+        let flow = SCENE.replace("m_Children: []", "m_Children: [{fileID: 1}, {fileID: 2}]");
+        assert!(parse_among(flow.as_bytes(), &[flow.as_bytes()]).unwrap().docs[1].body.is_some());
         assert_eq!(f.class_name(&f.docs[2]), Some("MonoBehaviour"));
         assert_eq!(f.docs[2].line, parse(base).unwrap().docs[2].line);
         // Read alone, everything is parsed.
