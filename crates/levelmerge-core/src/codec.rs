@@ -137,23 +137,13 @@ fn read<'d, C: Codec>(codec: &C, side: Side, doc: &'d C::Document<'_>, others: &
     codec.lower(doc, side, others).map_err(|problems| MergeError::Invalid { side, problems })
 }
 
-/// A problem as compared across versions: without line numbers, which move.
-fn problem_key(p: &Problem) -> String {
-    match p {
-        Problem::DanglingReference { object, path, target, .. } => format!("dangling {object} {path} {target}"),
-        Problem::Orphan { object, parent, .. } => format!("orphan {object} {parent}"),
-        Problem::Inconsistent { object, message, .. } => format!("{object} {message}"),
-        other => other.to_string(),
-    }
-}
-
 /// Problems in `result` that none of `known` (keys of the inputs' problems) has.
 fn new_problems(result: Vec<Problem>, known: impl FnOnce() -> Vec<String>) -> Vec<Problem> {
     if result.is_empty() {
         return result;
     }
     let known = known();
-    result.into_iter().filter(|p| !known.contains(&problem_key(p))).collect()
+    result.into_iter().filter(|p| !known.contains(&p.key())).collect()
 }
 
 fn report(merged: &crate::merge::MergedLevel<'_>) -> Vec<ConflictReport> {
@@ -194,7 +184,7 @@ fn verify_output<C: Codec>(codec: &C, text: &[u8], inputs: Sides<&[u8]>) -> Resu
         for input in [inputs.base, inputs.ours, inputs.theirs] {
             let Ok(doc) = codec.parse(input) else { continue };
             let Ok(level) = codec.lower(&doc, Side::Base, &[]) else { continue };
-            known.extend(level.problems().iter().chain(codec.level_problems(&level).iter()).map(problem_key));
+            known.extend(level.problems().iter().chain(codec.level_problems(&level).iter()).map(Problem::key));
         }
         known
     });
@@ -298,7 +288,7 @@ where
     let with_refs = merged.references;
     let check = |r: &Resolved<'_>| {
         new_problems(crate::coherence::check(&r.graph(with_refs)), || {
-            [&levels.base, &levels.ours, &levels.theirs].iter().flat_map(|l| l.problems()).map(|p| problem_key(&p)).collect()
+            [&levels.base, &levels.ours, &levels.theirs].iter().flat_map(|l| l.problems()).map(|p| p.key()).collect()
         })
     };
     let open = merged.open_conflicts();

@@ -47,6 +47,17 @@ pub enum Problem {
 }
 
 impl Problem {
+    /// The problem as compared across versions: without line numbers, which move.
+    pub fn key(&self) -> String {
+        match self {
+            Problem::DanglingReference { object, path, target, .. } => format!("dangling {object} {path} {target}"),
+            Problem::Orphan { object, parent, .. } => format!("orphan {object} {parent}"),
+            Problem::Inconsistent { object, message, .. } => format!("{object} {message}"),
+            Problem::ConflictMarker { .. } => "leftover conflict marker".to_owned(),
+            other => other.to_string(),
+        }
+    }
+
     /// A syntax problem at byte `pos` of `src`, with its 1-based line and column (in
     /// characters). A line that is a leftover conflict marker is reported as one.
     pub fn syntax_at(src: &[u8], pos: usize, message: impl Into<String>) -> Problem {

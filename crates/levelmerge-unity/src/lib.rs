@@ -12,6 +12,8 @@
 //! * [`UnityCodec::level_problems`]: `m_Father` and `m_Children` must agree.
 #![forbid(unsafe_code)]
 
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod identity;
 pub mod lower;
 pub mod parse;

@@ -151,8 +151,9 @@ impl<'d> Lowerer<'d> {
             None
         };
         let mut fields = Vec::new();
-        match file.fields(doc) {
-            Some(map) => {
+        let unparsed_links = if doc.body.is_none() && is_transform { transform_links(raw) } else { None };
+        match (file.fields(doc), unparsed_links) {
+            (Some(map), _) => {
                 for key in link_key.into_iter().chain(is_transform.then_some("m_Children")) {
                     if let Some(node) = file.get(map, key) {
                         fields.push((key, self.value(node, Some(key), class)));
@@ -160,8 +161,7 @@ impl<'d> Lowerer<'d> {
                 }
             }
             // Not parsed (see `UnityDoc::same_everywhere`): the links are read off their lines.
-            None if is_transform => {
-                let links = transform_links(raw).expect("a transform is left unparsed only when its links read");
+            (None, Some(links)) => {
                 if let Some(father) = links.father.and_then(|text| self.line_reference(text, RefRole::Parent)) {
                     fields.push(("m_Father", father));
                 }
@@ -175,7 +175,7 @@ impl<'d> Lowerer<'d> {
                     fields.push(("m_Children", Value::map(text, self.origin(u32::MAX), entries)));
                 }
             }
-            None => {
+            (None, None) => {
                 if let Some((key, value)) =
                     link_key.and_then(|key| Some((key, self.line_reference(field_line(raw, key)?, RefRole::Parent)?)))
                 {

@@ -606,11 +606,13 @@ pub fn parse_among<'s>(src: &'s [u8], others: &[&[u8]]) -> Result<UnityFile<'s>,
         depth: 0,
     };
     let mut docs = Vec::with_capacity(starts.len());
-    let preamble_end = starts.first().map_or(0, |s| s.0);
+    // Without documents, a file of directives and blank lines is all preamble.
+    let mut preamble_end = starts.first().map_or(src.len(), |s| s.0);
     if starts.is_empty() {
         // A header-less file (`.meta`-like): one mapping.
         if let Some(line) = p.next_content_line(0) {
             if !text[line..].starts_with('%') {
+                preamble_end = 0;
                 p.pos = line;
                 let body = p.block_map(p.indent_at(line), None)?;
                 if let Some(left) = p.next_content_line(p.pos) {
@@ -628,7 +630,8 @@ pub fn parse_among<'s>(src: &'s [u8], others: &[&[u8]]) -> Result<UnityFile<'s>,
                 });
             }
         }
-    } else {
+    }
+    if docs.is_empty() {
         // The preamble holds only directives.
         let mut line = 0;
         while line < preamble_end {
