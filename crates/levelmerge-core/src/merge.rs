@@ -486,7 +486,7 @@ impl<'a> Merger<'a> {
         }
         let keys = |m: &'a [(Key<'a>, Value<'a>)]| m.iter().map(|(k, _)| *k).collect::<Vec<_>>();
         let order = merge_order(&keys(b), &keys(o), &keys(t), |k| merged.contains_key(k)).order;
-        let entries = order.into_iter().map(|k| (k, merged.remove(k).expect("ordered keys are merged keys"))).collect();
+        let entries = order.into_iter().filter_map(|k| Some((k, merged.remove(k)?))).collect();
         MValue::Map { template, entries }
     }
 

@@ -7,6 +7,10 @@
 //!
 //! Keys are computed once per file, when it is parsed, so that lowering can borrow them; they
 //! ignore how a flow map was wrapped over lines.
+//!
+//! Unity also writes one key twice in a mapping (a script field hiding an inherited one of the
+//! same name): the second and later occurrences get an alias, so that each is matched with its
+//! own counterpart in the other versions.
 
 use rustc_hash::FxHashMap;
 
@@ -75,4 +79,22 @@ pub fn item_keys(file: &UnityFile<'_>) -> FxHashMap<u32, String> {
         }
     }
     keys
+}
+
+/// For every entry whose key already appeared in its mapping, an alias (`key`, a U+0001 and the
+/// occurrence number), by entry index.
+pub fn key_aliases(file: &UnityFile<'_>) -> FxHashMap<u32, String> {
+    let mut aliases = FxHashMap::default();
+    for node in file.nodes.iter().filter(|n| matches!(n.kind, YKind::Map | YKind::FlowMap) && n.count > 1) {
+        let range = node.first..node.first + node.count;
+        let mut keys: Vec<(&str, u32)> = range.map(|i| (file.text(file.entries[i as usize].key), i)).collect();
+        keys.sort_unstable();
+        for w in 1..keys.len() {
+            if keys[w].0 == keys[w - 1].0 {
+                let occurrence = keys[..w].iter().rev().take_while(|k| k.0 == keys[w].0).count() + 1;
+                aliases.insert(keys[w].1, format!("{}\u{1}{occurrence}", keys[w].0));
+            }
+        }
+    }
+    aliases
 }

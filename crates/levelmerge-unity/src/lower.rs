@@ -77,12 +77,15 @@ impl<'d> Lowerer<'d> {
         match n.kind {
             YKind::Scalar => Value::scalar(raw, self.origin(node), None),
             YKind::Map | YKind::FlowMap => {
+                let first = file.nodes[node as usize].first;
                 let entries = file
                     .entries_of(node)
                     .iter()
-                    .map(|e| {
-                        let k = file.text(e.key);
-                        (k, self.value(e.value, Some(k), class))
+                    .enumerate()
+                    .map(|(i, e)| {
+                        let written = file.text(e.key);
+                        let k = file.key_aliases.get(&(first + i as u32)).map_or(written, String::as_str);
+                        (k, self.value(e.value, Some(written), class))
                     })
                     .collect();
                 Value::map(raw, self.origin(node), entries)

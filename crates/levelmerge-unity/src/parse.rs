@@ -79,6 +79,8 @@ pub struct UnityFile<'s> {
     pub crlf: bool,
     /// The identity of each item of a prefab override list (see [`crate::identity`]).
     pub item_keys: rustc_hash::FxHashMap<u32, String>,
+    /// Aliases of keys written twice in one mapping, by entry index (see [`crate::identity`]).
+    pub key_aliases: rustc_hash::FxHashMap<u32, String>,
 }
 
 /// No entry.
@@ -701,8 +703,10 @@ pub fn parse_among<'s>(src: &'s [u8], others: &[&[u8]]) -> Result<UnityFile<'s>,
         entry_of,
         crlf,
         item_keys: Default::default(),
+        key_aliases: Default::default(),
     };
     file.item_keys = crate::identity::item_keys(&file);
+    file.key_aliases = crate::identity::key_aliases(&file);
     Ok(file)
 }
 

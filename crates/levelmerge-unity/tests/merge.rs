@@ -263,3 +263,16 @@ fn edits_spread_over_a_replicated_scene_merge_document_by_document() {
     assert_eq!(text(&r), expected);
     assert!(check_text(&UnityCodec, &r.text).is_empty());
 }
+
+#[test]
+fn a_key_written_twice_is_matched_occurrence_by_occurrence() {
+    // Unity writes a script field that hides an inherited one under the same name twice.
+    let doc = |a: &str, b: &str| {
+        format!("--- !u!114 &5\nMonoBehaviour:\n  m_Enabled: 1\n  spawnAmount: {a}\n  spawnAmount: {b}\n  interleave: 2\n")
+    };
+    let base = scene(&[doc("1", "2")]);
+    let r = merge(&base, &scene(&[doc("1", "20")]), &scene(&[doc("10", "2")]));
+    assert_eq!(r.open_conflicts, 0, "{}", text(&r));
+    assert_eq!(text(&r), scene(&[doc("10", "20")]));
+    assert_eq!(merge(&base, &scene(&[doc("1", "20")]), &scene(&[doc("1", "30")])).open_conflicts, 1);
+}
