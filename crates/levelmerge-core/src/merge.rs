@@ -217,6 +217,11 @@ struct Merger<'a> {
 
 /// The members of a map; an empty list counts as an empty map (`[]` and `{}` are both how
 /// formats write an empty collection whose items carry identity).
+/// The member `k` of a map's entries.
+fn member<'v, 'a>(m: &'v [(Key<'a>, Value<'a>)], k: &str) -> Option<&'v Value<'a>> {
+    m.iter().find(|(mk, _)| *mk == k).map(|(_, v)| v)
+}
+
 /// Whether every member `older` added, changed or removed relative to `base` is one the newer
 /// layout holds in the same way (present when `older` has it, absent when `older` removed it),
 /// and `older` kept the base's layout.
@@ -224,11 +229,11 @@ fn edits_fit_layout(layout_key: &str, base: &Value<'_>, older: &Value<'_>, newer
     let (Some(b), Some(o), Some(n)) = (map_entries(base), map_entries(older), map_entries(newer)) else {
         return false;
     };
-    let find = |m: &[(Key<'_>, Value<'_>)], k: &str| m.iter().any(|(mk, _)| *mk == k);
+    let find = |m: &[(Key<'_>, Value<'_>)], k: &str| member(m, k).is_some();
     if !base.get(layout_key).zip(older.get(layout_key)).is_some_and(|(bl, ol)| bl.same(ol)) {
         return false; // both sides re-laid the struct out
     }
-    let changed = o.iter().filter(|(k, v)| *k != layout_key && b.iter().find(|(bk, _)| bk == k).is_none_or(|(_, bv)| !bv.same(v)));
+    let changed = o.iter().filter(|(k, v)| *k != layout_key && member(b, k).is_none_or(|bv| !bv.same(v)));
     let removed = b.iter().filter(|(k, _)| !find(o, k));
     changed.clone().all(|(k, _)| find(n, k)) && removed.into_iter().all(|(k, _)| !find(n, k)) && changed.count() > 0
 }
@@ -260,15 +265,14 @@ fn renamed_member<'a>(
     o: &'a [(Key<'a>, Value<'a>)],
     t: &'a [(Key<'a>, Value<'a>)],
 ) -> Option<(Key<'a>, Key<'a>)> {
-    let has = |m: &[(Key<'a>, Value<'a>)], k: &str| m.iter().any(|(mk, _)| *mk == k);
-    let get = |m: &'a [(Key<'a>, Value<'a>)], k: &str| m.iter().find(|(mk, _)| *mk == k).map(|(_, v)| v);
+    let has = |m: &[(Key<'a>, Value<'a>)], k: &str| member(m, k).is_some();
     let only = |mut keys: Vec<Key<'a>>| (keys.len() == 1).then(|| keys.pop()).flatten();
     let shape = |v: &'a Value<'a>| std::mem::discriminant(&v.kind);
     // Renamed on both sides.
     let gone = only(b.iter().map(|(k, _)| *k).filter(|k| !has(o, k) && !has(t, k)).collect());
     let added = only(o.iter().map(|(k, _)| *k).filter(|k| !has(b, k) && has(t, k)).collect());
     if let (Some(old), Some(new)) = (gone, added) {
-        let (bv, ov, tv) = (get(b, old)?, get(o, new)?, get(t, new)?);
+        let (bv, ov, tv) = (member(b, old)?, member(o, new)?, member(t, new)?);
         return (shape(bv) == shape(ov) && shape(bv) == shape(tv)).then_some((old, new));
     }
     // Renamed, value untouched, on one side only.
@@ -276,7 +280,7 @@ fn renamed_member<'a>(
         let gone = only(b.iter().map(|(k, _)| *k).filter(|k| !has(side, k) && has(other, k)).collect());
         let added = only(side.iter().map(|(k, _)| *k).filter(|k| !has(b, k) && !has(other, k)).collect());
         if let (Some(old), Some(new)) = (gone, added) {
-            if get(b, old)?.same(get(side, new)?) {
+            if member(b, old)?.same(member(side, new)?) {
                 return Some((old, new));
             }
         }
@@ -447,9 +451,6 @@ impl<'a> Merger<'a> {
         o: &'a [(Key<'a>, Value<'a>)],
         t: &'a [(Key<'a>, Value<'a>)],
     ) -> MValue<'a> {
-        fn get<'a>(m: &'a [(Key<'a>, Value<'a>)], k: &str) -> Option<&'a Value<'a>> {
-            m.iter().find(|(mk, _)| *mk == k).map(|(_, v)| v)
-        }
         let same_keys =
             |x: &[(Key<'a>, Value<'a>)], y: &[(Key<'a>, Value<'a>)]| x.len() == y.len() && x.iter().zip(y).all(|(a, b)| a.0 == b.0);
         if same_keys(b, o) && same_keys(o, t) {
@@ -476,8 +477,10 @@ impl<'a> Merger<'a> {
             }
             path.push(Seg::Key(k));
             let v = match rename {
-                Some((old, new)) if new == k => self.value(path, get(b, old), get(o, k).or(get(o, old)), get(t, k).or(get(t, old))),
-                _ => self.value(path, get(b, k), get(o, k), get(t, k)),
+                Some((old, new)) if new == k => {
+                    self.value(path, member(b, old), member(o, k).or(member(o, old)), member(t, k).or(member(t, old)))
+                }
+                _ => self.value(path, member(b, k), member(o, k), member(t, k)),
             };
             if let Some(v) = v {
                 merged.insert(k, v);

@@ -85,9 +85,10 @@ pub fn item_keys(file: &UnityFile<'_>) -> FxHashMap<u32, String> {
 /// occurrence number), by entry index.
 pub fn key_aliases(file: &UnityFile<'_>) -> FxHashMap<u32, String> {
     let mut aliases = FxHashMap::default();
+    let mut keys: Vec<(&str, u32)> = Vec::new(); // reused: this runs over every parsed mapping
     for node in file.nodes.iter().filter(|n| matches!(n.kind, YKind::Map | YKind::FlowMap) && n.count > 1) {
-        let range = node.first..node.first + node.count;
-        let mut keys: Vec<(&str, u32)> = range.map(|i| (file.text(file.entries[i as usize].key), i)).collect();
+        keys.clear();
+        keys.extend((node.first..node.first + node.count).map(|i| (file.text(file.entries[i as usize].key), i)));
         keys.sort_unstable();
         for w in 1..keys.len() {
             if keys[w].0 == keys[w - 1].0 {

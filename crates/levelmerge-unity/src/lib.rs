@@ -45,10 +45,10 @@ impl Codec for UnityCodec {
         parse::parse_among(src, others)
     }
 
-    fn lower<'d>(&self, doc: &'d UnityFile<'_>, side: Side, others: &[&'d UnityFile<'_>]) -> Result<Level<'d>, Vec<Problem>> {
-        let file: &'d UnityFile<'d> = doc;
-        let others: Vec<&'d UnityFile<'d>> = others.iter().map(|f| -> &'d UnityFile<'d> { f }).collect();
-        lower::lower(file, side, &others)
+    /// What is identical in every version was decided when the file was parsed among them
+    /// ([`Codec::parse_among`]), so `others` is not needed here.
+    fn lower<'d>(&self, doc: &'d UnityFile<'_>, side: Side, _others: &[&'d UnityFile<'_>]) -> Result<Level<'d>, Vec<Problem>> {
+        lower::lower(doc, side)
     }
 
     fn render(&self, docs: Sides<&UnityFile<'_>>, level: &Resolved<'_>) -> Vec<u8> {

@@ -10,12 +10,22 @@
 use levelmerge_core::model::{Level, Object, ObjectId, Origin, RefRole, Reference, Value};
 use levelmerge_core::{Problem, Side};
 
-use rustc_hash::FxHashMap;
-
 use crate::identity;
 use crate::parse::{transform_links, UnityDoc, UnityFile, YKind};
 
 const TRANSFORMS: [&str; 2] = ["Transform", "RectTransform"];
+
+/// The field that holds an object's parent: a transform's `m_Father`, any other component's
+/// `m_GameObject`; a GameObject has none.
+fn parent_key(class: &str) -> Option<&'static str> {
+    if TRANSFORMS.contains(&class) {
+        Some("m_Father")
+    } else if class != "GameObject" {
+        Some("m_GameObject")
+    } else {
+        None
+    }
+}
 
 struct Lowerer<'d> {
     file: &'d UnityFile<'d>,
@@ -62,12 +72,7 @@ impl<'d> Lowerer<'d> {
         let n = &file.nodes[node as usize];
         let raw = file.text(n.span);
         if let Some(id) = local_ref(file, node) {
-            let is_transform = TRANSFORMS.contains(&class);
-            let role = match key {
-                Some("m_Father") if is_transform => RefRole::Parent,
-                Some("m_GameObject") if !is_transform && class != "GameObject" => RefRole::Parent,
-                _ => RefRole::Other,
-            };
+            let role = if key.is_some() && key == parent_key(class) { RefRole::Parent } else { RefRole::Other };
             match role {
                 RefRole::Parent => self.level.parent_refs = true,
                 RefRole::Other => self.level.references = true,
@@ -92,27 +97,11 @@ impl<'d> Lowerer<'d> {
             }
             YKind::Seq | YKind::FlowSeq => {
                 let items = file.items_of(node);
-                if let Some(entries) = key.filter(|k| identity::is_keyed_list(k)).and_then(|_| self.keyed_items(items, class)) {
-                    return Value::map(raw, self.origin(node), entries);
-                }
-                let refs: Option<Vec<u32>> = items.iter().map(|&i| item_ref(file, i)).collect();
-                let keyed = refs.filter(|r| {
-                    let mut ids: Vec<&str> = r.iter().map(|&n| file.text(file.nodes[n as usize].span)).collect();
-                    ids.sort_unstable();
-                    !items.is_empty() && ids.windows(2).all(|w| w[0] != w[1])
-                });
-                match keyed {
-                    // A list with identity: a map from the referenced fileID (its text inside
-                    // `{fileID: N}`) to the item, which the core merges by key and order.
-                    Some(refs) => {
-                        let entries = items
-                            .iter()
-                            .zip(refs)
-                            .map(|(&item, r)| {
-                                let id_node = file.entries_of(r)[0].value;
-                                (file.text(file.nodes[id_node as usize].span), self.value(item, key, class))
-                            })
-                            .collect();
+                match self.identities(items, key) {
+                    // A list with identity: a map from each item's identity to the item, which
+                    // the core merges by key and order.
+                    Some(ids) => {
+                        let entries = ids.into_iter().zip(items).map(|(id, &item)| (id, self.value(item, key, class))).collect();
                         Value::map(raw, self.origin(node), entries)
                     }
                     None => {
@@ -123,22 +112,30 @@ impl<'d> Lowerer<'d> {
             }
         }
     }
+
+    /// The identity of each item of a list, when every item has one and no two share it: the
+    /// key [`identity`] gave a prefab override, or the fileID an item names (`m_Component`,
+    /// `m_Children`, …).
+    fn identities(&self, items: &[u32], key: Option<&str>) -> Option<Vec<&'d str>> {
+        let file = self.file;
+        if items.is_empty() {
+            return None;
+        }
+        let override_keys = || -> Option<Vec<&'d str>> {
+            key.filter(|k| identity::is_keyed_list(k))?;
+            items.iter().map(|i| file.item_keys.get(i).map(String::as_str)).collect()
+        };
+        let named_ids = || -> Option<Vec<&'d str>> {
+            items.iter().map(|&i| item_ref(file, i).map(|r| file.text(file.nodes[file.entries_of(r)[0].value as usize].span))).collect()
+        };
+        let ids = override_keys().or_else(named_ids)?;
+        let mut sorted = ids.clone();
+        sorted.sort_unstable();
+        sorted.windows(2).all(|w| w[0] != w[1]).then_some(ids)
+    }
 }
 
 impl<'d> Lowerer<'d> {
-    /// The items of a prefab override list as a map from their identity, when every item has
-    /// one and no two share it.
-    fn keyed_items(&mut self, items: &[u32], class: &str) -> Option<Vec<(&'d str, Value<'d>)>> {
-        let file = self.file;
-        let keys: Vec<&'d str> = items.iter().map(|i| file.item_keys.get(i).map(String::as_str)).collect::<Option<_>>()?;
-        let mut sorted = keys.clone();
-        sorted.sort_unstable();
-        if items.is_empty() || sorted.windows(2).any(|w| w[0] == w[1]) {
-            return None;
-        }
-        Some(keys.into_iter().zip(items).map(|(k, &item)| (k, self.value(item, None, class))).collect())
-    }
-
     /// A document identical in every version: nothing in it can merge differently, so only its
     /// hierarchy links are kept (the parent link, and a transform's `m_Children`, which the
     /// hierarchy checks read); its bytes are copied as they are.
@@ -146,13 +143,7 @@ impl<'d> Lowerer<'d> {
         let file = self.file;
         let raw = file.text(doc.span);
         let is_transform = TRANSFORMS.contains(&class);
-        let link_key = if is_transform {
-            Some("m_Father")
-        } else if class != "GameObject" {
-            Some("m_GameObject")
-        } else {
-            None
-        };
+        let link_key = parent_key(class);
         let mut fields = Vec::new();
         let unparsed_links = if doc.body.is_none() && is_transform { transform_links(raw) } else { None };
         match (file.fields(doc), unparsed_links) {
@@ -208,19 +199,10 @@ fn field_line<'t>(doc: &'t str, key: &str) -> Option<&'t str> {
     doc.split('\n').find_map(|line| line.strip_prefix("  ")?.strip_prefix(key)?.strip_prefix(": ")).map(|v| v.trim_end())
 }
 
-/// Lower a Unity file. `others` are the versions it is merged with: documents identical in all
-/// of them are lowered opaquely (see [`Lowerer::opaque`]).
-pub fn lower<'d>(file: &'d UnityFile<'d>, side: Side, others: &[&'d UnityFile<'d>]) -> Result<Level<'d>, Vec<Problem>> {
+/// Lower a Unity file. Documents that parsing found identical in every version it was read
+/// among ([`UnityDoc::same_everywhere`]) are lowered opaquely (see [`Lowerer::opaque`]).
+pub fn lower<'d>(file: &'d UnityFile<'d>, side: Side) -> Result<Level<'d>, Vec<Problem>> {
     let mut l = Lowerer { file, side, level: Level::new() };
-    let other_docs: Vec<FxHashMap<i64, &UnityDoc>> = others.iter().map(|f| f.docs.iter().map(|d| (d.file_id, d)).collect()).collect();
-    let unchanged_everywhere = |doc: &UnityDoc| {
-        doc.same_everywhere
-            || (others.len() == 2
-                && others
-                    .iter()
-                    .zip(&other_docs)
-                    .all(|(f, docs)| docs.get(&doc.file_id).is_some_and(|d| f.text(d.span) == file.text(doc.span))))
-    };
     let mut problems = Vec::new();
     for doc in &file.docs {
         let id = ObjectId::new(doc.file_id.to_string());
@@ -235,7 +217,7 @@ pub fn lower<'d>(file: &'d UnityFile<'d>, side: Side, others: &[&'d UnityFile<'d
         let class = file.class_name(doc).unwrap_or("");
         let kind = if class.is_empty() { format!("!u!{}", doc.class_id) } else { class.to_owned() };
         let mut props = match doc.body {
-            _ if unchanged_everywhere(doc) => l.opaque(doc, class),
+            _ if doc.same_everywhere => l.opaque(doc, class),
             Some(body) => l.value(body, None, class),
             None => Value::map("", l.origin(u32::MAX), Vec::new()),
         };

@@ -653,7 +653,8 @@ pub fn parse_among<'s>(src: &'s [u8], others: &[&[u8]]) -> Result<UnityFile<'s>,
             document_header(header).ok_or_else(|| Problem::syntax_at(src, start, format!("not a Unity document header: `{header}`")))?;
         p.limit = doc_end;
         p.pos = (header_end + 1).min(doc_end);
-        let class = p.next_content_line(p.pos).map_or((p.pos as u32, p.pos as u32), |line| {
+        let first_line = p.next_content_line(p.pos);
+        let class = first_line.map_or((p.pos as u32, p.pos as u32), |line| {
             let end = p.line_end(line);
             let name = text[line..end].trim_end_matches('\r').trim_end();
             let name = name.strip_suffix(':').unwrap_or(name);
@@ -661,7 +662,7 @@ pub fn parse_among<'s>(src: &'s [u8], others: &[&[u8]]) -> Result<UnityFile<'s>,
         });
         let bytes = &src[start..doc_end];
         let same_everywhere = !other_docs.is_empty() && other_docs.iter().all(|d| d.get(&file_id) == Some(&bytes));
-        let body = match p.next_content_line(p.pos) {
+        let body = match first_line {
             None => None,
             Some(_) if same_everywhere && (!TRANSFORM_CLASSES.contains(&class_id) || transform_links(&text[start..doc_end]).is_some()) => {
                 None

@@ -58,9 +58,7 @@ pub fn renumber(texts: Sides<&[u8]>) -> Option<(Vec<u8>, Vec<String>)> {
                 continue;
             }
             let belongs_to_renamed = ["m_GameObject", "m_Father", "m_PrefabInstance"].iter().any(|k| {
-                field_text(&theirs, t, k)
-                    .and_then(|v| v.strip_prefix("{fileID: ")?.strip_suffix('}')?.parse::<i64>().ok())
-                    .is_some_and(|id| renamed.contains(&id))
+                theirs.fields(t).and_then(|f| theirs.get(f, k)).and_then(|n| local_ref(&theirs, n)).is_some_and(|id| renamed.contains(&id))
             });
             let differ = ours.text(o.span) != theirs.text(t.span) && different_objects((&ours, o), (&theirs, t));
             if belongs_to_renamed || differ {

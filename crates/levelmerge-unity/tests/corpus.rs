@@ -103,7 +103,7 @@ fn identity_laws_hold_on_every_real_unity_merge() {
     for s in &scenarios {
         let (b, o, t) = (s.read("base"), s.read("ours"), s.read("theirs"));
         // Inputs committed broken (conflict markers, duplicate fileIDs) are refused, not merged.
-        let sound = |x: &Vec<u8>| parse(x).is_ok_and(|f| levelmerge_unity::lower::lower(&f, levelmerge_core::Side::Base, &[]).is_ok());
+        let sound = |x: &Vec<u8>| parse(x).is_ok_and(|f| levelmerge_unity::lower::lower(&f, levelmerge_core::Side::Base).is_ok());
         if ![&b, &o, &t].iter().all(|x| sound(x)) {
             continue;
         }
