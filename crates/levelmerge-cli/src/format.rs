@@ -101,7 +101,8 @@ pub fn engine(format: Format, config: &Config) -> Option<Box<dyn Engine>> {
         Format::Json => Some(Box::new(JsonCodec::new(None, config.json.clone()))),
         Format::Sjson => Some(Box::new(JsonCodec::new(Some(Dialect::Sjson), config.json.clone()))),
         Format::Unity => Some(Box::new(levelmerge_unity::UnityCodec)),
-        Format::Godot | Format::Text => None,
+        Format::Godot => Some(Box::new(levelmerge_godot::GodotCodec)),
+        Format::Text => None,
     }
 }
 

@@ -60,12 +60,21 @@ pub trait Codec {
         None
     }
 
-    /// Ids that both sides added for different objects: give theirs fresh ones. Returns theirs'
-    /// text with the objects renumbered and its references rewritten, and a note per object;
-    /// `None` when nothing collides (or the format cannot renumber).
-    fn renumber(&self, _texts: Sides<&[u8]>) -> Option<(Vec<u8>, Vec<String>)> {
+    /// Make file-local ids agree before the merge: objects both sides added under one id get
+    /// fresh ones in theirs, and a format whose ids are mere handles may rewrite base's and
+    /// theirs' to ours'. Returns the rewritten texts with their references rewritten, and a
+    /// note per collision; `None` when nothing changes (or the format cannot renumber).
+    fn renumber(&self, _texts: Sides<&[u8]>) -> Option<Renumbered> {
         None
     }
+}
+
+/// Base and theirs with their ids rewritten ([`Codec::renumber`]); `None` where unchanged.
+#[derive(Debug, Clone, Default)]
+pub struct Renumbered {
+    pub base: Option<Vec<u8>>,
+    pub theirs: Option<Vec<u8>>,
+    pub notes: Vec<String>,
 }
 
 /// A conflict, detached from the documents, for reports.
@@ -260,7 +269,7 @@ where
     let mut clock = Clock::default();
     let renumbered = codec.renumber(texts);
     let texts = match &renumbered {
-        Some((theirs, _)) => Sides::new(texts.base, texts.ours, theirs.as_slice()),
+        Some(r) => Sides::new(r.base.as_deref().unwrap_or(texts.base), texts.ours, r.theirs.as_deref().unwrap_or(texts.theirs)),
         None => texts,
     };
     // Big inputs are read on three threads (the work is independent; the machine has cores).
@@ -305,7 +314,7 @@ where
         }
     }
     clock.lap("check");
-    let mut notes: Vec<String> = renumbered.as_ref().map(|(_, n)| n.clone()).unwrap_or_default();
+    let mut notes: Vec<String> = renumbered.as_ref().map(|r| r.notes.clone()).unwrap_or_default();
     notes.extend(merged.notes.iter().map(|n| format!("{}: {}", n.object, n.message)));
     let conflicts = report(&merged);
     let ours_text = codec.render(doc_refs, &ours_view);

@@ -22,7 +22,7 @@ pub mod resolve;
 pub mod side;
 pub mod text;
 
-pub use codec::{check_text, diff_texts, merge_texts, Codec, ConflictReport, MergeError, MergeOutcome};
+pub use codec::{check_text, diff_texts, merge_texts, Codec, ConflictReport, MergeError, MergeOutcome, Renumbered};
 pub use coherence::Problem;
 pub use merge::{merge, MergedLevel, Options};
 pub use model::{Level, Object, ObjectId, Origin, RefRole, Reference, Value, ValueKind};

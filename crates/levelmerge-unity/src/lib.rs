@@ -22,7 +22,7 @@ pub mod renumber;
 
 use levelmerge_core::model::{Level, Object, ObjectId, Value, ValueKind};
 use levelmerge_core::resolve::Resolved;
-use levelmerge_core::{Codec, Problem, Side, Sides};
+use levelmerge_core::{Codec, Problem, Renumbered, Side, Sides};
 
 pub use parse::{parse, Span, UnityDoc, UnityFile, YEntry, YKind, YNode, NONE};
 
@@ -73,8 +73,8 @@ impl Codec for UnityCodec {
         Some("serializedVersion")
     }
 
-    fn renumber(&self, texts: Sides<&[u8]>) -> Option<(Vec<u8>, Vec<String>)> {
-        renumber::renumber(texts)
+    fn renumber(&self, texts: Sides<&[u8]>) -> Option<Renumbered> {
+        renumber::renumber(texts).map(|(theirs, notes)| Renumbered { base: None, theirs: Some(theirs), notes })
     }
 }
 

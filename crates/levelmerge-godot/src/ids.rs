@@ -1,0 +1,254 @@
+//! Resource ids made to agree across the three versions before they are merged.
+//!
+//! An `[ext_resource]`'s `id` and a Godot 3 `[sub_resource]`'s integer `id` are file-local
+//! handles: Godot renumbers them on save (removing one shifts every later id and every
+//! `ExtResource( n )`), and two branches that each add one give both the same next id. What
+//! identifies a resource is its target (`path`) for an external one; for a sub-resource, its
+//! id when the id is Godot 4's `Class_xxxxx` kind, else its type and content (then, for an
+//! edited one, its type and id).
+//!
+//! Ours keeps its ids. Base and theirs take ours' id for the resources ours has; a resource
+//! ours lacks keeps its id when that is free, else gets a fresh one (the next integer, or the
+//! id with `_2`, `_3`, …); every reference is rewritten with it. Deterministic.
+
+use levelmerge_core::{Renumbered, Sides};
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use crate::parse::{parse, unquote, GodotFile, Section};
+use crate::refs::{resource_refs, Table};
+
+/// One resource of one version: its id as written (unquoted) and what identifies it.
+struct Resource<'s> {
+    id: &'s str,
+    /// `uid://…` of an external resource, when written.
+    uid: Option<&'s str>,
+    /// The path of an external resource; the id (Godot 4 kind) or the type and content of a
+    /// sub-resource.
+    key: String,
+    kind: &'s str,
+}
+
+fn resources<'s>(file: &GodotFile<'s>, table: Table) -> Vec<Resource<'s>> {
+    let ext_paths: FxHashMap<&str, &str> = file
+        .sections
+        .iter()
+        .filter(|s| file.kind(s) == "ext_resource")
+        .filter_map(|s| Some((file.attr_unquoted(s, "id")?.trim(), file.attr_unquoted(s, "path")?)))
+        .collect();
+    let mut seen: FxHashMap<String, u32> = FxHashMap::default();
+    let mut out = Vec::new();
+    for s in file.sections.iter().filter(|s| file.kind(s) == table.section()) {
+        let Some(id) = file.attr_unquoted(s, "id").map(str::trim) else { continue };
+        let kind = file.attr_unquoted(s, "type").unwrap_or("");
+        let key = match table {
+            Table::Ext => format!("path:{}", file.attr_unquoted(s, "path").unwrap_or(id)),
+            Table::Sub if !is_integer(id) => format!("id:{id}"),
+            Table::Sub => content_key(file, s, &ext_paths),
+        };
+        // The same content twice: told apart by order.
+        let n = seen.entry(key.clone()).or_insert(0);
+        *n += 1;
+        let key = if *n > 1 { format!("{key}#{n}") } else { key };
+        let uid = if table == Table::Ext { file.attr_unquoted(s, "uid") } else { None };
+        out.push(Resource { id, uid, key, kind });
+    }
+    out
+}
+
+fn is_integer(id: &str) -> bool {
+    !id.is_empty() && id.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// A sub-resource's type and properties, with external references named by their path and
+/// sub-resource references blanked (their ids are what is being matched).
+fn content_key(file: &GodotFile<'_>, s: &Section, ext_paths: &FxHashMap<&str, &str>) -> String {
+    let mut key = format!("content:{}", file.attr_unquoted(s, "type").unwrap_or(""));
+    for p in file.props_of(s) {
+        let text = file.text(p.line);
+        let mut at = 0;
+        for r in resource_refs(text) {
+            key.push_str(&text[at..r.span.0]);
+            key.push_str(match r.table {
+                Table::Ext => ext_paths.get(r.id).copied().unwrap_or(r.id),
+                Table::Sub => "#",
+            });
+            at = r.span.1;
+        }
+        key.push_str(&text[at..]);
+    }
+    key
+}
+
+/// For each resource of `side`, the resource of `other` it is: the same `uid`, else the same
+/// key; then, when `edited` ones are looked for, among those left, the same id (and, for a
+/// sub-resource, type).
+fn matching(side: &[&Resource<'_>], other: &[&Resource<'_>], table: Table, edited: bool) -> Vec<Option<usize>> {
+    let mut by_uid: FxHashMap<&str, usize> = FxHashMap::default();
+    let mut by_key: FxHashMap<&str, usize> = FxHashMap::default();
+    let mut by_id: FxHashMap<&str, usize> = FxHashMap::default();
+    for (i, r) in other.iter().enumerate() {
+        if let Some(uid) = r.uid {
+            by_uid.insert(uid, i);
+        }
+        by_key.insert(&r.key, i);
+        by_id.insert(r.id, i);
+    }
+    let mut taken = vec![false; other.len()];
+    let mut out: Vec<Option<usize>> = side
+        .iter()
+        .map(|r| {
+            let hit = r.uid.and_then(|u| by_uid.get(u)).or_else(|| by_key.get(r.key.as_str())).copied().filter(|&i| !taken[i]);
+            if let Some(i) = hit {
+                taken[i] = true;
+            }
+            hit
+        })
+        .collect();
+    for (j, r) in side.iter().enumerate() {
+        if out[j].is_some() || !edited {
+            continue;
+        }
+        let hit = by_id.get(r.id).copied().filter(|&i| !taken[i] && (table == Table::Ext || other[i].kind == r.kind));
+        if let Some(i) = hit {
+            taken[i] = true;
+            out[j] = Some(i);
+        }
+    }
+    out
+}
+
+/// Final ids of one table: for base and theirs, a map from their id to the id they take.
+struct Plan {
+    base: FxHashMap<String, String>,
+    theirs: FxHashMap<String, String>,
+    notes: Vec<String>,
+}
+
+fn picked<'v, 's>(v: &'v [Resource<'s>], idx: &[usize]) -> Vec<&'v Resource<'s>> {
+    idx.iter().map(|&i| &v[i]).collect()
+}
+
+fn fresh(id: &str, used: &FxHashSet<String>) -> String {
+    if is_integer(id) {
+        let next = used.iter().filter_map(|u| u.parse::<u64>().ok()).max().unwrap_or(0) + 1;
+        return next.to_string();
+    }
+    (2..).map(|k| format!("{id}_{k}")).find(|c| !used.contains(c)).expect("an unused id")
+}
+
+fn plan(files: Sides<&GodotFile<'_>>, table: Table) -> Plan {
+    let (base, ours, theirs) = (resources(files.base, table), resources(files.ours, table), resources(files.theirs, table));
+    let mut used: FxHashSet<String> = ours.iter().map(|r| r.id.to_owned()).collect();
+    let all = |v: &[Resource<'_>]| -> Vec<usize> { (0..v.len()).collect() };
+    let ours_to_base = matching(&picked(&ours, &all(&ours)), &picked(&base, &all(&base)), table, true);
+    let theirs_to_base = matching(&picked(&theirs, &all(&theirs)), &picked(&base, &all(&base)), table, true);
+    let mut base_final: Vec<Option<String>> = vec![None; base.len()];
+    for (o, b) in ours_to_base.iter().enumerate() {
+        if let Some(b) = b {
+            base_final[*b] = Some(ours[o].id.to_owned());
+        }
+    }
+    // Base resources ours removed: their own id when free, else a fresh one.
+    let mut base_map: FxHashMap<String, String> = FxHashMap::default();
+    for (i, r) in base.iter().enumerate() {
+        let id = base_final[i].clone().unwrap_or_else(|| if used.contains(r.id) { fresh(r.id, &used) } else { r.id.to_owned() });
+        used.insert(id.clone());
+        base_map.insert(r.id.to_owned(), id.clone());
+        base_final[i] = Some(id);
+    }
+    // Theirs: the base resource's id, or the id of the same new resource in ours, or its own
+    // when free, else a fresh one.
+    let ours_new: Vec<usize> = (0..ours.len()).filter(|&o| ours_to_base[o].is_none()).collect();
+    let theirs_new: Vec<usize> = (0..theirs.len()).filter(|&t| theirs_to_base[t].is_none()).collect();
+    let new_pairs = matching(&picked(&theirs, &theirs_new), &picked(&ours, &ours_new), table, false);
+    let mut theirs_map: FxHashMap<String, String> = FxHashMap::default();
+    let mut notes = Vec::new();
+    for (t, r) in theirs.iter().enumerate() {
+        let known = match theirs_to_base[t] {
+            Some(b) => base_final[b].clone(),
+            None => theirs_new.iter().position(|&x| x == t).and_then(|k| new_pairs[k]).map(|o| ours[ours_new[o]].id.to_owned()),
+        };
+        let id = match known {
+            Some(id) => id,
+            None if !used.contains(r.id) => r.id.to_owned(),
+            None => {
+                let id = fresh(r.id, &used);
+                notes.push(format!("both sides added {} \"{}\"; theirs' is now \"{id}\"", table.section(), r.id));
+                id
+            }
+        };
+        used.insert(id.clone());
+        theirs_map.insert(r.id.to_owned(), id);
+    }
+    Plan { base: base_map, theirs: theirs_map, notes }
+}
+
+/// `text` with its resource ids replaced as `maps` says (section `id=` attributes and every
+/// reference), or `None` when no id changes.
+fn rewrite(file: &GodotFile<'_>, maps: &FxHashMap<Table, &FxHashMap<String, String>>) -> Option<Vec<u8>> {
+    let mut edits: Vec<(usize, usize, String)> = Vec::new();
+    let mut replace = |table: Table, start: usize, written: &str| {
+        let id = unquote(written.trim());
+        if let Some(new) = maps.get(&table).and_then(|m| m.get(id)).filter(|new| new.as_str() != id) {
+            let text = if written.trim().starts_with('"') { format!("\"{new}\"") } else { new.clone() };
+            edits.push((start, start + written.len(), text));
+        }
+    };
+    for s in &file.sections {
+        let table = match file.kind(s) {
+            "ext_resource" => Some(Table::Ext),
+            "sub_resource" => Some(Table::Sub),
+            _ => None,
+        };
+        for a in file.attrs_of(s) {
+            let value = file.text(a.value);
+            match table {
+                Some(table) if file.text(a.key) == "id" => replace(table, a.value.0 as usize, value),
+                _ => {
+                    for r in resource_refs(value) {
+                        replace(r.table, a.value.0 as usize + r.span.0, &value[r.span.0..r.span.1]);
+                    }
+                }
+            }
+        }
+        for p in file.props_of(s) {
+            let value = file.text(p.value);
+            for r in resource_refs(value) {
+                replace(r.table, p.value.0 as usize + r.span.0, &value[r.span.0..r.span.1]);
+            }
+        }
+    }
+    if edits.is_empty() {
+        return None;
+    }
+    edits.sort_by_key(|e| e.0);
+    let src = file.src;
+    let mut out = String::with_capacity(src.len() + edits.len() * 4);
+    let mut at = 0;
+    for (start, end, text) in edits {
+        out.push_str(&src[at..start]);
+        out.push_str(&text);
+        at = end;
+    }
+    out.push_str(&src[at..]);
+    Some(out.into_bytes())
+}
+
+/// Base and theirs rewritten to ours' resource ids; `None` when nothing needs it. Versions
+/// that equal another are left alone: their merge is one of them, byte for byte.
+pub fn align(texts: Sides<&[u8]>) -> Option<Renumbered> {
+    if texts.base == texts.ours || texts.base == texts.theirs || texts.ours == texts.theirs {
+        return None;
+    }
+    let files = Sides::new(parse(texts.base).ok()?, parse(texts.ours).ok()?, parse(texts.theirs).ok()?);
+    let refs = Sides::new(&files.base, &files.ours, &files.theirs);
+    let (ext, sub) = (plan(refs, Table::Ext), plan(refs, Table::Sub));
+    let base_maps = FxHashMap::from_iter([(Table::Ext, &ext.base), (Table::Sub, &sub.base)]);
+    let theirs_maps = FxHashMap::from_iter([(Table::Ext, &ext.theirs), (Table::Sub, &sub.theirs)]);
+    let aligned = Renumbered {
+        base: rewrite(&files.base, &base_maps),
+        theirs: rewrite(&files.theirs, &theirs_maps),
+        notes: ext.notes.into_iter().chain(sub.notes).collect(),
+    };
+    (aligned.base.is_some() || aligned.theirs.is_some()).then_some(aligned)
+}

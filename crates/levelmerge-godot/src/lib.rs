@@ -1,0 +1,168 @@
+//! levelmerge-godot: Godot's text scenes and resources (`.tscn`, `.tres`; formats 2, 3, 4).
+//!
+//! * [`parse`]: a hand-written, zero-copy, lossless parser: sections, tags over several lines,
+//!   `key = value` properties whose Variant values may span lines, CRLF, no final newline.
+//! * [`lower`]: one level object per section, nodes identified by their path.
+//! * [`ids`]: resource ids made to agree across the three versions before the merge.
+//! * [`render`]: untouched sections and property lines copied byte for byte; `load_steps`
+//!   recomputed.
+//! * [`scene_problems`]: the rules a loadable file keeps (resources defined before use, node
+//!   parents defined, connections between existing nodes).
+#![forbid(unsafe_code)]
+
+pub mod ids;
+pub mod lower;
+pub mod parse;
+pub mod refs;
+pub mod render;
+
+use levelmerge_core::model::{Level, Object, ObjectId, Value, ValueKind};
+use levelmerge_core::resolve::Resolved;
+use levelmerge_core::{Codec, Problem, Side, Sides};
+use rustc_hash::FxHashSet;
+
+pub use parse::{parse, GodotFile, Section};
+
+use lower::TAG;
+use parse::unquote;
+use refs::{resource_refs, Table};
+
+/// The Godot text codec.
+#[derive(Debug, Clone, Default)]
+pub struct GodotCodec;
+
+impl Codec for GodotCodec {
+    type Document<'src> = GodotFile<'src>;
+
+    fn name(&self) -> &'static str {
+        "godot"
+    }
+
+    fn parse<'src>(&self, src: &'src [u8]) -> Result<GodotFile<'src>, Problem> {
+        parse::parse(src)
+    }
+
+    fn lower<'d>(&self, doc: &'d GodotFile<'_>, side: Side, _others: &[&'d GodotFile<'_>]) -> Result<Level<'d>, Vec<Problem>> {
+        lower::lower(doc, side)
+    }
+
+    fn render(&self, docs: Sides<&GodotFile<'_>>, level: &Resolved<'_>) -> Vec<u8> {
+        render::Renderer { docs, level }.render()
+    }
+
+    fn level_problems(&self, level: &Level<'_>) -> Vec<Problem> {
+        scene_problems(level)
+    }
+
+    fn checks_output(&self) -> bool {
+        true
+    }
+
+    fn renumber(&self, texts: Sides<&[u8]>) -> Option<levelmerge_core::Renumbered> {
+        ids::align(texts)
+    }
+}
+
+/// A tag attribute of a lowered section, unquoted.
+fn attr<'v>(obj: &'v Object<'_>, key: &str) -> Option<&'v str> {
+    obj.props.get(TAG)?.get(key).map(|v| unquote(v.raw))
+}
+
+/// Every value of a section: its tag attributes, then its properties.
+fn values<'v, 'a>(obj: &'v Object<'a>) -> impl Iterator<Item = &'v Value<'a>> {
+    let entries: &[(&str, Value<'a>)] = match &obj.props.kind {
+        ValueKind::Map(e) => e,
+        _ => &[],
+    };
+    entries.iter().flat_map(|(k, v)| match (&v.kind, *k == TAG) {
+        (ValueKind::Map(attrs), true) => attrs.iter().map(|(_, a)| a).collect::<Vec<_>>(),
+        _ => vec![v],
+    })
+}
+
+/// Whether `path` lies at or below a node of an instanced scene (whose own nodes this file
+/// does not list).
+fn under_instance(path: &str, instanced: &FxHashSet<String>) -> bool {
+    if instanced.contains(".") {
+        return true;
+    }
+    let mut p = path;
+    loop {
+        if instanced.contains(p) {
+            return true;
+        }
+        match p.rfind('/') {
+            Some(i) => p = &p[..i],
+            None => return false,
+        }
+    }
+}
+
+/// What a Godot file needs to load: every `ExtResource`/`SubResource` defined (a sub-resource
+/// before its first use), one root node, every node's parent defined before it (or inside an
+/// instanced scene), every connection between existing nodes.
+pub fn scene_problems(level: &Level<'_>) -> Vec<Problem> {
+    let mut problems = Vec::new();
+    let mut instanced: FxHashSet<String> = FxHashSet::default();
+    let mut nodes: FxHashSet<String> = FxHashSet::default();
+    for obj in level.objects.values().filter(|o| o.kind == "node") {
+        if let Some(path) = obj.id.as_str().strip_prefix("node:") {
+            if attr(obj, "instance").is_some() || attr(obj, "instance_placeholder").is_some() {
+                instanced.insert(path.to_owned());
+            }
+        }
+    }
+    let mut defined: FxHashSet<&str> = FxHashSet::default();
+    let mut roots = 0;
+    for obj in level.objects.values() {
+        let line = obj.line as usize;
+        for v in values(obj) {
+            for r in resource_refs(v.raw) {
+                let target = ObjectId::new(format!("{}{}", r.table.prefix(), r.id));
+                if !level.objects.contains_key(&target) {
+                    problems.push(Problem::DanglingReference { object: obj.id.clone(), path: String::new(), target, line });
+                } else if r.table == Table::Sub && !defined.contains(target.as_str()) && target != obj.id {
+                    problems.push(Problem::Inconsistent {
+                        object: obj.id.clone(),
+                        message: format!("uses SubResource({}) before it is defined", r.id),
+                        line,
+                    });
+                }
+            }
+        }
+        defined.insert(obj.id.as_str());
+        match obj.kind.as_str() {
+            "node" => {
+                let path = obj.id.as_str().strip_prefix("node:").unwrap_or("");
+                match attr(obj, "parent") {
+                    None => {
+                        roots += 1;
+                        if roots > 1 {
+                            problems.push(Problem::Inconsistent { object: obj.id.clone(), message: "a second root node".into(), line });
+                        }
+                    }
+                    Some(parent) if parent == "." || nodes.contains(parent) || under_instance(parent, &instanced) => {}
+                    Some(parent) => {
+                        problems.push(Problem::Orphan { object: obj.id.clone(), parent: ObjectId::new(format!("node:{parent}")), line })
+                    }
+                }
+                nodes.insert(path.to_owned());
+            }
+            "connection" => {
+                for end in ["from", "to"] {
+                    let Some(path) = attr(obj, end) else { continue };
+                    if path != "." && !nodes.contains(path) && !under_instance(path, &instanced) {
+                        problems.push(Problem::DanglingReference {
+                            object: obj.id.clone(),
+                            path: end.to_owned(),
+                            target: ObjectId::new(format!("node:{path}")),
+                            line,
+                        });
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    problems
+}

@@ -1,0 +1,146 @@
+//! From a Godot file to a level: one object per section.
+//!
+//! * Identity: the file header is `header`; `[ext_resource]` and `[sub_resource]` are
+//!   `ext:ID` and `sub:ID` (ids were made to agree across the versions by [`crate::ids`]);
+//!   a `[node]` is `node:` and its path from the root (`.` for the root); a `[connection]` is
+//!   its signal, source, target and method (connections are a set); `[editable]` its path.
+//! * A node's parent node, when the file defines it, is its structural parent: deleting a
+//!   node deletes its subtree, and an edit in a deleted subtree is a conflict.
+//! * Properties: the tag's attributes under `[tag]` (without `load_steps`, which is derived
+//!   and recomputed when written), then each `key = value` line, values compared by their text.
+
+use levelmerge_core::model::{Level, Object, ObjectId, Origin, Value};
+use levelmerge_core::{Problem, Side};
+
+use crate::parse::{unquote, GodotFile, Section};
+
+/// The member holding a section's tag attributes.
+pub const TAG: &str = "[tag]";
+
+/// Attributes that are derived, never merged.
+pub const DERIVED: [&str; 1] = ["load_steps"];
+
+/// What a value's `Origin::node` points at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Node {
+    /// A whole section (its properties map).
+    Section(usize),
+    /// A section's tag (its attributes map).
+    Tag(usize),
+    Attr(usize),
+    Prop(usize),
+}
+
+impl Node {
+    pub fn encode(self, file: &GodotFile<'_>) -> u32 {
+        let (s, a) = (file.sections.len(), file.attrs.len());
+        (match self {
+            Node::Section(i) => i,
+            Node::Tag(i) => s + i,
+            Node::Attr(i) => 2 * s + i,
+            Node::Prop(i) => 2 * s + a + i,
+        }) as u32
+    }
+
+    pub fn decode(n: u32, file: &GodotFile<'_>) -> Node {
+        let (s, a) = (file.sections.len(), file.attrs.len());
+        let n = n as usize;
+        if n < s {
+            Node::Section(n)
+        } else if n < 2 * s {
+            Node::Tag(n - s)
+        } else if n < 2 * s + a {
+            Node::Attr(n - 2 * s)
+        } else {
+            Node::Prop(n - 2 * s - a)
+        }
+    }
+}
+
+/// A node's path from the scene root: `.` for the root, else `parent/name` (`name` under `.`).
+pub fn node_path(file: &GodotFile<'_>, s: &Section) -> Option<String> {
+    let name = file.attr_unquoted(s, "name")?;
+    Some(match parent_path(file, s) {
+        None => ".".to_owned(),
+        Some(".") => name.to_owned(),
+        Some(parent) => format!("{parent}/{name}"),
+    })
+}
+
+/// A node's parent path (`.` for the root's children), `None` for the root.
+fn parent_path<'s>(file: &GodotFile<'s>, s: &Section) -> Option<&'s str> {
+    file.attr_unquoted(s, "parent")
+}
+
+/// The identity of a section, or `None` when its tag lacks what identifies it.
+pub fn section_id(file: &GodotFile<'_>, s: &Section) -> Option<String> {
+    let a = |k| file.attr_unquoted(s, k);
+    Some(match file.kind(s) {
+        "gd_scene" | "gd_resource" => "header".to_owned(),
+        "ext_resource" => format!("ext:{}", ids_text(a("id")?)),
+        "sub_resource" => format!("sub:{}", ids_text(a("id")?)),
+        "resource" => "resource".to_owned(),
+        "node" => format!("node:{}", node_path(file, s)?),
+        "connection" => format!("connection:{}|{}|{}|{}", a("signal")?, a("from")?, a("to")?, a("method")?),
+        "editable" => format!("editable:{}", a("path")?),
+        other => format!("{other}:{}", s.line),
+    })
+}
+
+/// A resource id as written inside `ExtResource( 1 )` or `id="1_ab"`, without spaces or quotes.
+fn ids_text(v: &str) -> &str {
+    unquote(v.trim())
+}
+
+/// Lower a Godot file.
+pub fn lower<'d>(file: &'d GodotFile<'d>, side: Side) -> Result<Level<'d>, Vec<Problem>> {
+    let mut level = Level::new();
+    let mut problems = Vec::new();
+    // Nodes this file defines (with a type or an instance). A node without either only
+    // overrides properties of a node inside an instanced scene: removing that override leaves
+    // the node, and its children, in place, so it is nobody's parent here.
+    let mut owners: rustc_hash::FxHashSet<ObjectId> = rustc_hash::FxHashSet::default();
+    let origin = |n: Node| Origin { side, node: n.encode(file) };
+    for (i, s) in file.sections.iter().enumerate() {
+        let Some(id) = section_id(file, s) else {
+            problems.push(Problem::Syntax {
+                line: s.line as usize,
+                column: 1,
+                message: format!("[{}] lacks an identifying attribute", file.kind(s)),
+            });
+            continue;
+        };
+        let id = ObjectId::new(id);
+        if let Some(first) = level.objects.get(&id) {
+            problems.push(Problem::DuplicateId { id: id.to_string(), line: s.line as usize, first_line: first.line as usize });
+            continue;
+        }
+        let attr_base = s.attrs.start as usize;
+        let tag_entries = file
+            .attrs_of(s)
+            .iter()
+            .enumerate()
+            .filter(|(_, a)| !DERIVED.contains(&file.text(a.key)))
+            .map(|(j, a)| (file.text(a.key), Value::scalar(file.text(a.value), origin(Node::Attr(attr_base + j)), None)))
+            .collect();
+        let mut entries = vec![(TAG, Value::map(file.text(s.header), origin(Node::Tag(i)), tag_entries))];
+        let prop_base = s.props.start as usize;
+        for (j, p) in file.props_of(s).iter().enumerate() {
+            let key = file.key_aliases.get(&((prop_base + j) as u32)).map_or(file.text(p.key), String::as_str);
+            entries.push((key, Value::scalar(file.text(p.value), origin(Node::Prop(prop_base + j)), None)));
+        }
+        let mut props = Value::map(file.text(s.span), origin(Node::Section(i)), entries);
+        props.raw = file.text(s.span);
+        let parent = (file.kind(s) == "node").then(|| parent_path(file, s)).flatten().map(|p| ObjectId::new(format!("node:{p}")));
+        let parent = parent.filter(|p| owners.contains(p));
+        if file.kind(s) == "node" && (file.attr(s, "type").is_some() || file.attr(s, "instance").is_some()) {
+            owners.insert(id.clone());
+        }
+        level.objects.insert(id.clone(), Object { id, kind: file.kind(s).to_owned(), parent, props, line: s.line });
+    }
+    if problems.is_empty() {
+        Ok(level)
+    } else {
+        Err(problems)
+    }
+}

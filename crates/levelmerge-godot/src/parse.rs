@@ -1,0 +1,401 @@
+//! A lossless, zero-copy parser for Godot's text scenes and resources (`.tscn`, `.tres`,
+//! formats 2, 3 and 4).
+//!
+//! A file is a preamble (blank lines and `;` comments) and a list of sections. A section is a
+//! bracketed tag `[kind key=value …]` (which may span lines inside brackets or strings),
+//! followed by `key = value` property lines. A value is a Variant literal: strings may hold real
+//! newlines, and brackets of every kind nest, so a value ends at the first line end outside
+//! both. Every section, attribute and property keeps its byte span; the text between one
+//! section's last line and the next section's tag is that section's `gap`.
+
+use levelmerge_core::Problem;
+
+/// Byte range `[start, end)` in the source.
+pub type Span = (u32, u32);
+
+#[derive(Debug, Clone, Copy)]
+pub struct Attr {
+    pub key: Span,
+    pub value: Span,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct Prop {
+    /// The whole line(s): leading comment lines, key, value and line end.
+    pub line: Span,
+    pub key: Span,
+    pub value: Span,
+}
+
+#[derive(Debug, Clone)]
+pub struct Section {
+    /// From `[` to the end of the section's last line (its line end included when present).
+    pub span: Span,
+    /// The tag, `[` to `]`.
+    pub header: Span,
+    pub kind: Span,
+    pub attrs: std::ops::Range<u32>,
+    pub props: std::ops::Range<u32>,
+    /// Blank lines and comments after the section, up to the next tag or the end.
+    pub gap: Span,
+    /// 1-based line of the tag.
+    pub line: u32,
+}
+
+/// A parsed file. Everything borrows from `src`.
+#[derive(Debug, Clone)]
+pub struct GodotFile<'s> {
+    pub src: &'s str,
+    pub crlf: bool,
+    pub preamble: Span,
+    pub sections: Vec<Section>,
+    pub attrs: Vec<Attr>,
+    pub props: Vec<Prop>,
+    /// Names for properties written twice in one section (`key\u{1}2` for the second), so
+    /// that each occurrence is matched with its own.
+    pub key_aliases: rustc_hash::FxHashMap<u32, String>,
+}
+
+impl<'s> GodotFile<'s> {
+    pub fn text(&self, span: Span) -> &'s str {
+        &self.src[span.0 as usize..span.1 as usize]
+    }
+
+    pub fn kind(&self, s: &Section) -> &'s str {
+        self.text(s.kind)
+    }
+
+    pub fn attrs_of(&self, s: &Section) -> &[Attr] {
+        &self.attrs[s.attrs.start as usize..s.attrs.end as usize]
+    }
+
+    pub fn props_of(&self, s: &Section) -> &[Prop] {
+        &self.props[s.props.start as usize..s.props.end as usize]
+    }
+
+    /// An attribute's value as written (`"Player"`, `1`, `ExtResource( 2 )`).
+    pub fn attr(&self, s: &Section, key: &str) -> Option<&'s str> {
+        self.attrs_of(s).iter().find(|a| self.text(a.key) == key).map(|a| self.text(a.value))
+    }
+
+    /// An attribute's value without its quotes.
+    pub fn attr_unquoted(&self, s: &Section, key: &str) -> Option<&'s str> {
+        self.attr(s, key).map(unquote)
+    }
+}
+
+/// A value without the quotes of a plain string literal (escapes are kept).
+pub fn unquote(v: &str) -> &str {
+    v.strip_prefix('"').and_then(|x| x.strip_suffix('"')).unwrap_or(v)
+}
+
+struct Parser<'s> {
+    b: &'s [u8],
+    pos: usize,
+}
+
+/// Characters of a section or attribute name.
+fn is_name(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || c == b'_'
+}
+
+impl<'s> Parser<'s> {
+    fn error(&self, pos: usize, message: impl Into<String>) -> Problem {
+        Problem::syntax_at(self.b, pos, message)
+    }
+
+    fn line_end(&self, from: usize) -> usize {
+        memchr::memchr(b'\n', &self.b[from..]).map_or(self.b.len(), |p| from + p)
+    }
+
+    /// The end of the line that starts at `from`, past its `\n`.
+    fn next_line(&self, from: usize) -> usize {
+        (self.line_end(from) + 1).min(self.b.len())
+    }
+
+    /// Whether the line at `from` holds only spaces, or a `;` comment.
+    fn is_trivia_line(&self, from: usize) -> bool {
+        let line = &self.b[from..self.line_end(from)];
+        let t = line.trim_ascii_start();
+        t.is_empty() || t.starts_with(b";")
+    }
+
+    /// The end of a Variant value starting at `from`: strings and brackets are balanced; at
+    /// depth 0 the value ends at a line end, or (in a tag) at a space or the closing `]`.
+    fn value_end(&self, from: usize, in_tag: bool) -> Result<usize, Problem> {
+        let b = self.b;
+        let mut stack: Vec<u8> = Vec::new();
+        let mut i = from;
+        while i < b.len() {
+            let c = b[i];
+            match c {
+                b'"' => {
+                    i += 1;
+                    loop {
+                        match b.get(i) {
+                            None => return Err(self.error(from, "string never closed")),
+                            Some(b'\\') => i += 2,
+                            Some(b'"') => break,
+                            Some(_) => i += 1,
+                        }
+                    }
+                }
+                b'(' | b'[' | b'{' => stack.push(c),
+                b')' | b']' | b'}' => {
+                    let open = match c {
+                        b')' => b'(',
+                        b']' => b'[',
+                        _ => b'{',
+                    };
+                    match stack.last() {
+                        Some(&o) if o == open => {
+                            stack.pop();
+                        }
+                        None if in_tag && c == b']' => return Ok(i),
+                        _ => return Err(self.error(i, format!("unbalanced '{}'", c as char))),
+                    }
+                }
+                b'\n' | b'\r' if stack.is_empty() => return Ok(i),
+                b' ' | b'\t' if stack.is_empty() && in_tag => return Ok(i),
+                _ => {}
+            }
+            i += 1;
+        }
+        if stack.is_empty() {
+            Ok(i)
+        } else {
+            Err(self.error(from, "bracket never closed"))
+        }
+    }
+
+    fn skip_spaces(&mut self) {
+        while matches!(self.b.get(self.pos), Some(b' ' | b'\t' | b'\r' | b'\n')) {
+            self.pos += 1;
+        }
+    }
+
+    /// A tag `[kind key=value …]` at `self.pos`.
+    fn tag(&mut self, attrs: &mut Vec<Attr>) -> Result<(Span, Span), Problem> {
+        let start = self.pos;
+        self.pos += 1;
+        let kind_start = self.pos;
+        while self.b.get(self.pos).is_some_and(|&c| is_name(c)) {
+            self.pos += 1;
+        }
+        if self.pos == kind_start {
+            return Err(self.error(start, "a section tag needs a name"));
+        }
+        let kind = (kind_start as u32, self.pos as u32);
+        loop {
+            self.skip_spaces();
+            match self.b.get(self.pos) {
+                None => return Err(self.error(start, "section tag never closed")),
+                Some(b']') => {
+                    self.pos += 1;
+                    return Ok(((start as u32, self.pos as u32), kind));
+                }
+                Some(_) => {
+                    let key_start = self.pos;
+                    while self.b.get(self.pos).is_some_and(|&c| is_name(c)) {
+                        self.pos += 1;
+                    }
+                    if self.pos == key_start || self.b.get(self.pos) != Some(&b'=') {
+                        return Err(self.error(self.pos, "expected key=value in the section tag"));
+                    }
+                    let key = (key_start as u32, self.pos as u32);
+                    self.pos += 1;
+                    // `binds= [0]`: the saver writes a space after some `=`.
+                    while self.b.get(self.pos) == Some(&b' ') {
+                        self.pos += 1;
+                    }
+                    let end = self.value_end(self.pos, true)?;
+                    if end == self.pos {
+                        return Err(self.error(self.pos, "an attribute needs a value"));
+                    }
+                    attrs.push(Attr { key, value: (self.pos as u32, end as u32) });
+                    self.pos = end;
+                }
+            }
+        }
+    }
+
+    /// A property line `key = value` at `from` (after any leading trivia lines `lead`).
+    fn property(&mut self, lead: usize, from: usize) -> Result<Prop, Problem> {
+        let b = self.b;
+        let key_start = from;
+        let key_end = if b[from] == b'"' {
+            self.value_end(from, true)?
+        } else {
+            let eq = memchr::memchr(b'=', &b[from..self.line_end(from)]).map(|p| from + p);
+            let Some(eq) = eq else { return Err(self.error(from, "expected 'key = value'")) };
+            let mut e = eq;
+            while e > from && b[e - 1] == b' ' {
+                e -= 1;
+            }
+            e
+        };
+        if key_end == key_start {
+            return Err(self.error(from, "a property needs a name"));
+        }
+        let mut i = key_end;
+        while b.get(i) == Some(&b' ') {
+            i += 1;
+        }
+        if b.get(i) != Some(&b'=') {
+            return Err(self.error(i, "expected '=' after the property name"));
+        }
+        i += 1;
+        while b.get(i) == Some(&b' ') {
+            i += 1;
+        }
+        let end = self.value_end(i, false)?;
+        let mut value_end = end;
+        while value_end > i && matches!(b[value_end - 1], b' ' | b'\t') {
+            value_end -= 1;
+        }
+        let line_end = self.next_line(end);
+        if !b[end..line_end].iter().all(|c| c.is_ascii_whitespace()) {
+            return Err(self.error(end, "unexpected text after the value"));
+        }
+        self.pos = line_end;
+        Ok(Prop { line: (lead as u32, line_end as u32), key: (key_start as u32, key_end as u32), value: (i as u32, value_end as u32) })
+    }
+}
+
+/// Parse a Godot text scene or resource.
+pub fn parse(src: &[u8]) -> Result<GodotFile<'_>, Problem> {
+    let text = std::str::from_utf8(src).map_err(|e| Problem::syntax_at(src, e.valid_up_to(), "not valid UTF-8"))?;
+    let mut p = Parser { b: src, pos: 0 };
+    let mut sections: Vec<Section> = Vec::new();
+    let mut attrs = Vec::new();
+    let mut props: Vec<Prop> = Vec::new();
+    let mut key_aliases = rustc_hash::FxHashMap::default();
+    // Preamble: trivia lines before the first tag.
+    while p.pos < src.len() && src[p.pos] != b'[' {
+        if !p.is_trivia_line(p.pos) {
+            return Err(p.error(p.pos, "expected a section tag such as [gd_scene …]"));
+        }
+        p.pos = p.next_line(p.pos);
+    }
+    let preamble = (0, p.pos as u32);
+    let mut line = 1 + src[..p.pos].iter().filter(|&&c| c == b'\n').count() as u32;
+    while p.pos < src.len() {
+        let start = p.pos;
+        let attr_start = attrs.len() as u32;
+        let (header, kind) = p.tag(&mut attrs)?;
+        let after = p.next_line(p.pos);
+        if !src[p.pos..after].iter().all(|c| c.is_ascii_whitespace()) {
+            return Err(p.error(p.pos, "unexpected text after the section tag"));
+        }
+        p.pos = after;
+        let prop_start = props.len() as u32;
+        let mut end = p.pos;
+        // Properties, each with the trivia lines before it; trailing trivia is the gap.
+        loop {
+            let lead = p.pos;
+            while p.pos < src.len() && src[p.pos] != b'[' && p.is_trivia_line(p.pos) {
+                p.pos = p.next_line(p.pos);
+            }
+            if p.pos >= src.len() || src[p.pos] == b'[' {
+                p.pos = lead;
+                break;
+            }
+            let at = p.pos;
+            props.push(p.property(lead, at)?);
+            end = p.pos;
+        }
+        // The gap: trivia up to the next tag.
+        while p.pos < src.len() && src[p.pos] != b'[' {
+            if !p.is_trivia_line(p.pos) {
+                return Err(p.error(p.pos, "expected a property or a section tag"));
+            }
+            p.pos = p.next_line(p.pos);
+        }
+        let mut seen: rustc_hash::FxHashMap<&str, u32> = rustc_hash::FxHashMap::default();
+        for (j, prop) in props[prop_start as usize..].iter().enumerate() {
+            let key = &text[prop.key.0 as usize..prop.key.1 as usize];
+            let count = seen.entry(key).or_insert(0);
+            *count += 1;
+            if *count > 1 {
+                key_aliases.insert(prop_start + j as u32, format!("{key}\u{1}{count}"));
+            }
+        }
+        sections.push(Section {
+            span: (start as u32, end as u32),
+            header,
+            kind,
+            attrs: attr_start..attrs.len() as u32,
+            props: prop_start..props.len() as u32,
+            gap: (end as u32, p.pos as u32),
+            line,
+        });
+        line += src[start..p.pos].iter().filter(|&&c| c == b'\n').count() as u32;
+    }
+    let crlf = memchr::memchr(b'\n', src).is_some_and(|i| i > 0 && src[i - 1] == b'\r');
+    Ok(GodotFile { src: text, crlf, preamble, sections, attrs, props, key_aliases })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn reassembled(f: &GodotFile<'_>) -> String {
+        let mut out = f.text(f.preamble).to_owned();
+        for s in &f.sections {
+            out.push_str(f.text(s.span));
+            out.push_str(f.text(s.gap));
+        }
+        out
+    }
+
+    #[test]
+    fn sections_attributes_and_properties() {
+        let src = "[gd_scene load_steps=2 format=3 uid=\"uid://x\"]\n\n[ext_resource type=\"Script\" path=\"res://a.gd\" id=\"1_ab\"]\n\n[node name=\"Main\" type=\"Node\"]\nscript = ExtResource(\"1_ab\")\ntext = \"two\nlines ] [\"\n\n[connection signal=\"hit\" from=\".\" to=\".\" method=\"f\" binds= [0]]\n";
+        let f = parse(src.as_bytes()).unwrap();
+        assert_eq!(f.sections.len(), 4);
+        assert_eq!(f.kind(&f.sections[0]), "gd_scene");
+        assert_eq!(f.attr(&f.sections[0], "uid"), Some("\"uid://x\""));
+        assert_eq!(f.attr_unquoted(&f.sections[2], "name"), Some("Main"));
+        let props = f.props_of(&f.sections[2]);
+        assert_eq!(props.len(), 2);
+        assert_eq!(f.text(props[1].value), "\"two\nlines ] [\"");
+        assert_eq!(f.attr(&f.sections[3], "binds"), Some("[0]"));
+        assert_eq!(reassembled(&f), src);
+    }
+
+    #[test]
+    fn multi_line_values_and_tags_round_trip() {
+        let src = "[gd_scene format=2]\r\n\r\n[node name=\"A\" type=\"Node\" groups=[\r\n\"x\",\r\n]]\r\n__meta__ = {\r\n\"_edit_lock_\": true\r\n}\r\n; a comment\r\nitems = [ 1, 2 ]\r\n";
+        let f = parse(src.as_bytes()).unwrap();
+        assert!(f.crlf);
+        assert_eq!(f.sections.len(), 2);
+        assert_eq!(f.text(f.props_of(&f.sections[1])[0].value), "{\r\n\"_edit_lock_\": true\r\n}");
+        assert_eq!(f.text(f.props_of(&f.sections[1])[1].key), "items");
+        assert_eq!(reassembled(&f), src);
+    }
+
+    #[test]
+    fn missing_final_newline_and_empty_sections() {
+        let src = "[gd_scene format=3]\n\n[node name=\"A\" type=\"Node\"]\n\n[node name=\"B\" type=\"Node\" parent=\".\"]\nvisible = false";
+        let f = parse(src.as_bytes()).unwrap();
+        assert_eq!(f.sections.len(), 3);
+        assert_eq!(f.props_of(&f.sections[1]).len(), 0);
+        assert_eq!(reassembled(&f), src);
+    }
+
+    #[test]
+    fn bad_inputs_are_errors_with_a_line() {
+        for (src, line) in [
+            ("[gd_scene format=3]\n[node name=\"A\"\n", 2),
+            ("[gd_scene format=3]\n\n[node name=\"A\" type=\"Node\"]\ntext = \"open\n", 4),
+            ("hello\n[gd_scene format=3]\n", 1),
+            ("[gd_scene format=3]\n<<<<<<< ours\n", 2),
+            ("[gd_scene format=3]\n\n[node name=\"A\" type=\"Node\"]\nvalue = (1, 2]\n", 4),
+        ] {
+            match parse(src.as_bytes()) {
+                Err(Problem::Syntax { line: l, .. }) => assert_eq!(l, line, "{src:?}"),
+                other => panic!("{src:?}: {other:?}"),
+            }
+        }
+    }
+}

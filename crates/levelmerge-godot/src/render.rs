@@ -1,0 +1,218 @@
+//! Writing a resolved level back as a Godot text file. A section taken whole is copied byte
+//! for byte; in a changed section every property line is copied from its source, and a
+//! changed tag is written the way Godot writes one (`[kind key=value …]`). Sections follow the
+//! merged order; the blank lines between two sections are copied when the two were neighbours
+//! in a source, else written as Godot does (ext_resources and connections on consecutive
+//! lines, a blank line elsewhere). `load_steps` is recomputed.
+
+use levelmerge_core::resolve::{RValue, Resolved};
+use levelmerge_core::{Side, Sides, Value};
+use rustc_hash::FxHashMap;
+
+use crate::lower::{section_id, Node, TAG};
+use crate::parse::GodotFile;
+
+pub struct Renderer<'r, 'd> {
+    pub docs: Sides<&'r GodotFile<'d>>,
+    pub level: &'r Resolved<'r>,
+}
+
+/// Kinds Godot writes on consecutive lines.
+const CONSECUTIVE: [&str; 3] = ["ext_resource", "connection", "editable"];
+
+/// Kinds counted by `load_steps`.
+const LOADED: [&str; 2] = ["ext_resource", "sub_resource"];
+
+/// One written section and where it came from.
+struct Written<'d> {
+    kind: &'d str,
+    text: String,
+    side: Side,
+    section: usize,
+}
+
+impl<'r, 'd> Renderer<'r, 'd> {
+    fn file(&self, side: Side) -> &'r GodotFile<'d> {
+        self.docs.get(side)
+    }
+
+    fn eol(&self) -> &'static str {
+        if self.docs.ours.crlf {
+            "\r\n"
+        } else {
+            "\n"
+        }
+    }
+
+    fn source(v: &Value<'_>) -> (Side, u32) {
+        (v.origin.side, v.origin.node)
+    }
+
+    pub fn render(&self) -> Vec<u8> {
+        let mut written: Vec<Written<'d>> = Vec::with_capacity(self.level.objects.len());
+        for obj in self.level.objects.values() {
+            let template = match &obj.props {
+                RValue::Exact(v) => *v,
+                RValue::Map { template, .. } | RValue::List { template, .. } | RValue::Children { template, .. } => *template,
+            };
+            let (side, node) = Self::source(template);
+            let file = self.file(side);
+            let Node::Section(section) = Node::decode(node, file) else { continue };
+            let s = &file.sections[section];
+            let text = match &obj.props {
+                RValue::Map { entries, .. } => self.section(file, section, entries),
+                _ => file.text(s.span).to_owned(),
+            };
+            written.push(Written { kind: file.kind(s), text, side, section });
+        }
+        self.fix_load_steps(&mut written);
+        let index = self.docs.map(|_, f| f.sections.iter().enumerate().filter_map(|(i, s)| Some((section_id(f, s)?, i))).collect());
+        let mut out = String::with_capacity(self.docs.ours.src.len() + 256);
+        out.push_str(self.merged_text(|f| f.text(f.preamble)));
+        for (i, w) in written.iter().enumerate() {
+            out.push_str(&w.text);
+            match written.get(i + 1) {
+                // Neighbours in a source keep the lines between them (a changed side's first).
+                Some(n) if self.gap_between(&index, w, n).is_some() => {
+                    out.push_str(self.gap_between(&index, w, n).expect("checked"));
+                }
+                Some(n) => {
+                    if !w.text.ends_with('\n') {
+                        out.push_str(self.eol());
+                    }
+                    if !(w.kind == n.kind && CONSECUTIVE.contains(&w.kind)) {
+                        out.push_str(self.eol());
+                    }
+                }
+                // The end of the file: as the sides end it, merged like a value.
+                None => {
+                    let gap = self.merged_text(|f| f.sections.last().map_or("", |s| f.text(s.gap)));
+                    if !w.text.ends_with('\n') && !gap.is_empty() {
+                        out.push_str(self.eol());
+                    }
+                    out.push_str(gap);
+                }
+            }
+        }
+        out.into_bytes()
+    }
+
+    /// A piece of text each file has (its preamble, its end): ours' where it differs from
+    /// base's, else theirs'.
+    fn merged_text(&self, piece: impl Fn(&GodotFile<'d>) -> &'d str) -> &'d str {
+        let (b, o, t) = (piece(self.docs.base), piece(self.docs.ours), piece(self.docs.theirs));
+        if o != b {
+            o
+        } else {
+            t
+        }
+    }
+
+    /// The lines between `w` and `n` where the sources have them as neighbours, merged like a
+    /// value: a side's own layout where it differs from base's.
+    fn gap_between(&self, index: &Sides<FxHashMap<String, usize>>, w: &Written<'_>, n: &Written<'_>) -> Option<&'d str> {
+        let (wf, nf) = (self.file(w.side), self.file(n.side));
+        let (wid, nid) = (section_id(wf, &wf.sections[w.section])?, section_id(nf, &nf.sections[n.section])?);
+        let gap = |side: Side| -> Option<&'d str> {
+            let f = self.file(side);
+            let i = *index.get(side).get(&wid)?;
+            let next = f.sections.get(i + 1)?;
+            (section_id(f, next).as_deref() == Some(nid.as_str())).then(|| f.text(f.sections[i].gap))
+        };
+        let (b, o, t) = (gap(Side::Base), gap(Side::Ours), gap(Side::Theirs));
+        match (o, t) {
+            (Some(o), _) if b != Some(o) => Some(o),
+            (_, Some(t)) => Some(t),
+            (o, None) => o.or(b),
+        }
+    }
+
+    /// A changed section: its tag, then each property line from its own source.
+    fn section(&self, file: &GodotFile<'d>, section: usize, entries: &[(&str, RValue<'_>)]) -> String {
+        let eol = self.eol();
+        let s = &file.sections[section];
+        let mut out = String::new();
+        for (key, rv) in entries {
+            match rv {
+                RValue::Exact(v) if *key == TAG => {
+                    let f = self.file(v.origin.side);
+                    match Node::decode(v.origin.node, f) {
+                        Node::Tag(i) => out.push_str(f.text(f.sections[i].header)),
+                        _ => out.push_str(v.raw),
+                    }
+                    out.push_str(eol);
+                }
+                RValue::Map { template, entries: attrs } if *key == TAG => {
+                    self.tag(file.kind(s), template, attrs, &mut out);
+                    out.push_str(eol);
+                }
+                RValue::Exact(v) => {
+                    let f = self.file(v.origin.side);
+                    match Node::decode(v.origin.node, f) {
+                        Node::Prop(i) => out.push_str(f.text(f.props[i].line)),
+                        _ => {
+                            out.push_str(key);
+                            out.push_str(" = ");
+                            out.push_str(v.raw);
+                        }
+                    }
+                    if !out.ends_with('\n') {
+                        out.push_str(eol);
+                    }
+                }
+                // Property values are scalars; nothing else is assembled.
+                _ => {}
+            }
+        }
+        // The section's own end: without a line end when its source ended without one.
+        if !file.text(s.span).ends_with('\n') && out.ends_with('\n') {
+            out.truncate(out.len() - eol.len());
+        }
+        out
+    }
+
+    /// `[kind key=value …]`, with `load_steps` where the source tag had it (its count is set
+    /// by [`Self::fix_load_steps`]).
+    fn tag(&self, kind: &str, template: &Value<'_>, attrs: &[(&str, RValue<'_>)], out: &mut String) {
+        let tf = self.file(template.origin.side);
+        let had_steps = match Node::decode(template.origin.node, tf) {
+            Node::Tag(i) => tf.attr(&tf.sections[i], "load_steps").is_some(),
+            _ => false,
+        };
+        out.push('[');
+        out.push_str(kind);
+        let mut steps_written = false;
+        for (k, rv) in attrs {
+            if had_steps && !steps_written && *k == "format" {
+                out.push_str(" load_steps=0");
+                steps_written = true;
+            }
+            out.push(' ');
+            out.push_str(k);
+            out.push('=');
+            if let RValue::Exact(v) = rv {
+                out.push_str(v.raw);
+            }
+        }
+        if had_steps && !steps_written {
+            out.push_str(" load_steps=0");
+        }
+        out.push(']');
+    }
+
+    /// `load_steps` counts the resources the file loads plus one: rewrite it when the merged
+    /// file loads a different number than the tag's source did.
+    fn fix_load_steps(&self, written: &mut [Written<'d>]) {
+        let loaded = written.iter().filter(|w| LOADED.contains(&w.kind)).count();
+        let Some(header) = written.iter_mut().find(|w| w.kind == "gd_scene" || w.kind == "gd_resource") else { return };
+        let source = self.file(header.side);
+        let source_loaded = source.sections.iter().filter(|s| LOADED.contains(&source.kind(s))).count();
+        let Some(at) = header.text.find(" load_steps=") else { return };
+        let digits = at + " load_steps=".len();
+        let end = digits + header.text[digits..].bytes().take_while(u8::is_ascii_digit).count();
+        if loaded == source_loaded && &header.text[digits..end] != "0" {
+            return;
+        }
+        header.text.replace_range(digits..end, &(loaded + 1).to_string());
+    }
+}

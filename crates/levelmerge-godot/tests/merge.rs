@@ -1,0 +1,161 @@
+//! Godot merges on small scenes of our own (the corpus tests need `../shared`; these do not).
+
+use levelmerge_core::text::MarkerStyle;
+use levelmerge_core::{merge_texts, MergeError, MergeOutcome, Options, Sides};
+use levelmerge_godot::GodotCodec;
+
+fn merge(b: &str, o: &str, t: &str) -> Result<MergeOutcome, MergeError> {
+    merge_texts(&GodotCodec, Sides::new(b.as_bytes(), o.as_bytes(), t.as_bytes()), &Options::default(), &MarkerStyle::default())
+}
+
+fn clean(b: &str, o: &str, t: &str) -> String {
+    let r = merge(b, o, t).unwrap_or_else(|e| panic!("merge failed: {e}"));
+    assert_eq!(r.open_conflicts, 0, "unexpected conflicts: {:?}", r.conflicts);
+    String::from_utf8(r.text).unwrap()
+}
+
+const GODOT3: &str = r#"[gd_scene load_steps=3 format=2]
+
+[ext_resource path="res://player.gd" type="Script" id=1]
+[ext_resource path="res://icon.png" type="Texture" id=2]
+
+[node name="Main" type="Node2D"]
+script = ExtResource( 1 )
+
+[node name="Sprite" type="Sprite" parent="."]
+position = Vector2( 10, 20 )
+texture = ExtResource( 2 )
+
+[node name="Label" type="Label" parent="Sprite"]
+text = "Hello
+world"
+
+[connection signal="ready" from="." to="." method="_on_ready"]
+"#;
+
+#[test]
+fn edits_to_different_properties_of_one_node_merge() {
+    let ours = GODOT3.replace("position = Vector2( 10, 20 )", "position = Vector2( 11, 20 )");
+    let theirs = GODOT3.replace("texture = ExtResource( 2 )\n", "texture = ExtResource( 2 )\nflip_h = true\n");
+    let out = clean(GODOT3, &ours, &theirs);
+    assert_eq!(
+        out,
+        GODOT3
+            .replace("position = Vector2( 10, 20 )", "position = Vector2( 11, 20 )")
+            .replace("texture = ExtResource( 2 )\n", "texture = ExtResource( 2 )\nflip_h = true\n")
+    );
+}
+
+#[test]
+fn both_sides_add_an_ext_resource_under_the_same_id() {
+    let ours = GODOT3
+        .replace("load_steps=3", "load_steps=4")
+        .replace("id=2]\n", "id=2]\n[ext_resource path=\"res://a.png\" type=\"Texture\" id=3]\n")
+        .replace(
+            "[node name=\"Label\"",
+            "[node name=\"A\" type=\"Sprite\" parent=\".\"]\ntexture = ExtResource( 3 )\n\n[node name=\"Label\"",
+        );
+    let theirs = GODOT3
+        .replace("load_steps=3", "load_steps=4")
+        .replace("id=2]\n", "id=2]\n[ext_resource path=\"res://b.png\" type=\"Texture\" id=3]\n")
+        .replace("[connection", "[node name=\"B\" type=\"Sprite\" parent=\".\"]\ntexture = ExtResource( 3 )\n\n[connection");
+    let r = merge(GODOT3, &ours, &theirs).unwrap();
+    assert_eq!(r.open_conflicts, 0);
+    let out = String::from_utf8(r.text).unwrap();
+    assert!(out.starts_with("[gd_scene load_steps=5 format=2]\n"), "{out}");
+    assert!(out.contains("[ext_resource path=\"res://a.png\" type=\"Texture\" id=3]\n"), "{out}");
+    assert!(out.contains("[ext_resource path=\"res://b.png\" type=\"Texture\" id=4]\n"), "{out}");
+    assert!(out.contains("[node name=\"A\" type=\"Sprite\" parent=\".\"]\ntexture = ExtResource( 3 )\n"), "{out}");
+    assert!(out.contains("[node name=\"B\" type=\"Sprite\" parent=\".\"]\ntexture = ExtResource( 4 )\n"), "{out}");
+    assert_eq!(r.notes.len(), 1, "{:?}", r.notes);
+}
+
+#[test]
+fn renumbered_resources_are_matched_by_path() {
+    // Theirs removed the script: Godot 3 renumbered the texture from 2 to 1.
+    let theirs = GODOT3
+        .replace("load_steps=3", "load_steps=2")
+        .replace("[ext_resource path=\"res://player.gd\" type=\"Script\" id=1]\n", "")
+        .replace("id=2]", "id=1]")
+        .replace("script = ExtResource( 1 )\n", "")
+        .replace("texture = ExtResource( 2 )", "texture = ExtResource( 1 )");
+    let ours = GODOT3.replace("text = \"Hello", "text = \"Hi");
+    let out = clean(GODOT3, &ours, &theirs);
+    assert!(out.starts_with("[gd_scene load_steps=2 format=2]\n"), "{out}");
+    assert!(!out.contains("player.gd"), "{out}");
+    assert!(out.contains("texture = ExtResource( 2 )"), "ours' ids are kept: {out}");
+    assert!(out.contains("text = \"Hi\nworld\""), "{out}");
+}
+
+#[test]
+fn nodes_and_connections_added_on_both_sides_are_all_kept() {
+    let ours = GODOT3
+        .replace("[connection", "[node name=\"Left\" type=\"Node2D\" parent=\".\"]\n\n[connection")
+        .replace("method=\"_on_ready\"]\n", "method=\"_on_ready\"]\n[connection signal=\"a\" from=\"Left\" to=\".\" method=\"_a\"]\n");
+    let theirs = GODOT3
+        .replace("[connection", "[node name=\"Right\" type=\"Node2D\" parent=\".\"]\n\n[connection")
+        .replace("method=\"_on_ready\"]\n", "method=\"_on_ready\"]\n[connection signal=\"b\" from=\"Right\" to=\".\" method=\"_b\"]\n");
+    let out = clean(GODOT3, &ours, &theirs);
+    for part in ["[node name=\"Left\"", "[node name=\"Right\"", "signal=\"a\"", "signal=\"b\""] {
+        assert_eq!(out.matches(part).count(), 1, "{part}: {out}");
+    }
+    assert!(out.find("[node name=\"Right\"").unwrap() < out.find("[connection").unwrap(), "{out}");
+}
+
+#[test]
+fn an_edit_under_a_deleted_node_is_a_conflict() {
+    let ours = GODOT3.replace(
+        "[node name=\"Sprite\" type=\"Sprite\" parent=\".\"]\nposition = Vector2( 10, 20 )\ntexture = ExtResource( 2 )\n\n[node name=\"Label\" type=\"Label\" parent=\"Sprite\"]\ntext = \"Hello\nworld\"\n\n",
+        "",
+    );
+    let theirs = GODOT3.replace("text = \"Hello", "text = \"Bye");
+    let r = merge(GODOT3, &ours, &theirs).unwrap();
+    assert!(r.open_conflicts > 0, "{}", String::from_utf8_lossy(&r.text));
+    let swapped = merge(GODOT3, &theirs, &ours).unwrap();
+    assert_eq!(swapped.open_conflicts, r.open_conflicts);
+}
+
+#[test]
+fn the_same_node_name_added_twice_with_different_content_is_a_conflict() {
+    let ours = GODOT3.replace("[connection", "[node name=\"New\" type=\"Node2D\" parent=\".\"]\n\n[connection");
+    let theirs = GODOT3.replace("[connection", "[node name=\"New\" type=\"Label\" parent=\".\"]\n\n[connection");
+    assert!(merge(GODOT3, &ours, &theirs).unwrap().open_conflicts > 0);
+    // Added identically on both sides: one node.
+    let out = clean(GODOT3, &ours, &ours);
+    assert_eq!(out.matches("[node name=\"New\"").count(), 1);
+}
+
+#[test]
+fn a_use_of_a_resource_the_other_side_removed_is_never_a_clean_merge() {
+    let ours = GODOT3
+        .replace("load_steps=3", "load_steps=2")
+        .replace("[ext_resource path=\"res://icon.png\" type=\"Texture\" id=2]\n", "")
+        .replace("texture = ExtResource( 2 )\n", "");
+    let theirs = GODOT3.replace("text = \"Hello", "icon = ExtResource( 2 )\ntext = \"Hello");
+    match merge(GODOT3, &ours, &theirs) {
+        Ok(r) => assert!(r.open_conflicts > 0, "{}", String::from_utf8_lossy(&r.text)),
+        Err(MergeError::Incoherent { .. }) => {}
+        Err(e) => panic!("{e}"),
+    }
+}
+
+#[test]
+fn identity_laws_on_a_godot4_scene() {
+    let base = "[gd_scene load_steps=2 format=3 uid=\"uid://abc\"]\n\n[ext_resource type=\"Script\" uid=\"uid://s\" path=\"res://main.gd\" id=\"1_0r6n5\"]\n\n[sub_resource type=\"BoxShape3D\" id=\"BoxShape3D_tj6p1\"]\nsize = Vector3(1, 2, 3)\n\n[node name=\"Main\" type=\"Node3D\"]\nscript = ExtResource(\"1_0r6n5\")\n\n[node name=\"Body\" type=\"CollisionShape3D\" parent=\".\"]\nshape = SubResource(\"BoxShape3D_tj6p1\")\n";
+    let other = base
+        .replace("size = Vector3(1, 2, 3)", "size = Vector3(2, 2, 3)")
+        .replace("[node name=\"Body\"", "[node name=\"Cam\" type=\"Camera3D\" parent=\".\"]\n\n[node name=\"Body\"");
+    assert_eq!(clean(base, base, base), base);
+    assert_eq!(clean(base, &other, base), other);
+    assert_eq!(clean(base, base, &other), other);
+    assert_eq!(clean(base, &other, &other), other);
+}
+
+#[test]
+fn malformed_input_is_an_error_naming_the_line() {
+    let broken = GODOT3.replace("position = Vector2( 10, 20 )", "position = Vector2( 10, 20");
+    match merge(GODOT3, &broken, GODOT3) {
+        Err(MergeError::Unreadable { problem, .. }) => assert!(problem.to_string().contains("line"), "{problem}"),
+        other => panic!("{:?}", other.map(|r| r.open_conflicts)),
+    }
+}
