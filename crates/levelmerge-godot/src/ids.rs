@@ -35,7 +35,6 @@ fn resources<'s>(file: &GodotFile<'s>, table: Table) -> Vec<Resource<'s>> {
         .filter(|s| file.kind(s) == "ext_resource")
         .filter_map(|s| Some((file.attr_unquoted(s, "id")?.trim(), file.attr_unquoted(s, "path")?)))
         .collect();
-    let mut seen: FxHashMap<String, u32> = FxHashMap::default();
     let mut out = Vec::new();
     for s in file.sections.iter().filter(|s| file.kind(s) == table.section()) {
         let Some(id) = file.attr_unquoted(s, "id").map(str::trim) else { continue };
@@ -45,10 +44,6 @@ fn resources<'s>(file: &GodotFile<'s>, table: Table) -> Vec<Resource<'s>> {
             Table::Sub if !is_integer(id) => format!("id:{id}"),
             Table::Sub => content_key(file, s, &ext_paths),
         };
-        // The same content twice: told apart by order.
-        let n = seen.entry(key.clone()).or_insert(0);
-        *n += 1;
-        let key = if *n > 1 { format!("{key}#{n}") } else { key };
         let uid = if table == Table::Ext { file.attr_unquoted(s, "uid") } else { None };
         out.push(Resource { id, uid, key, kind });
     }
@@ -79,39 +74,40 @@ fn content_key(file: &GodotFile<'_>, s: &Section, ext_paths: &FxHashMap<&str, &s
     key
 }
 
-/// For each resource of `side`, the resource of `other` it is: the same `uid`, else the same
-/// key; then, when `edited` ones are looked for, among those left, the same id (and, for a
-/// sub-resource, type).
+/// For each resource of `side`, the resource of `other` it is. In passes, each taking only
+/// what earlier ones left: the same `uid`, or the same id and key (unchanged and not
+/// renumbered); the same key (renumbered); when `edited` ones are looked for, the same id
+/// (and, for a sub-resource, type).
 fn matching(side: &[&Resource<'_>], other: &[&Resource<'_>], table: Table, edited: bool) -> Vec<Option<usize>> {
     let mut by_uid: FxHashMap<&str, usize> = FxHashMap::default();
-    let mut by_key: FxHashMap<&str, usize> = FxHashMap::default();
+    let mut by_key: FxHashMap<&str, Vec<usize>> = FxHashMap::default();
     let mut by_id: FxHashMap<&str, usize> = FxHashMap::default();
     for (i, r) in other.iter().enumerate() {
         if let Some(uid) = r.uid {
             by_uid.insert(uid, i);
         }
-        by_key.insert(&r.key, i);
+        by_key.entry(&r.key).or_default().push(i);
         by_id.insert(r.id, i);
     }
     let mut taken = vec![false; other.len()];
-    let mut out: Vec<Option<usize>> = side
-        .iter()
-        .map(|r| {
-            let hit = r.uid.and_then(|u| by_uid.get(u)).or_else(|| by_key.get(r.key.as_str())).copied().filter(|&i| !taken[i]);
+    let mut out: Vec<Option<usize>> = vec![None; side.len()];
+    for pass in 0..3 {
+        for (j, r) in side.iter().enumerate() {
+            if out[j].is_some() {
+                continue;
+            }
+            let free = |i: &usize| !taken[*i];
+            let hit = match pass {
+                0 => {
+                    r.uid.and_then(|u| by_uid.get(u)).or_else(|| by_id.get(r.id).filter(|&&i| other[i].key == r.key)).copied().filter(free)
+                }
+                1 => by_key.get(r.key.as_str()).and_then(|c| c.iter().copied().find(free)),
+                _ => by_id.get(r.id).copied().filter(|&i| edited && free(&i) && (table == Table::Ext || other[i].kind == r.kind)),
+            };
             if let Some(i) = hit {
                 taken[i] = true;
+                out[j] = Some(i);
             }
-            hit
-        })
-        .collect();
-    for (j, r) in side.iter().enumerate() {
-        if out[j].is_some() || !edited {
-            continue;
-        }
-        let hit = by_id.get(r.id).copied().filter(|&i| !taken[i] && (table == Table::Ext || other[i].kind == r.kind));
-        if let Some(i) = hit {
-            taken[i] = true;
-            out[j] = Some(i);
         }
     }
     out
@@ -122,6 +118,19 @@ struct Plan {
     base: FxHashMap<String, String>,
     theirs: FxHashMap<String, String>,
     notes: Vec<String>,
+}
+
+/// How many times each id of `table` is used in a file.
+fn uses<'s>(file: &GodotFile<'s>, table: Table) -> FxHashMap<&'s str, usize> {
+    let mut out: FxHashMap<&'s str, usize> = FxHashMap::default();
+    let values =
+        file.sections.iter().flat_map(|s| file.attrs_of(s).iter().map(|a| a.value).chain(file.props_of(s).iter().map(|p| p.value)));
+    for span in values {
+        for r in resource_refs(file.text(span)).into_iter().filter(|r| r.table == table) {
+            *out.entry(r.id).or_insert(0) += 1;
+        }
+    }
+    out
 }
 
 fn picked<'v, 's>(v: &'v [Resource<'s>], idx: &[usize]) -> Vec<&'v Resource<'s>> {
@@ -161,6 +170,17 @@ fn plan(files: Sides<&GodotFile<'_>>, table: Table) -> Plan {
     let ours_new: Vec<usize> = (0..ours.len()).filter(|&o| ours_to_base[o].is_none()).collect();
     let theirs_new: Vec<usize> = (0..theirs.len()).filter(|&t| theirs_to_base[t].is_none()).collect();
     let new_pairs = matching(&picked(&theirs, &theirs_new), &picked(&ours, &ours_new), table, false);
+    // An id ours kept as base had it, for a resource theirs removed, is theirs' to reuse (as
+    // Godot does on save): the merge removes that resource, unless ours added a use of it.
+    let kept_by_theirs: FxHashSet<usize> = theirs_to_base.iter().flatten().copied().collect();
+    let (ours_uses, base_uses) = (uses(files.ours, table), uses(files.base, table));
+    let mut reusable: FxHashSet<&str> = ours_to_base
+        .iter()
+        .enumerate()
+        .filter_map(|(o, b)| b.map(|b| (&ours[o], &base[b], b)))
+        .filter(|(o, b, i)| !kept_by_theirs.contains(i) && o.id == b.id && o.key == b.key && ours_uses.get(o.id) <= base_uses.get(b.id))
+        .map(|(o, _, _)| o.id)
+        .collect();
     let mut theirs_map: FxHashMap<String, String> = FxHashMap::default();
     let mut notes = Vec::new();
     for (t, r) in theirs.iter().enumerate() {
@@ -170,7 +190,7 @@ fn plan(files: Sides<&GodotFile<'_>>, table: Table) -> Plan {
         };
         let id = match known {
             Some(id) => id,
-            None if !used.contains(r.id) => r.id.to_owned(),
+            None if !used.contains(r.id) || reusable.remove(r.id) => r.id.to_owned(),
             None => {
                 let id = fresh(r.id, &used);
                 notes.push(format!("both sides added {} \"{}\"; theirs' is now \"{id}\"", table.section(), r.id));

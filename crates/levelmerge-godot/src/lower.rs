@@ -4,6 +4,7 @@
 //!   `ext:ID` and `sub:ID` (ids were made to agree across the versions by [`crate::ids`]);
 //!   a `[node]` is `node:` and its path from the root (`.` for the root); a `[connection]` is
 //!   its signal, source, target and method (connections are a set); `[editable]` its path.
+//!   Sibling nodes sharing a name (files Godot would rename on load) are `node:path#2`, ….
 //! * A node's parent node, when the file defines it, is its structural parent: deleting a
 //!   node deletes its subtree, and an edit in a deleted subtree is a conflict.
 //! * Properties: the tag's attributes under `[tag]` (without `load_steps`, which is derived
@@ -110,7 +111,13 @@ pub fn lower<'d>(file: &'d GodotFile<'d>, side: Side) -> Result<Level<'d>, Vec<P
             });
             continue;
         };
-        let id = ObjectId::new(id);
+        let mut id = ObjectId::new(id);
+        // Sibling nodes of one name (Godot renames one when it loads the file): told apart by
+        // their order.
+        if file.kind(s) == "node" && level.objects.contains_key(&id) {
+            let path = id.to_string();
+            id = (2..).map(|n| ObjectId::new(format!("{path}#{n}"))).find(|c| !level.objects.contains_key(c)).expect("a free ordinal");
+        }
         if let Some(first) = level.objects.get(&id) {
             problems.push(Problem::DuplicateId { id: id.to_string(), line: s.line as usize, first_line: first.line as usize });
             continue;

@@ -10,7 +10,8 @@ use levelmerge_core::{Side, Sides, Value};
 use rustc_hash::FxHashMap;
 
 use crate::lower::{section_id, Node, TAG};
-use crate::parse::GodotFile;
+use crate::parse::{unquote, GodotFile};
+use crate::refs::{resource_refs, Table};
 
 pub struct Renderer<'r, 'd> {
     pub docs: Sides<&'r GodotFile<'d>>,
@@ -29,6 +30,60 @@ struct Written<'d> {
     text: String,
     side: Side,
     section: usize,
+}
+
+impl Written<'_> {
+    fn placeholder() -> Self {
+        Written { kind: "", text: String::new(), side: Side::Base, section: 0 }
+    }
+}
+
+/// Sub-resources in an order where each comes after those it uses (Godot loads them in file
+/// order and fails on a use before the definition); otherwise the merged order is kept.
+fn dependencies_first(written: &mut [Written<'_>]) {
+    let slots: Vec<usize> = (0..written.len()).filter(|&i| written[i].kind == "sub_resource").collect();
+    let id_of = |w: &Written<'_>| -> Option<String> {
+        let tag_end = w.text.find(']')?;
+        let tag = &w.text[..tag_end];
+        let at = tag.find(" id=")? + " id=".len();
+        Some(unquote(tag[at..].split(' ').next()?.trim()).to_owned())
+    };
+    let ids: Vec<Option<String>> = slots.iter().map(|&i| id_of(&written[i])).collect();
+    let position: FxHashMap<&str, usize> = ids.iter().enumerate().filter_map(|(k, id)| Some((id.as_deref()?, k))).collect();
+    let uses: Vec<Vec<usize>> = slots
+        .iter()
+        .map(|&i| {
+            resource_refs(&written[i].text)
+                .into_iter()
+                .filter(|r| r.table == Table::Sub)
+                .filter_map(|r| position.get(r.id).copied())
+                .collect()
+        })
+        .collect();
+    if uses.iter().enumerate().all(|(k, u)| u.iter().all(|&d| d < k)) {
+        return;
+    }
+    let mut order = Vec::with_capacity(slots.len());
+    let mut state = vec![0u8; slots.len()]; // 0 new, 1 in progress (a cycle stops there), 2 placed
+    fn visit(k: usize, uses: &[Vec<usize>], state: &mut [u8], order: &mut Vec<usize>) {
+        if state[k] != 0 {
+            return;
+        }
+        state[k] = 1;
+        for &d in &uses[k] {
+            visit(d, uses, state, order);
+        }
+        state[k] = 2;
+        order.push(k);
+    }
+    for k in 0..slots.len() {
+        visit(k, &uses, &mut state, &mut order);
+    }
+    let mut taken: Vec<Option<Written<'_>>> =
+        slots.iter().map(|&i| Some(std::mem::replace(&mut written[i], Written::placeholder()))).collect();
+    for (slot, k) in slots.iter().zip(order) {
+        written[*slot] = taken[k].take().expect("each sub-resource placed once");
+    }
 }
 
 impl<'r, 'd> Renderer<'r, 'd> {
@@ -65,6 +120,7 @@ impl<'r, 'd> Renderer<'r, 'd> {
             };
             written.push(Written { kind: file.kind(s), text, side, section });
         }
+        dependencies_first(&mut written);
         self.fix_load_steps(&mut written);
         let index = self.docs.map(|_, f| f.sections.iter().enumerate().filter_map(|(i, s)| Some((section_id(f, s)?, i))).collect());
         let mut out = String::with_capacity(self.docs.ours.src.len() + 256);

@@ -159,3 +159,60 @@ fn malformed_input_is_an_error_naming_the_line() {
         other => panic!("{:?}", other.map(|r| r.open_conflicts)),
     }
 }
+
+const SUBS: &str = r#"[gd_scene load_steps=3 format=2]
+
+[sub_resource type="Gradient" id=1]
+offsets = PoolRealArray( 0, 1 )
+
+[sub_resource type="GradientTexture" id=2]
+gradient = SubResource( 1 )
+
+[node name="Main" type="Sprite"]
+texture = SubResource( 2 )
+"#;
+
+#[test]
+fn sub_resources_stay_defined_before_their_first_use() {
+    // Ours adds a gradient used by a texture theirs edits to use it: the merged file must
+    // define the new gradient before the texture.
+    let ours = SUBS
+        .replace("load_steps=3", "load_steps=4")
+        .replace("[node name=\"Main\"", "[sub_resource type=\"Gradient\" id=3]\noffsets = PoolRealArray( 0.5, 1 )\n\n[node name=\"Main\"");
+    let theirs = SUBS.replace("gradient = SubResource( 1 )", "gradient = SubResource( 1 )\nwidth = 64");
+    let out = clean(SUBS, &ours, &theirs);
+    assert!(out.contains("width = 64"), "{out}");
+    assert!(out.find("id=3]").unwrap() > out.find("id=1]").unwrap(), "{out}");
+    let swapped_use = ours.replace("gradient = SubResource( 1 )", "gradient = SubResource( 3 )");
+    let out = clean(SUBS, &swapped_use, &theirs);
+    assert!(
+        out.find("[sub_resource type=\"Gradient\" id=3]").unwrap() < out.find("[sub_resource type=\"GradientTexture\" id=2]").unwrap(),
+        "{out}"
+    );
+    assert!(out.contains("gradient = SubResource( 3 )\nwidth = 64"), "{out}");
+}
+
+#[test]
+fn an_id_theirs_freed_is_reused_for_what_theirs_added() {
+    // Theirs replaced gradient 1 by a curve that Godot 3 numbered 1 again.
+    let theirs = SUBS.replace(
+        "[sub_resource type=\"Gradient\" id=1]\noffsets = PoolRealArray( 0, 1 )",
+        "[sub_resource type=\"Curve\" id=1]\nmin_value = -1.0",
+    );
+    let ours = SUBS.replace("[node name=\"Main\" type=\"Sprite\"]\n", "[node name=\"Main\" type=\"Sprite\"]\nvisible = false\n");
+    let r = merge(SUBS, &ours, &theirs).unwrap();
+    assert_eq!(r.open_conflicts, 0);
+    let out = String::from_utf8(r.text).unwrap();
+    assert!(out.contains("[sub_resource type=\"Curve\" id=1]\nmin_value = -1.0"), "{out}");
+    assert!(!out.contains("Gradient\" id"), "{out}");
+    assert!(r.notes.is_empty(), "{:?}", r.notes);
+}
+
+#[test]
+fn sibling_nodes_sharing_a_name_are_matched_in_order() {
+    let base = "[gd_scene format=2]\n\n[node name=\"Root\" type=\"Node\"]\n\n[node name=\"Row\" type=\"HBox\" parent=\".\"]\nvisible = true\n\n[node name=\"Row\" type=\"HBox\" parent=\".\"]\nvisible = true\n";
+    let ours = base.replacen("visible = true", "visible = false", 1);
+    let theirs = format!("{}modulate = Color( 1, 0, 0, 1 )\n", base);
+    let out = clean(base, &ours, &theirs);
+    assert_eq!(out, format!("{}modulate = Color( 1, 0, 0, 1 )\n", ours));
+}
