@@ -51,6 +51,8 @@ pub const EXTENSIONS: &[(&str, Format)] = &[
     ("tmj", Format::Json),
     ("tsj", Format::Json),
     ("sjson", Format::Sjson),
+    ("tscn", Format::Godot),
+    ("tres", Format::Godot),
     ("unity", Format::Unity),
     ("prefab", Format::Unity),
     ("asset", Format::Unity),

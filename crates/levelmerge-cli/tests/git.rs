@@ -172,3 +172,52 @@ fn git_diff_prints_the_semantic_diff() {
     let plain = repo.git(&["diff", "--no-ext-diff"]);
     assert!(plain.contains("-    { \"id\": 1, \"type\": \"door\", \"name\": \"Gate\""), "{plain}");
 }
+
+const SCENE: &str = r#"[gd_scene load_steps=2 format=2]
+
+[ext_resource path="res://player.gd" type="Script" id=1]
+
+[node name="Main" type="Node2D"]
+script = ExtResource( 1 )
+"#;
+
+#[test]
+fn git_merge_of_godot_scenes_renumbers_resources_and_recounts_load_steps() {
+    let repo = Repo::new();
+    repo.set_up();
+    repo.write("main.tscn", SCENE);
+    repo.git(&["add", "main.tscn"]);
+    repo.git(&["commit", "-q", "-m", "scene"]);
+    repo.git(&["branch", "feature"]);
+    let with = |path: &str, node: &str| {
+        edit(
+            SCENE,
+            &[
+                ("load_steps=2", "load_steps=3"),
+                ("id=1]\n", &format!("id=1]\n[ext_resource path=\"res://{path}\" type=\"Texture\" id=2]\n")),
+                (
+                    "script = ExtResource( 1 )\n",
+                    &format!(
+                        "script = ExtResource( 1 )\n\n[node name=\"{node}\" type=\"Sprite\" parent=\".\"]\ntexture = ExtResource( 2 )\n"
+                    ),
+                ),
+            ],
+        )
+    };
+    repo.git(&["checkout", "-q", "feature"]);
+    repo.write("main.tscn", &with("tree.png", "Tree"));
+    repo.git(&["commit", "-q", "-am", "tree"]);
+    repo.git(&["checkout", "-q", "main"]);
+    repo.write("main.tscn", &with("rock.png", "Rock"));
+    repo.git(&["commit", "-q", "-am", "rock"]);
+    // Git's line merge conflicts on load_steps and on both id=2 lines.
+    repo.git(&["merge", "-q", "--no-edit", "feature"]);
+    let merged = repo.read("main.tscn");
+    assert!(merged.starts_with("[gd_scene load_steps=4 format=2]\n"), "{merged}");
+    assert!(merged.contains("[ext_resource path=\"res://rock.png\" type=\"Texture\" id=2]"), "{merged}");
+    assert!(merged.contains("[ext_resource path=\"res://tree.png\" type=\"Texture\" id=3]"), "{merged}");
+    assert!(merged.contains("[node name=\"Tree\" type=\"Sprite\" parent=\".\"]\ntexture = ExtResource( 3 )"), "{merged}");
+    assert!(merged.contains("[node name=\"Rock\" type=\"Sprite\" parent=\".\"]\ntexture = ExtResource( 2 )"), "{merged}");
+    let check = repo.levelmerge(&["check", "main.tscn"]);
+    assert_eq!(check.status.code(), Some(0), "{}", String::from_utf8_lossy(&check.stdout));
+}
