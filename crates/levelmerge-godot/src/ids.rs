@@ -254,10 +254,26 @@ fn rewrite(file: &GodotFile<'_>, maps: &FxHashMap<Table, &FxHashMap<String, Stri
     Some(out.into_bytes())
 }
 
+/// The resource tag lines of a text, sorted.
+fn tags(text: &[u8]) -> Vec<&[u8]> {
+    let mut v: Vec<&[u8]> = text
+        .split(|&b| b == b'\n')
+        .filter(|l| l.starts_with(b"[ext_resource") || l.starts_with(b"[sub_resource"))
+        .map(|l| l.trim_ascii_end())
+        .collect();
+    v.sort_unstable();
+    v
+}
+
 /// Base and theirs rewritten to ours' resource ids; `None` when nothing needs it. Versions
 /// that equal another are left alone: their merge is one of them, byte for byte.
 pub fn align(texts: Sides<&[u8]>) -> Option<Renumbered> {
     if texts.base == texts.ours || texts.base == texts.theirs || texts.ours == texts.theirs {
+        return None;
+    }
+    // Most merges touch no resource tag: then there is nothing to align.
+    let base_tags = tags(texts.base);
+    if tags(texts.ours) == base_tags && tags(texts.theirs) == base_tags {
         return None;
     }
     let files = Sides::new(parse(texts.base).ok()?, parse(texts.ours).ok()?, parse(texts.theirs).ok()?);

@@ -18,6 +18,12 @@ pub struct Renderer<'r, 'd> {
     pub level: &'r Resolved<'r>,
 }
 
+/// Every section's identity in each source, and where each identity is.
+struct Known<'k> {
+    ids: &'k Sides<Vec<Option<String>>>,
+    index: &'k Sides<FxHashMap<&'k str, usize>>,
+}
+
 /// Kinds Godot writes on consecutive lines.
 const CONSECUTIVE: [&str; 3] = ["ext_resource", "connection", "editable"];
 
@@ -122,15 +128,18 @@ impl<'r, 'd> Renderer<'r, 'd> {
         }
         dependencies_first(&mut written);
         self.fix_load_steps(&mut written);
-        let index = self.docs.map(|_, f| f.sections.iter().enumerate().filter_map(|(i, s)| Some((section_id(f, s)?, i))).collect());
+        let ids: Sides<Vec<Option<String>>> = self.docs.map(|_, f| f.sections.iter().map(|s| section_id(f, s)).collect());
+        let index: Sides<FxHashMap<&str, usize>> = Sides::new(&ids.base, &ids.ours, &ids.theirs)
+            .map(|_, v| v.iter().enumerate().filter_map(|(i, id)| Some((id.as_deref()?, i))).collect());
+        let known = Known { ids: &ids, index: &index };
         let mut out = String::with_capacity(self.docs.ours.src.len() + 256);
         out.push_str(self.merged_text(|f| f.text(f.preamble)));
         for (i, w) in written.iter().enumerate() {
             out.push_str(&w.text);
             match written.get(i + 1) {
                 // Neighbours in a source keep the lines between them (a changed side's first).
-                Some(n) if self.gap_between(&index, w, n).is_some() => {
-                    out.push_str(self.gap_between(&index, w, n).expect("checked"));
+                Some(n) if self.gap_between(&known, w, n).is_some() => {
+                    out.push_str(self.gap_between(&known, w, n).expect("checked"));
                 }
                 Some(n) => {
                     if !w.text.ends_with('\n') {
@@ -166,14 +175,13 @@ impl<'r, 'd> Renderer<'r, 'd> {
 
     /// The lines between `w` and `n` where the sources have them as neighbours, merged like a
     /// value: a side's own layout where it differs from base's.
-    fn gap_between(&self, index: &Sides<FxHashMap<String, usize>>, w: &Written<'_>, n: &Written<'_>) -> Option<&'d str> {
-        let (wf, nf) = (self.file(w.side), self.file(n.side));
-        let (wid, nid) = (section_id(wf, &wf.sections[w.section])?, section_id(nf, &nf.sections[n.section])?);
+    fn gap_between(&self, known: &Known<'_>, w: &Written<'_>, n: &Written<'_>) -> Option<&'d str> {
+        let wid = known.ids.get(w.side)[w.section].as_deref()?;
+        let nid = known.ids.get(n.side)[n.section].as_deref()?;
         let gap = |side: Side| -> Option<&'d str> {
             let f = self.file(side);
-            let i = *index.get(side).get(&wid)?;
-            let next = f.sections.get(i + 1)?;
-            (section_id(f, next).as_deref() == Some(nid.as_str())).then(|| f.text(f.sections[i].gap))
+            let i = *known.index.get(side).get(wid)?;
+            (known.ids.get(side).get(i + 1)?.as_deref() == Some(nid)).then(|| f.text(f.sections[i].gap))
         };
         let (b, o, t) = (gap(Side::Base), gap(Side::Ours), gap(Side::Theirs));
         match (o, t) {

@@ -3,7 +3,11 @@
 //! * [`corpus`]: where the real merge corpus is, or a skip (a failure under CI).
 //! * [`gen`]: generated JSON levels, edits on them, and the styles they are written in.
 //! * [`unity`]: bigger Unity scenes replicated from real ones, and edits of their fields.
+//! * [`godot`]: generated Godot scenes of any size, and edits of their properties.
+//! * [`bench`]: timing and peak memory of a command, for the benchmarks.
 
+pub mod bench;
 pub mod corpus;
 pub mod gen;
+pub mod godot;
 pub mod unity;

@@ -1,17 +1,7 @@
 //! Unity scenes made from real ones, for benchmarks and tests: a bigger scene built by
 //! replicating one with fresh fileIDs, and deterministic edits of numeric fields.
 
-/// A small deterministic generator (xorshift64*), so that runs are comparable.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-}
+use crate::gen::Rng;
 
 /// Where each document starts (a `--- ` line), and the end of the text.
 fn document_bounds(scene: &str) -> Vec<usize> {
@@ -93,10 +83,10 @@ pub fn edit_numbers(scene: &str, count: usize, parity: usize, seed: u64) -> Stri
             at += line.len();
         }
     }
-    let mut rng = Rng(seed.max(1));
+    let mut rng = Rng::new(seed);
     let mut chosen: Vec<(usize, usize)> = Vec::with_capacity(count);
     for _ in 0..count.min(candidates.len()) {
-        let i = (rng.next() % candidates.len() as u64) as usize;
+        let i = (rng.next_u64() % candidates.len() as u64) as usize;
         let (start, end, _) = candidates.swap_remove(i);
         chosen.push((start, end));
     }
@@ -105,7 +95,7 @@ pub fn edit_numbers(scene: &str, count: usize, parity: usize, seed: u64) -> Stri
     let mut at = 0;
     for (start, end) in chosen {
         out.push_str(&scene[at..start]);
-        out.push_str(&format!("{}", 10_000 + rng.next() % 90_000));
+        out.push_str(&format!("{}", 10_000 + rng.next_u64() % 90_000));
         at = end;
     }
     out.push_str(&scene[at..]);

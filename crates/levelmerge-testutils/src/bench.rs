@@ -1,0 +1,81 @@
+//! Timing and peak memory of one command, for the benchmarks that compare `levelmerge merge`
+//! with `git merge-file` on the same files in the same run.
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Call first in a benchmark's `main`: when run as `BENCH --measure PROGRAM ARGS…`, runs the
+/// program, prints its exit code and peak memory (the largest resident size of this process's
+/// only child, in kilobytes) and exits.
+pub fn serve_measurement() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) != Some("--measure") {
+        return;
+    }
+    let status = Command::new(&args[1]).args(&args[2..]).stdout(Stdio::null()).stderr(Stdio::null()).status().expect("run the program");
+    let usage = nix::sys::resource::getrusage(nix::sys::resource::UsageWho::RUSAGE_CHILDREN).expect("getrusage");
+    println!("{} {}", status.code().unwrap_or(-1), usage.max_rss()); // kilobytes on Linux
+    std::process::exit(0)
+}
+
+/// Peak memory in bytes of one run of `program args`, and its exit code (see
+/// [`serve_measurement`]).
+pub fn peak_memory(program: &Path, args: &[&Path]) -> (i32, u64) {
+    let me = std::env::current_exe().expect("the bench's own path");
+    let out = Command::new(me).arg("--measure").arg(program).args(args).output().expect("run the measuring child");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut fields = text.split_whitespace().map(|f| f.parse::<i64>().unwrap_or(-1));
+    let (code, kb) = (fields.next().unwrap_or(-1), fields.next().unwrap_or(-1));
+    (code as i32, kb.max(0) as u64 * 1024)
+}
+
+/// The median wall time of `reps` runs (after one run that warms the page cache).
+pub fn median_time(reps: usize, program: &Path, args: &[&Path]) -> Duration {
+    let run = || {
+        let t = Instant::now();
+        let status = Command::new(program).args(args).stdout(Stdio::null()).stderr(Stdio::null()).status().expect("run");
+        assert!(status.code().is_some_and(|c| c >= 0), "{} was killed", program.display());
+        t.elapsed()
+    };
+    run();
+    let mut times: Vec<Duration> = (0..reps.max(1)).map(|_| run()).collect();
+    times.sort();
+    times[times.len() / 2]
+}
+
+/// Merges three files with both tools and prints one row: input size, time and peak memory of
+/// each, the time ratio and levelmerge's peak over the inputs. Panics when levelmerge does not
+/// merge cleanly (the edits are meant to be disjoint).
+pub fn compare(name: &str, levelmerge: &Path, paths: &[&Path; 3], out: &Path, reps: usize) {
+    let inputs: u64 = paths.iter().map(|p| std::fs::metadata(p).map_or(0, |m| m.len())).sum();
+    let lm_args: Vec<&Path> = vec![Path::new("merge"), paths[0], paths[1], paths[2], Path::new("-o"), out, Path::new("-q")];
+    let git_args: Vec<&Path> = vec![Path::new("merge-file"), Path::new("-p"), paths[1], paths[0], paths[2]];
+    let git = Path::new("git");
+    let (lm_code, lm_peak) = peak_memory(levelmerge, &lm_args);
+    assert_eq!(lm_code, 0, "levelmerge did not merge {name} cleanly");
+    let (_, git_peak) = peak_memory(git, &git_args);
+    let lm_time = median_time(reps, levelmerge, &lm_args);
+    let git_time = median_time(reps, git, &git_args);
+    let mb = |b: u64| b as f64 / 1e6;
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    println!(
+        "{:<38} {:>6.1}MB {:>8.1}ms {:>7.1}MB {:>8.1}ms {:>7.1}MB {:>7.2} {:>12.2}",
+        name,
+        mb(inputs),
+        ms(lm_time),
+        mb(lm_peak),
+        ms(git_time),
+        mb(git_peak),
+        ms(lm_time) / ms(git_time),
+        lm_peak as f64 / inputs as f64
+    );
+}
+
+/// The header of [`compare`]'s rows.
+pub fn print_header() {
+    println!(
+        "{:<38} {:>8} {:>10} {:>9} {:>10} {:>9} {:>7} {:>12}",
+        "scene", "inputs", "levelmerge", "peak", "git", "peak", "ratio", "peak/inputs"
+    );
+}
