@@ -31,6 +31,21 @@ pub struct MarkedText {
     pub conflicts: usize,
 }
 
+/// `src` with each byte range `[start, end)` replaced by its text (ranges must not overlap);
+/// codecs use it to rewrite ids in place.
+pub fn splice(src: &str, mut edits: Vec<(usize, usize, String)>) -> String {
+    edits.sort_by_key(|e| e.0);
+    let mut out = String::with_capacity(src.len() + edits.len() * 4);
+    let mut at = 0;
+    for (start, end, text) in edits {
+        out.push_str(&src[at..start]);
+        out.push_str(&text);
+        at = end;
+    }
+    out.push_str(&src[at..]);
+    out
+}
+
 /// Lines including their terminators, so that joining them gives the text back exactly.
 pub fn lines(text: &[u8]) -> Vec<&[u8]> {
     text.split_inclusive(|&b| b == b'\n').collect()

@@ -241,17 +241,7 @@ fn rewrite(file: &GodotFile<'_>, maps: &FxHashMap<Table, &FxHashMap<String, Stri
     if edits.is_empty() {
         return None;
     }
-    edits.sort_by_key(|e| e.0);
-    let src = file.src;
-    let mut out = String::with_capacity(src.len() + edits.len() * 4);
-    let mut at = 0;
-    for (start, end, text) in edits {
-        out.push_str(&src[at..start]);
-        out.push_str(&text);
-        at = end;
-    }
-    out.push_str(&src[at..]);
-    Some(out.into_bytes())
+    Some(levelmerge_core::text::splice(file.src, edits).into_bytes())
 }
 
 /// The resource tag lines of a text, sorted.

@@ -102,16 +102,7 @@ pub fn renumber(texts: Sides<&[u8]>) -> Option<(Vec<u8>, Vec<String>)> {
         let span = theirs.nodes[value as usize].span;
         edits.push((span.0 as usize, span.1 as usize, new.to_string()));
     }
-    edits.sort_by_key(|e| e.0);
-    let mut out = String::with_capacity(src.len() + edits.len() * 4);
-    let mut at = 0;
-    for (start, end, text) in edits {
-        out.push_str(&src[at..start]);
-        out.push_str(&text);
-        at = end;
-    }
-    out.push_str(&src[at..]);
-    Some((out.into_bytes(), notes))
+    Some((levelmerge_core::text::splice(src, edits).into_bytes(), notes))
 }
 
 #[cfg(test)]

@@ -99,22 +99,10 @@ fn identity_laws_hold_on_every_real_unity_merge() {
     let Some(root) = corpus::require("identity_laws_hold_on_every_real_unity_merge") else { return };
     let scenarios = corpus::scenarios(&root.join("merges"), |ext| ["unity", "prefab"].contains(&ext));
     assert!(scenarios.len() >= 370, "found {}", scenarios.len());
-    let mut checked = 0;
-    for s in &scenarios {
-        let (b, o, t) = (s.read("base"), s.read("ours"), s.read("theirs"));
-        // Inputs committed broken (conflict markers, duplicate fileIDs) are refused, not merged.
-        let sound = |x: &Vec<u8>| parse(x).is_ok_and(|f| levelmerge_unity::lower::lower(&f, levelmerge_core::Side::Base).is_ok());
-        if ![&b, &o, &t].iter().all(|x| sound(x)) {
-            continue;
-        }
-        let name = s.dir.display();
-        for (x, y, z, want, law) in
-            [(&b, &b, &b, &b, "f,f,f"), (&b, &o, &b, &o, "b,o,b"), (&b, &b, &t, &t, "b,b,t"), (&b, &o, &o, &o, "b,o,o")]
-        {
-            let got = merged(x, y, z).unwrap_or_else(|e| panic!("{name}: merge({law}): {e}"));
-            assert!(got == **want, "{name}: merge({law}) is not byte-exact");
-        }
-        checked += 1;
-    }
+    let checked = corpus::check_identity_laws(
+        &scenarios,
+        |x| parse(x).is_ok_and(|f| levelmerge_unity::lower::lower(&f, levelmerge_core::Side::Base).is_ok()),
+        merged,
+    );
     eprintln!("unity identity laws: {checked} real merges");
 }
