@@ -148,9 +148,9 @@ fn fresh(id: &str, used: &FxHashSet<String>) -> String {
 fn plan(files: Sides<&GodotFile<'_>>, table: Table) -> Plan {
     let (base, ours, theirs) = (resources(files.base, table), resources(files.ours, table), resources(files.theirs, table));
     let mut used: FxHashSet<String> = ours.iter().map(|r| r.id.to_owned()).collect();
-    let all = |v: &[Resource<'_>]| -> Vec<usize> { (0..v.len()).collect() };
-    let ours_to_base = matching(&picked(&ours, &all(&ours)), &picked(&base, &all(&base)), table, true);
-    let theirs_to_base = matching(&picked(&theirs, &all(&theirs)), &picked(&base, &all(&base)), table, true);
+    let base_refs: Vec<&Resource<'_>> = base.iter().collect();
+    let ours_to_base = matching(&ours.iter().collect::<Vec<_>>(), &base_refs, table, true);
+    let theirs_to_base = matching(&theirs.iter().collect::<Vec<_>>(), &base_refs, table, true);
     let mut base_final: Vec<Option<String>> = vec![None; base.len()];
     for (o, b) in ours_to_base.iter().enumerate() {
         if let Some(b) = b {
@@ -186,7 +186,7 @@ fn plan(files: Sides<&GodotFile<'_>>, table: Table) -> Plan {
     for (t, r) in theirs.iter().enumerate() {
         let known = match theirs_to_base[t] {
             Some(b) => base_final[b].clone(),
-            None => theirs_new.iter().position(|&x| x == t).and_then(|k| new_pairs[k]).map(|o| ours[ours_new[o]].id.to_owned()),
+            None => theirs_new.binary_search(&t).ok().and_then(|k| new_pairs[k]).map(|o| ours[ours_new[o]].id.to_owned()),
         };
         let id = match known {
             Some(id) => id,

@@ -74,9 +74,13 @@ fn values<'v, 'a>(obj: &'v Object<'a>) -> impl Iterator<Item = &'v Value<'a>> {
         ValueKind::Map(e) => e,
         _ => &[],
     };
-    entries.iter().flat_map(|(k, v)| match (&v.kind, *k == TAG) {
-        (ValueKind::Map(attrs), true) => attrs.iter().map(|(_, a)| a).collect::<Vec<_>>(),
-        _ => vec![v],
+    entries.iter().flat_map(|(k, v)| {
+        let attrs: &[(&str, Value<'a>)] = match &v.kind {
+            ValueKind::Map(attrs) if *k == TAG => attrs,
+            _ => &[],
+        };
+        let whole = (*k != TAG).then_some(v);
+        attrs.iter().map(|(_, a)| a).chain(whole)
     })
 }
 

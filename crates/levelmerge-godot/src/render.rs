@@ -10,7 +10,7 @@ use levelmerge_core::{Side, Sides, Value};
 use rustc_hash::FxHashMap;
 
 use crate::lower::{section_id, Node, TAG};
-use crate::parse::{unquote, GodotFile};
+use crate::parse::GodotFile;
 use crate::refs::{resource_refs, Table};
 
 pub struct Renderer<'r, 'd> {
@@ -46,16 +46,10 @@ impl Written<'_> {
 
 /// Sub-resources in an order where each comes after those it uses (Godot loads them in file
 /// order and fails on a use before the definition); otherwise the merged order is kept.
-fn dependencies_first(written: &mut [Written<'_>]) {
+fn dependencies_first(written: &mut [Written<'_>], known: &Known<'_>) {
     let slots: Vec<usize> = (0..written.len()).filter(|&i| written[i].kind == "sub_resource").collect();
-    let id_of = |w: &Written<'_>| -> Option<String> {
-        let tag_end = w.text.find(']')?;
-        let tag = &w.text[..tag_end];
-        let at = tag.find(" id=")? + " id=".len();
-        Some(unquote(tag[at..].split(' ').next()?.trim()).to_owned())
-    };
-    let ids: Vec<Option<String>> = slots.iter().map(|&i| id_of(&written[i])).collect();
-    let position: FxHashMap<&str, usize> = ids.iter().enumerate().filter_map(|(k, id)| Some((id.as_deref()?, k))).collect();
+    let id_of = |w: &Written<'_>| known.ids.get(w.side)[w.section].as_deref().and_then(|id| id.strip_prefix(Table::Sub.prefix()));
+    let position: FxHashMap<&str, usize> = slots.iter().enumerate().filter_map(|(k, &i)| Some((id_of(&written[i])?, k))).collect();
     let uses: Vec<Vec<usize>> = slots
         .iter()
         .map(|&i| {
@@ -126,22 +120,21 @@ impl<'r, 'd> Renderer<'r, 'd> {
             };
             written.push(Written { kind: file.kind(s), text, side, section });
         }
-        dependencies_first(&mut written);
-        self.fix_load_steps(&mut written);
         let ids: Sides<Vec<Option<String>>> = self.docs.map(|_, f| f.sections.iter().map(|s| section_id(f, s)).collect());
         let index: Sides<FxHashMap<&str, usize>> = Sides::new(&ids.base, &ids.ours, &ids.theirs)
             .map(|_, v| v.iter().enumerate().filter_map(|(i, id)| Some((id.as_deref()?, i))).collect());
         let known = Known { ids: &ids, index: &index };
+        dependencies_first(&mut written, &known);
+        self.fix_load_steps(&mut written);
         let mut out = String::with_capacity(self.docs.ours.src.len() + 256);
         out.push_str(self.merged_text(|f| f.text(f.preamble)));
         for (i, w) in written.iter().enumerate() {
             out.push_str(&w.text);
-            match written.get(i + 1) {
+            let next = written.get(i + 1);
+            match (next, next.and_then(|n| self.gap_between(&known, w, n))) {
                 // Neighbours in a source keep the lines between them (a changed side's first).
-                Some(n) if self.gap_between(&known, w, n).is_some() => {
-                    out.push_str(self.gap_between(&known, w, n).expect("checked"));
-                }
-                Some(n) => {
+                (Some(_), Some(gap)) => out.push_str(gap),
+                (Some(n), None) => {
                     if !w.text.ends_with('\n') {
                         out.push_str(self.eol());
                     }
@@ -150,7 +143,7 @@ impl<'r, 'd> Renderer<'r, 'd> {
                     }
                 }
                 // The end of the file: as the sides end it, merged like a value.
-                None => {
+                (None, _) => {
                     let gap = self.merged_text(|f| f.sections.last().map_or("", |s| f.text(s.gap)));
                     if !w.text.ends_with('\n') && !gap.is_empty() {
                         out.push_str(self.eol());
