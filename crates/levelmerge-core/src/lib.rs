@@ -14,6 +14,7 @@ pub mod coherence;
 pub mod conflict;
 pub mod diff;
 pub mod diff3;
+pub mod fuzzing;
 pub mod merge;
 pub mod model;
 pub mod order;

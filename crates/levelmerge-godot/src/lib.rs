@@ -6,10 +6,12 @@
 //! * [`ids`]: resource ids made to agree across the three versions before the merge.
 //! * [`render`]: untouched sections and property lines copied byte for byte; `load_steps`
 //!   recomputed.
+//! * [`fuzzing`]: the properties the fuzz targets check.
 //! * [`scene_problems`]: the rules a loadable file keeps (resources defined before use, node
 //!   parents defined, connections between existing nodes).
 #![forbid(unsafe_code)]
 
+pub mod fuzzing;
 pub mod ids;
 pub mod lower;
 pub mod parse;

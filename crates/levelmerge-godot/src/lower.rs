@@ -73,8 +73,28 @@ fn parent_path<'s>(file: &GodotFile<'s>, s: &Section) -> Option<&'s str> {
     file.attr_unquoted(s, "parent")
 }
 
-/// The identity of a section, or `None` when its tag lacks what identifies it.
-pub fn section_id(file: &GodotFile<'_>, s: &Section) -> Option<String> {
+/// The identity of every section, `None` where its tag lacks what identifies it. Sibling
+/// nodes of one name (Godot renames one when it loads the file) are told apart by their
+/// order: `node:path`, `node:path#2`, ….
+pub fn section_ids(file: &GodotFile<'_>) -> Vec<Option<String>> {
+    let mut seen: rustc_hash::FxHashSet<String> = rustc_hash::FxHashSet::default();
+    file.sections
+        .iter()
+        .map(|s| {
+            let id = section_id(file, s)?;
+            if file.kind(s) != "node" || seen.insert(id.clone()) {
+                return Some(id);
+            }
+            let unique = (2..).map(|n| format!("{id}#{n}")).find(|c| !seen.contains(c)).expect("a free ordinal");
+            seen.insert(unique.clone());
+            Some(unique)
+        })
+        .collect()
+}
+
+/// The identity of a section as its tag gives it, or `None` when its tag lacks what
+/// identifies it.
+fn section_id(file: &GodotFile<'_>, s: &Section) -> Option<String> {
     let a = |k| file.attr_unquoted(s, k);
     Some(match file.kind(s) {
         "gd_scene" | "gd_resource" => "header".to_owned(),
@@ -102,8 +122,8 @@ pub fn lower<'d>(file: &'d GodotFile<'d>, side: Side) -> Result<Level<'d>, Vec<P
     // the node, and its children, in place, so it is nobody's parent here.
     let mut owners: rustc_hash::FxHashSet<ObjectId> = rustc_hash::FxHashSet::default();
     let origin = |n: Node| Origin { side, node: n.encode(file) };
-    for (i, s) in file.sections.iter().enumerate() {
-        let Some(id) = section_id(file, s) else {
+    for (i, (s, id)) in file.sections.iter().zip(section_ids(file)).enumerate() {
+        let Some(id) = id else {
             problems.push(Problem::Syntax {
                 line: s.line as usize,
                 column: 1,
@@ -111,13 +131,7 @@ pub fn lower<'d>(file: &'d GodotFile<'d>, side: Side) -> Result<Level<'d>, Vec<P
             });
             continue;
         };
-        let mut id = ObjectId::new(id);
-        // Sibling nodes of one name (Godot renames one when it loads the file): told apart by
-        // their order.
-        if file.kind(s) == "node" && level.objects.contains_key(&id) {
-            let path = id.to_string();
-            id = (2..).map(|n| ObjectId::new(format!("{path}#{n}"))).find(|c| !level.objects.contains_key(c)).expect("a free ordinal");
-        }
+        let id = ObjectId::new(id);
         if let Some(first) = level.objects.get(&id) {
             problems.push(Problem::DuplicateId { id: id.to_string(), line: s.line as usize, first_line: first.line as usize });
             continue;

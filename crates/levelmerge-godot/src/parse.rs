@@ -278,7 +278,7 @@ pub fn parse(src: &[u8]) -> Result<GodotFile<'_>, Problem> {
         p.pos = p.next_line(p.pos);
     }
     let preamble = (0, p.pos as u32);
-    let mut line = 1 + src[..p.pos].iter().filter(|&&c| c == b'\n').count() as u32;
+    let mut line = 1 + memchr::memchr_iter(b'\n', &src[..p.pos]).count() as u32;
     while p.pos < src.len() {
         let start = p.pos;
         let attr_start = attrs.len() as u32;
@@ -329,7 +329,7 @@ pub fn parse(src: &[u8]) -> Result<GodotFile<'_>, Problem> {
             gap: (end as u32, p.pos as u32),
             line,
         });
-        line += src[start..p.pos].iter().filter(|&&c| c == b'\n').count() as u32;
+        line += memchr::memchr_iter(b'\n', &src[start..p.pos]).count() as u32;
     }
     let crlf = memchr::memchr(b'\n', src).is_some_and(|i| i > 0 && src[i - 1] == b'\r');
     Ok(GodotFile { src: text, crlf, preamble, sections, attrs, props, key_aliases })

@@ -9,7 +9,7 @@ use levelmerge_core::resolve::{RValue, Resolved};
 use levelmerge_core::{Side, Sides, Value};
 use rustc_hash::FxHashMap;
 
-use crate::lower::{section_id, Node, TAG};
+use crate::lower::{section_ids, Node, TAG};
 use crate::parse::GodotFile;
 use crate::refs::{resource_refs, Table};
 
@@ -120,7 +120,7 @@ impl<'r, 'd> Renderer<'r, 'd> {
             };
             written.push(Written { kind: file.kind(s), text, side, section });
         }
-        let ids: Sides<Vec<Option<String>>> = self.docs.map(|_, f| f.sections.iter().map(|s| section_id(f, s)).collect());
+        let ids: Sides<Vec<Option<String>>> = self.docs.map(|_, f| section_ids(f));
         let index: Sides<FxHashMap<&str, usize>> = Sides::new(&ids.base, &ids.ours, &ids.theirs)
             .map(|_, v| v.iter().enumerate().filter_map(|(i, id)| Some((id.as_deref()?, i))).collect());
         let known = Known { ids: &ids, index: &index };
@@ -252,7 +252,8 @@ impl<'r, 'd> Renderer<'r, 'd> {
             }
         }
         if had_steps && !steps_written {
-            out.push_str(" load_steps=0");
+            // Without digits: `fix_load_steps` writes the count.
+            out.push_str(" load_steps=");
         }
         out.push(']');
     }
@@ -267,7 +268,7 @@ impl<'r, 'd> Renderer<'r, 'd> {
         let Some(at) = header.text.find(" load_steps=") else { return };
         let digits = at + " load_steps=".len();
         let end = digits + header.text[digits..].bytes().take_while(u8::is_ascii_digit).count();
-        if loaded == source_loaded && &header.text[digits..end] != "0" {
+        if loaded == source_loaded && end > digits {
             return;
         }
         header.text.replace_range(digits..end, &(loaded + 1).to_string());

@@ -42,8 +42,8 @@ pub fn scene(nodes: usize) -> String {
 
 /// `scene` with `count` property values edited (the last number in the value replaced), all in
 /// sections whose index is `parity` modulo 2, so that two calls with parities 0 and 1 edit
-/// disjoint sections. Values longer than 2,000 bytes or holding a string (resource ids, paths)
-/// are left alone. Deterministic for a seed.
+/// disjoint sections. Values longer than 2,000 bytes, holding a string (paths, Godot 4
+/// resource ids) or a resource reference (Godot 3 `SubResource( 2 )`) are left alone. Deterministic for a seed.
 pub fn edit_numbers(scene: &str, count: usize, parity: usize, seed: u64) -> String {
     let mut candidates: Vec<(usize, usize)> = Vec::new();
     let mut section = 0usize;
@@ -55,7 +55,7 @@ pub fn edit_numbers(scene: &str, count: usize, parity: usize, seed: u64) -> Stri
             if let Some(eq) = line.find(" = ") {
                 let value = &line[eq + 3..];
                 // Numbers only: not inside strings, resource ids or node paths.
-                if value.contains('"') {
+                if value.contains('"') || value.contains("Resource(") {
                     at += line.len();
                     continue;
                 }
@@ -108,5 +108,15 @@ mod tests {
         let (co, ct) = (changed(&o), changed(&t));
         assert!(!co.is_empty() && !ct.is_empty());
         assert!(co.iter().all(|i| !ct.contains(i)), "{co:?} {ct:?}");
+    }
+
+    #[test]
+    fn resource_references_are_not_edited() {
+        let godot3 = "[node name=\"A\" type=\"Node\"]\nmesh = SubResource( 2 )\nscript = ExtResource( 1 )\nspeed = 3\n";
+        for seed in 0..20 {
+            let edited = edit_numbers(godot3, 3, 1, seed);
+            assert!(edited.contains("SubResource( 2 )") && edited.contains("ExtResource( 1 )"), "{edited}");
+            assert!(!edited.contains("speed = 3\n"), "{edited}");
+        }
     }
 }

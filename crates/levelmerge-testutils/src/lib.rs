@@ -4,10 +4,12 @@
 //! * [`gen`]: generated JSON levels, edits on them, and the styles they are written in.
 //! * [`unity`]: bigger Unity scenes replicated from real ones, and edits of their fields.
 //! * [`godot`]: generated Godot scenes of any size, and edits of their properties.
+//! * [`fuzz`]: replaying fuzz findings, and damaged samples, for robustness tests.
 //! * [`bench`]: timing and peak memory of a command, for the benchmarks.
 
 pub mod bench;
 pub mod corpus;
+pub mod fuzz;
 pub mod gen;
 pub mod godot;
 pub mod unity;

@@ -2,6 +2,7 @@
 //! the fuzz targets' properties hold on every input they ever found (`tests/fuzz-regressions/`,
 //! replayed here on stable; the targets themselves live in `fuzz/` and need nightly).
 
+use levelmerge_testutils::fuzz::{self, replay_regressions, three};
 use levelmerge_unity::fuzzing::{merge_three, parse_round_trip};
 use proptest::prelude::*;
 
@@ -10,33 +11,18 @@ const SCENE: &str = "%YAML 1.1\n%TAG !u! tag:unity3d.com,2011:\n--- !u!1 &10\nGa
 #[test]
 fn every_regression_input_keeps_its_properties() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fuzz-regressions");
-    let mut seen = 0;
-    for entry in std::fs::read_dir(&dir).expect("the regression folder") {
-        let path = entry.expect("a folder entry").path();
-        let data = std::fs::read(&path).expect("a regression input");
-        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-        if name.starts_with("parse-") {
-            parse_round_trip(&data);
-        } else {
-            merge_three(&data);
-        }
-        seen += 1;
-    }
-    assert!(seen >= 4, "the regression inputs are missing from {}", dir.display());
+    replay_regressions(&dir, 4, parse_round_trip, merge_three);
 }
 
 #[test]
 fn the_sample_scene_round_trips_and_merges_with_itself() {
     parse_round_trip(SCENE.as_bytes());
     let edited = SCENE.replace("m_Name: Lamp", "m_Name: Torch");
-    merge_three(&[SCENE.as_bytes(), &[0xFF], edited.as_bytes(), &[0xFF], SCENE.as_bytes()].concat());
+    merge_three(&three(SCENE.as_bytes(), edited.as_bytes(), SCENE.as_bytes()));
 }
 
-fn damaged(cut_at: prop::sample::Index, cut_len: usize, insert: &str) -> Vec<u8> {
-    let text = SCENE.as_bytes();
-    let at = cut_at.index(text.len());
-    let end = (at + cut_len).min(text.len());
-    [&text[..at], insert.as_bytes(), &text[end..]].concat()
+fn damaged(at: prop::sample::Index, cut_len: usize, insert: &str) -> Vec<u8> {
+    fuzz::damaged(SCENE, at, cut_len, insert)
 }
 
 proptest! {
@@ -51,8 +37,7 @@ proptest! {
     fn merges_of_damaged_scenes_are_sound(a in any::<prop::sample::Index>(), b in any::<prop::sample::Index>(), len in 0usize..24, insert in "[{}\\[\\],:&'\" a-z0-9\n-]{0,8}") {
         let ours = damaged(a, len, &insert);
         let theirs = damaged(b, len / 2, "");
-        let data = [SCENE.as_bytes(), &[0xFF], &ours, &[0xFF], &theirs].concat();
-        merge_three(&data);
+        merge_three(&three(SCENE.as_bytes(), &ours, &theirs));
     }
 
     #[test]

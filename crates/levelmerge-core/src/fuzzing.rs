@@ -1,0 +1,44 @@
+//! The properties every codec's fuzz targets check (run with cargo-fuzz on nightly, in `fuzz/`),
+//! kept here so that the inputs they find are replayed by the ordinary tests on stable.
+//! Each function panics when a property fails, and only then.
+
+use crate::codec::Engine;
+use crate::text::MarkerStyle;
+use crate::{Codec, MergeOutcome, Options, Sides};
+
+fn merge(engine: &impl Engine, texts: Sides<&[u8]>) -> Option<MergeOutcome> {
+    engine.merge(texts, &Options::default(), &MarkerStyle::default()).ok()
+}
+
+/// Parsing never panics, and a file that parses is given back byte for byte by
+/// `merge(f, f, f)`. Returns whether it parsed, so that a codec can check its layout too.
+pub fn parse_round_trip<C: Codec + Engine>(codec: &C, data: &[u8]) -> bool {
+    if codec.parse(data).is_err() {
+        return false;
+    }
+    if let Some(merged) = merge(codec, Sides::new(data, data, data)) {
+        assert_eq!(merged.text, data, "merge(f, f, f) changed the file");
+    }
+    true
+}
+
+/// Three versions cut from one input at `0xFF` bytes (which UTF-8 text never holds): merging
+/// never panics; a clean merge is a file that parses and has no problem that none of the
+/// inputs had; `merge(b, o, b)` gives `o` back.
+pub fn merge_three<C: Codec + Engine>(codec: &C, data: &[u8]) {
+    let mut parts = data.splitn(3, |&b| b == 0xFF);
+    let (base, ours, theirs) = (parts.next().unwrap_or(b""), parts.next().unwrap_or(b""), parts.next().unwrap_or(b""));
+    if let Some(merged) = merge(codec, Sides::new(base, ours, theirs)) {
+        if merged.open_conflicts == 0 {
+            assert!(codec.parse(&merged.text).is_ok(), "a clean merge that does not parse");
+            let known: Vec<String> = [base, ours, theirs].iter().flat_map(|t| codec.check(t)).map(|p| p.key()).collect();
+            let new: Vec<String> = codec.check(&merged.text).iter().map(|p| p.key()).filter(|p| !known.contains(p)).collect();
+            assert!(new.is_empty(), "new problems in a clean merge: {new:?}");
+        }
+    }
+    if codec.parse(base).is_ok() && codec.parse(ours).is_ok() {
+        if let Some(merged) = merge(codec, Sides::new(base, ours, base)) {
+            assert_eq!(merged.text, ours, "merge(b, o, b) is not o");
+        }
+    }
+}
