@@ -24,14 +24,18 @@ pub fn parse_round_trip<C: Codec + Engine>(codec: &C, data: &[u8]) -> bool {
 
 /// Three versions cut from one input at `0xFF` bytes (which UTF-8 text never holds): merging
 /// never panics; a clean merge is a file that parses and has no problem that none of the
-/// inputs had; `merge(b, o, b)` gives `o` back.
+/// inputs had (as they are, or with ids renumbered by [`Codec::renumber`], which may carry a
+/// problem over under a new id); `merge(b, o, b)` gives `o` back.
 pub fn merge_three<C: Codec + Engine>(codec: &C, data: &[u8]) {
     let mut parts = data.splitn(3, |&b| b == 0xFF);
     let (base, ours, theirs) = (parts.next().unwrap_or(b""), parts.next().unwrap_or(b""), parts.next().unwrap_or(b""));
     if let Some(merged) = merge(codec, Sides::new(base, ours, theirs)) {
         if merged.open_conflicts == 0 {
             assert!(codec.parse(&merged.text).is_ok(), "a clean merge that does not parse");
-            let known: Vec<String> = [base, ours, theirs].iter().flat_map(|t| codec.check(t)).map(|p| p.key()).collect();
+            let renumbered = codec.renumber(Sides::new(base, ours, theirs));
+            let renumbered = renumbered.iter().flat_map(|r| [r.base.as_deref(), r.theirs.as_deref()]).flatten();
+            let inputs = [base, ours, theirs].into_iter().chain(renumbered);
+            let known: Vec<String> = inputs.flat_map(|t| codec.check(t)).map(|p| p.key()).collect();
             let new: Vec<String> = codec.check(&merged.text).iter().map(|p| p.key()).filter(|p| !known.contains(p)).collect();
             assert!(new.is_empty(), "new problems in a clean merge: {new:?}");
         }

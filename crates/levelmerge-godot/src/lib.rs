@@ -23,7 +23,7 @@ use levelmerge_core::resolve::Resolved;
 use levelmerge_core::{Codec, Problem, Side, Sides};
 use rustc_hash::FxHashSet;
 
-pub use parse::{parse, GodotFile, Section};
+pub use parse::{parse, parse_among, GodotFile, Section};
 
 use lower::TAG;
 use parse::unquote;
@@ -42,6 +42,10 @@ impl Codec for GodotCodec {
 
     fn parse<'src>(&self, src: &'src [u8]) -> Result<GodotFile<'src>, Problem> {
         parse::parse(src)
+    }
+
+    fn parse_among<'src>(&self, src: &'src [u8], others: &[&[u8]]) -> Result<GodotFile<'src>, Problem> {
+        parse::parse_among(src, others)
     }
 
     fn lower<'d>(&self, doc: &'d GodotFile<'_>, side: Side, _others: &[&'d GodotFile<'_>]) -> Result<Level<'d>, Vec<Problem>> {
@@ -65,25 +69,31 @@ impl Codec for GodotCodec {
     }
 }
 
-/// A tag attribute of a lowered section, unquoted.
+/// A tag attribute of a lowered section, unquoted (read off the text of a section lowered
+/// as one value).
 fn attr<'v>(obj: &'v Object<'_>, key: &str) -> Option<&'v str> {
-    obj.props.get(TAG)?.get(key).map(|v| unquote(v.raw))
+    match &obj.props.kind {
+        ValueKind::Scalar { .. } => parse::tag_attr(obj.props.raw, key),
+        _ => obj.props.get(TAG)?.get(key).map(|v| v.raw),
+    }
+    .map(unquote)
 }
 
-/// Every value of a section: its tag attributes, then its properties.
+/// Every value of a section: its tag attributes, then its properties (or the whole section
+/// lowered as one value).
 fn values<'v, 'a>(obj: &'v Object<'a>) -> impl Iterator<Item = &'v Value<'a>> {
-    let entries: &[(&str, Value<'a>)] = match &obj.props.kind {
-        ValueKind::Map(e) => e,
-        _ => &[],
+    let (entries, whole): (&[(&str, Value<'a>)], _) = match &obj.props.kind {
+        ValueKind::Map(e) => (e, None),
+        _ => (&[], Some(&obj.props)),
     };
-    entries.iter().flat_map(|(k, v)| {
+    whole.into_iter().chain(entries.iter().flat_map(|(k, v)| {
         let attrs: &[(&str, Value<'a>)] = match &v.kind {
             ValueKind::Map(attrs) if *k == TAG => attrs,
             _ => &[],
         };
         let whole = (*k != TAG).then_some(v);
         attrs.iter().map(|(_, a)| a).chain(whole)
-    })
+    }))
 }
 
 /// Whether `path` lies at or below a node of an instanced scene (whose own nodes this file

@@ -58,14 +58,23 @@ impl Node {
     }
 }
 
-/// A node's path from the scene root: `.` for the root, else `parent/name` (`name` under `.`).
-pub fn node_path(file: &GodotFile<'_>, s: &Section) -> Option<String> {
+/// A node's path from the scene root: `.` for the root, else `parent/name` (`name` under `.`),
+/// written after `prefix`.
+fn node_path(file: &GodotFile<'_>, s: &Section, prefix: &str) -> Option<String> {
     let name = file.attr_unquoted(s, "name")?;
-    Some(match parent_path(file, s) {
-        None => ".".to_owned(),
-        Some(".") => name.to_owned(),
-        Some(parent) => format!("{parent}/{name}"),
-    })
+    let parent = parent_path(file, s);
+    let mut path = String::with_capacity(prefix.len() + parent.map_or(1, |p| p.len() + 1 + name.len()));
+    path.push_str(prefix);
+    match parent {
+        None => path.push('.'),
+        Some(".") => path.push_str(name),
+        Some(parent) => {
+            path.push_str(parent);
+            path.push('/');
+            path.push_str(name);
+        }
+    }
+    Some(path)
 }
 
 /// A node's parent path (`.` for the root's children), `None` for the root.
@@ -73,23 +82,30 @@ fn parent_path<'s>(file: &GodotFile<'s>, s: &Section) -> Option<&'s str> {
     file.attr_unquoted(s, "parent")
 }
 
-/// The identity of every section, `None` where its tag lacks what identifies it. Sibling
-/// nodes of one name (Godot renames one when it loads the file) are told apart by their
-/// order: `node:path`, `node:path#2`, ….
-pub fn section_ids(file: &GodotFile<'_>) -> Vec<Option<String>> {
-    let mut seen: rustc_hash::FxHashSet<String> = rustc_hash::FxHashSet::default();
-    file.sections
-        .iter()
-        .map(|s| {
-            let id = section_id(file, s)?;
-            if file.kind(s) != "node" || seen.insert(id.clone()) {
-                return Some(id);
+/// The identity of every section (computed once per file), `None` where its tag lacks what
+/// identifies it. Sibling nodes of one name (Godot renames one when it loads the file) are
+/// told apart by their order: `node:path`, `node:path#2`, ….
+pub fn section_ids<'f>(file: &'f GodotFile<'_>) -> &'f [Option<ObjectId>] {
+    file.ids.get_or_init(|| {
+        let mut ids: Vec<Option<String>> = file.sections.iter().map(|s| section_id(file, s)).collect();
+        let mut nodes: rustc_hash::FxHashSet<&str> = rustc_hash::FxHashSet::default();
+        let mut repeated = Vec::new();
+        for (i, (s, id)) in file.sections.iter().zip(&ids).enumerate() {
+            if let Some(id) = id.as_deref().filter(|_| file.kind(s) == "node") {
+                if !nodes.insert(id) {
+                    repeated.push(i);
+                }
             }
-            let unique = (2..).map(|n| format!("{id}#{n}")).find(|c| !seen.contains(c)).expect("a free ordinal");
-            seen.insert(unique.clone());
-            Some(unique)
-        })
-        .collect()
+        }
+        let mut taken: rustc_hash::FxHashSet<String> = nodes.into_iter().map(str::to_owned).collect();
+        for i in repeated {
+            let id = ids[i].take().expect("a repeated id");
+            let unique = (2..).map(|n| format!("{id}#{n}")).find(|c| !taken.contains(c)).expect("a free ordinal");
+            taken.insert(unique.clone());
+            ids[i] = Some(unique);
+        }
+        ids.into_iter().map(|id| id.map(ObjectId::new)).collect()
+    })
 }
 
 /// The identity of a section as its tag gives it, or `None` when its tag lacks what
@@ -101,7 +117,7 @@ fn section_id(file: &GodotFile<'_>, s: &Section) -> Option<String> {
         "ext_resource" => format!("ext:{}", ids_text(a("id")?)),
         "sub_resource" => format!("sub:{}", ids_text(a("id")?)),
         "resource" => "resource".to_owned(),
-        "node" => format!("node:{}", node_path(file, s)?),
+        "node" => node_path(file, s, "node:")?,
         "connection" => format!("connection:{}|{}|{}|{}", a("signal")?, a("from")?, a("to")?, a("method")?),
         "editable" => format!("editable:{}", a("path")?),
         other => format!("{other}:{}", s.line),
@@ -116,11 +132,12 @@ fn ids_text(v: &str) -> &str {
 /// Lower a Godot file.
 pub fn lower<'d>(file: &'d GodotFile<'d>, side: Side) -> Result<Level<'d>, Vec<Problem>> {
     let mut level = Level::new();
+    level.objects.reserve(file.sections.len());
     let mut problems = Vec::new();
     // Nodes this file defines (with a type or an instance). A node without either only
     // overrides properties of a node inside an instanced scene: removing that override leaves
     // the node, and its children, in place, so it is nobody's parent here.
-    let mut owners: rustc_hash::FxHashSet<ObjectId> = rustc_hash::FxHashSet::default();
+    let mut owners: rustc_hash::FxHashMap<&str, &ObjectId> = rustc_hash::FxHashMap::default();
     let origin = |n: Node| Origin { side, node: n.encode(file) };
     for (i, (s, id)) in file.sections.iter().zip(section_ids(file)).enumerate() {
         let Some(id) = id else {
@@ -131,33 +148,39 @@ pub fn lower<'d>(file: &'d GodotFile<'d>, side: Side) -> Result<Level<'d>, Vec<P
             });
             continue;
         };
-        let id = ObjectId::new(id);
-        if let Some(first) = level.objects.get(&id) {
+        if let Some(first) = level.objects.get(id) {
             problems.push(Problem::DuplicateId { id: id.to_string(), line: s.line as usize, first_line: first.line as usize });
             continue;
         }
-        let attr_base = s.attrs.start as usize;
-        let tag_entries = file
-            .attrs_of(s)
-            .iter()
-            .enumerate()
-            .filter(|(_, a)| !DERIVED.contains(&file.text(a.key)))
-            .map(|(j, a)| (file.text(a.key), Value::scalar(file.text(a.value), origin(Node::Attr(attr_base + j)), None)))
-            .collect();
-        let mut entries = vec![(TAG, Value::map(file.text(s.header), origin(Node::Tag(i)), tag_entries))];
-        let prop_base = s.props.start as usize;
-        for (j, p) in file.props_of(s).iter().enumerate() {
-            let key = file.key_aliases.get(&((prop_base + j) as u32)).map_or(file.text(p.key), String::as_str);
-            entries.push((key, Value::scalar(file.text(p.value), origin(Node::Prop(prop_base + j)), None)));
+        let props = if s.same_everywhere {
+            // Identical in every version: nothing in it can merge differently, so it is one
+            // value (the scene checks read its tag and resource references off its text).
+            Value::scalar(file.text(s.span), origin(Node::Section(i)), None)
+        } else {
+            let attr_base = s.attrs.start as usize;
+            let tag_entries = file
+                .attrs_of(s)
+                .iter()
+                .enumerate()
+                .filter(|(_, a)| !DERIVED.contains(&file.text(a.key)))
+                .map(|(j, a)| (file.text(a.key), Value::scalar(file.text(a.value), origin(Node::Attr(attr_base + j)), None)))
+                .collect();
+            let mut entries = vec![(TAG, Value::map(file.text(s.header), origin(Node::Tag(i)), tag_entries))];
+            let prop_base = s.props.start as usize;
+            for (j, p) in file.props_of(s).iter().enumerate() {
+                let key = file.key_aliases.get(&((prop_base + j) as u32)).map_or(file.text(p.key), String::as_str);
+                entries.push((key, Value::scalar(file.text(p.value), origin(Node::Prop(prop_base + j)), None)));
+            }
+            let mut props = Value::map(file.text(s.span), origin(Node::Section(i)), entries);
+            props.raw = file.text(s.span);
+            props
+        };
+        let is_node = file.kind(s) == "node";
+        let parent = is_node.then(|| parent_path(file, s)).flatten().and_then(|p| owners.get(p)).map(|&p| p.clone());
+        if is_node && (file.attr(s, "type").is_some() || file.attr(s, "instance").is_some()) {
+            owners.insert(id.as_str().strip_prefix("node:").unwrap_or(""), id);
         }
-        let mut props = Value::map(file.text(s.span), origin(Node::Section(i)), entries);
-        props.raw = file.text(s.span);
-        let parent = (file.kind(s) == "node").then(|| parent_path(file, s)).flatten().map(|p| ObjectId::new(format!("node:{p}")));
-        let parent = parent.filter(|p| owners.contains(p));
-        if file.kind(s) == "node" && (file.attr(s, "type").is_some() || file.attr(s, "instance").is_some()) {
-            owners.insert(id.clone());
-        }
-        level.objects.insert(id.clone(), Object { id, kind: file.kind(s).to_owned(), parent, props, line: s.line });
+        level.objects.insert(id.clone(), Object { id: id.clone(), kind: file.kind(s).to_owned(), parent, props, line: s.line });
     }
     if problems.is_empty() {
         Ok(level)

@@ -40,6 +40,8 @@ pub struct Section {
     pub gap: Span,
     /// 1-based line of the tag.
     pub line: u32,
+    /// Its bytes, gap included, are a section of every other version it was parsed among.
+    pub same_everywhere: bool,
 }
 
 /// A parsed file. Everything borrows from `src`.
@@ -54,6 +56,8 @@ pub struct GodotFile<'s> {
     /// Names for properties written twice in one section (`key\u{1}2` for the second), so
     /// that each occurrence is matched with its own.
     pub key_aliases: rustc_hash::FxHashMap<u32, String>,
+    /// Every section's identity, computed once ([`crate::lower::section_ids`]).
+    pub ids: std::sync::OnceLock<Vec<Option<levelmerge_core::ObjectId>>>,
 }
 
 impl<'s> GodotFile<'s> {
@@ -262,8 +266,25 @@ impl<'s> Parser<'s> {
     }
 }
 
+/// The attribute `key` of the tag that starts `section` (a section's text, as parsed before),
+/// as written.
+pub fn tag_attr<'t>(section: &'t str, key: &str) -> Option<&'t str> {
+    let mut p = Parser { b: section.as_bytes(), pos: 0 };
+    let mut attrs = Vec::new();
+    p.tag(&mut attrs).ok()?;
+    attrs.iter().find(|a| &section[a.key.0 as usize..a.key.1 as usize] == key).map(|a| &section[a.value.0 as usize..a.value.1 as usize])
+}
+
 /// Parse a Godot text scene or resource.
 pub fn parse(src: &[u8]) -> Result<GodotFile<'_>, Problem> {
+    parse_among(src, &[])
+}
+
+/// Parse a file that is merged or compared with `others`: sections (with the blank lines after
+/// them) whose bytes are a section of every one of them are marked
+/// [`Section::same_everywhere`].
+pub fn parse_among<'s>(src: &'s [u8], others: &[&[u8]]) -> Result<GodotFile<'s>, Problem> {
+    let mut others: Vec<Chunks<'_>> = others.iter().map(|o| Chunks::of(o)).collect();
     let text = std::str::from_utf8(src).map_err(|e| Problem::syntax_at(src, e.valid_up_to(), "not valid UTF-8"))?;
     let mut p = Parser { b: src, pos: 0 };
     let mut sections: Vec<Section> = Vec::new();
@@ -311,15 +332,8 @@ pub fn parse(src: &[u8]) -> Result<GodotFile<'_>, Problem> {
             }
             p.pos = p.next_line(p.pos);
         }
-        let mut seen: rustc_hash::FxHashMap<&str, u32> = rustc_hash::FxHashMap::default();
-        for (j, prop) in props[prop_start as usize..].iter().enumerate() {
-            let key = &text[prop.key.0 as usize..prop.key.1 as usize];
-            let count = seen.entry(key).or_insert(0);
-            *count += 1;
-            if *count > 1 {
-                key_aliases.insert(prop_start + j as u32, format!("{key}\u{1}{count}"));
-            }
-        }
+        alias_repeated_keys(text, &props[prop_start as usize..], prop_start, &mut key_aliases);
+        let same_everywhere = !others.is_empty() && others.iter_mut().all(|o| o.contains(&src[start..p.pos]));
         sections.push(Section {
             span: (start as u32, end as u32),
             header,
@@ -328,11 +342,91 @@ pub fn parse(src: &[u8]) -> Result<GodotFile<'_>, Problem> {
             props: prop_start..props.len() as u32,
             gap: (end as u32, p.pos as u32),
             line,
+            same_everywhere,
         });
         line += memchr::memchr_iter(b'\n', &src[start..p.pos]).count() as u32;
     }
     let crlf = memchr::memchr(b'\n', src).is_some_and(|i| i > 0 && src[i - 1] == b'\r');
-    Ok(GodotFile { src: text, crlf, preamble, sections, attrs, props, key_aliases })
+    Ok(GodotFile { src: text, crlf, preamble, sections, attrs, props, key_aliases, ids: Default::default() })
+}
+
+/// Names for the second and later occurrences of a key in one section's properties.
+fn alias_repeated_keys(text: &str, props: &[Prop], first: u32, aliases: &mut rustc_hash::FxHashMap<u32, String>) {
+    let key = |p: &Prop| &text[p.key.0 as usize..p.key.1 as usize];
+    for (j, prop) in props.iter().enumerate().skip(1) {
+        let k = key(prop);
+        if !props[..j].iter().any(|q| key(q) == k) {
+            continue;
+        }
+        let count = 1 + props[..j].iter().filter(|q| key(q) == k).count();
+        aliases.insert(first + j as u32, format!("{k}\u{1}{count}"));
+    }
+}
+
+/// Finds a section's bytes (with the blank lines after it) among the chunks of another
+/// version: the pieces from each line that starts with `[` to the next. A chunk cut wrongly
+/// (a value with a line starting with `[`) only hides a match. Sections are looked for in file
+/// order, so the next chunk after the last match is tried first, then a few more (sections
+/// edited or inserted), and only then every chunk (an index built on first need).
+pub struct Chunks<'s> {
+    src: &'s [u8],
+    /// Where the chunk after the last match starts.
+    cursor: usize,
+    /// Every chunk and where it starts.
+    index: Option<rustc_hash::FxHashMap<&'s [u8], usize>>,
+}
+
+/// Chunks tried after the cursor before the whole index is built.
+const LOOKAHEAD: usize = 8;
+
+impl<'s> Chunks<'s> {
+    pub fn of(src: &'s [u8]) -> Self {
+        Chunks { src, cursor: if src.first() == Some(&b'[') { 0 } else { Self::next_start(src, 0) }, index: None }
+    }
+
+    /// The start of the first chunk after `from` (or the end).
+    fn next_start(src: &[u8], from: usize) -> usize {
+        memchr::memchr_iter(b'\n', &src[from..]).map(|i| from + i + 1).find(|&i| src.get(i) == Some(&b'[')).unwrap_or(src.len())
+    }
+
+    /// Whether `section` is a chunk whose end is a chunk boundary.
+    fn chunk_at(&self, at: usize, section: &[u8]) -> bool {
+        self.src[at..].starts_with(section) && (at + section.len() == self.src.len() || self.src[at + section.len()] == b'[')
+    }
+
+    pub fn contains(&mut self, section: &[u8]) -> bool {
+        let mut at = self.cursor;
+        for _ in 0..LOOKAHEAD {
+            if at >= self.src.len() {
+                break;
+            }
+            if self.chunk_at(at, section) {
+                self.cursor = at + section.len();
+                return true;
+            }
+            at = Self::next_start(self.src, at + 1);
+        }
+        let src = self.src;
+        let index = self.index.get_or_insert_with(|| {
+            let mut starts: Vec<usize> = memchr::memchr_iter(b'\n', src).map(|i| i + 1).filter(|&i| src.get(i) == Some(&b'[')).collect();
+            if src.first() == Some(&b'[') {
+                starts.insert(0, 0);
+            }
+            let ends = starts.iter().skip(1).copied().chain(std::iter::once(src.len()));
+            let mut index = rustc_hash::FxHashMap::default();
+            for (&a, b) in starts.iter().zip(ends) {
+                index.entry(&src[a..b]).or_insert(a);
+            }
+            index
+        });
+        match index.get(section) {
+            Some(&at) => {
+                self.cursor = at + section.len();
+                true
+            }
+            None => false,
+        }
+    }
 }
 
 #[cfg(test)]
@@ -397,5 +491,28 @@ mod tests {
                 other => panic!("{src:?}: {other:?}"),
             }
         }
+    }
+
+    fn numbered_nodes(range: std::ops::Range<usize>) -> String {
+        range.map(|i| format!("[node name=\"N{i}\" type=\"Node\" parent=\".\"]\nvalue = {i}\n\n")).collect()
+    }
+
+    #[test]
+    fn sections_identical_in_every_version_are_marked() {
+        let head = "[gd_scene format=3]\n\n[node name=\"Root\" type=\"Node\"]\n\n";
+        let base = format!("{head}{}", numbered_nodes(0..40));
+        let edited = base.replace("value = 5\n", "value = 6\n");
+        // Twelve sections inserted: more than the look-ahead, so the index finds the rest.
+        let inserted = format!("{head}{}{}{}", numbered_nodes(0..10), numbered_nodes(100..112), numbered_nodes(10..40));
+        let f = parse_among(base.as_bytes(), &[edited.as_bytes(), inserted.as_bytes()]).unwrap();
+        let same: Vec<bool> = f.sections.iter().map(|s| s.same_everywhere).collect();
+        assert_eq!(same.len(), 42);
+        assert!(!same[2 + 5], "the edited section");
+        assert_eq!(same.iter().filter(|&&x| !x).count(), 1, "{same:?}");
+        assert!(parse(base.as_bytes()).unwrap().sections.iter().all(|s| !s.same_everywhere));
+        // A section whose bytes are only a prefix of a chunk elsewhere is not identical.
+        let longer = base.replace("value = 7\n", "value = 7\nextra = 1\n");
+        let f = parse_among(base.as_bytes(), &[longer.as_bytes(), base.as_bytes()]).unwrap();
+        assert!(!f.sections[2 + 7].same_everywhere && f.sections[2 + 8].same_everywhere);
     }
 }

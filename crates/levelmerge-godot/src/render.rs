@@ -6,7 +6,7 @@
 //! lines, a blank line elsewhere). `load_steps` is recomputed.
 
 use levelmerge_core::resolve::{RValue, Resolved};
-use levelmerge_core::{Side, Sides, Value};
+use levelmerge_core::{ObjectId, Side, Sides, Value};
 use rustc_hash::FxHashMap;
 
 use crate::lower::{section_ids, Node, TAG};
@@ -20,7 +20,7 @@ pub struct Renderer<'r, 'd> {
 
 /// Every section's identity in each source, and where each identity is.
 struct Known<'k> {
-    ids: &'k Sides<Vec<Option<String>>>,
+    ids: Sides<&'k [Option<ObjectId>]>,
     index: &'k Sides<FxHashMap<&'k str, usize>>,
 }
 
@@ -36,11 +36,13 @@ struct Written<'d> {
     text: String,
     side: Side,
     section: usize,
+    /// Where an assembled tag's `load_steps=` awaits its count.
+    steps_at: Option<usize>,
 }
 
 impl Written<'_> {
     fn placeholder() -> Self {
-        Written { kind: "", text: String::new(), side: Side::Base, section: 0 }
+        Written { kind: "", text: String::new(), side: Side::Base, section: 0, steps_at: None }
     }
 }
 
@@ -48,7 +50,9 @@ impl Written<'_> {
 /// order and fails on a use before the definition); otherwise the merged order is kept.
 fn dependencies_first(written: &mut [Written<'_>], known: &Known<'_>) {
     let slots: Vec<usize> = (0..written.len()).filter(|&i| written[i].kind == "sub_resource").collect();
-    let id_of = |w: &Written<'_>| known.ids.get(w.side)[w.section].as_deref().and_then(|id| id.strip_prefix(Table::Sub.prefix()));
+    let id_of = |w: &Written<'_>| {
+        known.ids.get(w.side)[w.section].as_ref().map(ObjectId::as_str).and_then(|id| id.strip_prefix(Table::Sub.prefix()))
+    };
     let position: FxHashMap<&str, usize> = slots.iter().enumerate().filter_map(|(k, &i)| Some((id_of(&written[i])?, k))).collect();
     let uses: Vec<Vec<usize>> = slots
         .iter()
@@ -114,16 +118,16 @@ impl<'r, 'd> Renderer<'r, 'd> {
             let file = self.file(side);
             let Node::Section(section) = Node::decode(node, file) else { continue };
             let s = &file.sections[section];
-            let text = match &obj.props {
+            let (text, steps_at) = match &obj.props {
                 RValue::Map { entries, .. } => self.section(file, section, entries),
-                _ => file.text(s.span).to_owned(),
+                _ => (file.text(s.span).to_owned(), None),
             };
-            written.push(Written { kind: file.kind(s), text, side, section });
+            written.push(Written { kind: file.kind(s), text, side, section, steps_at });
         }
-        let ids: Sides<Vec<Option<String>>> = self.docs.map(|_, f| section_ids(f));
-        let index: Sides<FxHashMap<&str, usize>> = Sides::new(&ids.base, &ids.ours, &ids.theirs)
-            .map(|_, v| v.iter().enumerate().filter_map(|(i, id)| Some((id.as_deref()?, i))).collect());
-        let known = Known { ids: &ids, index: &index };
+        let ids = self.docs.map(|_, f| section_ids(f));
+        let index: Sides<FxHashMap<&str, usize>> =
+            ids.map(|_, v| v.iter().enumerate().filter_map(|(i, id)| Some((id.as_ref()?.as_str(), i))).collect());
+        let known = Known { ids, index: &index };
         dependencies_first(&mut written, &known);
         self.fix_load_steps(&mut written);
         let mut out = String::with_capacity(self.docs.ours.src.len() + 256);
@@ -169,12 +173,12 @@ impl<'r, 'd> Renderer<'r, 'd> {
     /// The lines between `w` and `n` where the sources have them as neighbours, merged like a
     /// value: a side's own layout where it differs from base's.
     fn gap_between(&self, known: &Known<'_>, w: &Written<'_>, n: &Written<'_>) -> Option<&'d str> {
-        let wid = known.ids.get(w.side)[w.section].as_deref()?;
-        let nid = known.ids.get(n.side)[n.section].as_deref()?;
+        let wid = known.ids.get(w.side)[w.section].as_ref()?;
+        let nid = known.ids.get(n.side)[n.section].as_ref()?;
         let gap = |side: Side| -> Option<&'d str> {
             let f = self.file(side);
-            let i = *known.index.get(side).get(wid)?;
-            (known.ids.get(side).get(i + 1)?.as_deref() == Some(nid)).then(|| f.text(f.sections[i].gap))
+            let i = *known.index.get(side).get(wid.as_str())?;
+            (known.ids.get(side).get(i + 1)?.as_ref() == Some(nid)).then(|| f.text(f.sections[i].gap))
         };
         let (b, o, t) = (gap(Side::Base), gap(Side::Ours), gap(Side::Theirs));
         match (o, t) {
@@ -184,11 +188,13 @@ impl<'r, 'd> Renderer<'r, 'd> {
         }
     }
 
-    /// A changed section: its tag, then each property line from its own source.
-    fn section(&self, file: &GodotFile<'d>, section: usize, entries: &[(&str, RValue<'_>)]) -> String {
+    /// A changed section: its tag, then each property line from its own source; and where an
+    /// assembled tag awaits its `load_steps` count.
+    fn section(&self, file: &GodotFile<'d>, section: usize, entries: &[(&str, RValue<'_>)]) -> (String, Option<usize>) {
         let eol = self.eol();
         let s = &file.sections[section];
         let mut out = String::new();
+        let mut steps_at = None;
         for (key, rv) in entries {
             match rv {
                 RValue::Exact(v) if *key == TAG => {
@@ -200,7 +206,7 @@ impl<'r, 'd> Renderer<'r, 'd> {
                     out.push_str(eol);
                 }
                 RValue::Map { template, entries: attrs } if *key == TAG => {
-                    self.tag(file.kind(s), template, attrs, &mut out);
+                    steps_at = self.tag(file.kind(s), template, attrs, &mut out);
                     out.push_str(eol);
                 }
                 RValue::Exact(v) => {
@@ -225,12 +231,12 @@ impl<'r, 'd> Renderer<'r, 'd> {
         if !file.text(s.span).ends_with('\n') && out.ends_with('\n') {
             out.truncate(out.len() - eol.len());
         }
-        out
+        (out, steps_at)
     }
 
-    /// `[kind key=value …]`, with `load_steps` where the source tag had it (its count is set
-    /// by [`Self::fix_load_steps`]).
-    fn tag(&self, kind: &str, template: &Value<'_>, attrs: &[(&str, RValue<'_>)], out: &mut String) {
+    /// `[kind key=value …]`, with `load_steps=` where the source tag had it; returns where its
+    /// count goes (written by [`Self::fix_load_steps`]).
+    fn tag(&self, kind: &str, template: &Value<'_>, attrs: &[(&str, RValue<'_>)], out: &mut String) -> Option<usize> {
         let tf = self.file(template.origin.side);
         let had_steps = match Node::decode(template.origin.node, tf) {
             Node::Tag(i) => tf.attr(&tf.sections[i], "load_steps").is_some(),
@@ -238,11 +244,11 @@ impl<'r, 'd> Renderer<'r, 'd> {
         };
         out.push('[');
         out.push_str(kind);
-        let mut steps_written = false;
+        let mut steps_at = None;
         for (k, rv) in attrs {
-            if had_steps && !steps_written && *k == "format" {
-                out.push_str(" load_steps=0");
-                steps_written = true;
+            if had_steps && steps_at.is_none() && *k == "format" {
+                out.push_str(" load_steps=");
+                steps_at = Some(out.len());
             }
             out.push(' ');
             out.push_str(k);
@@ -251,11 +257,12 @@ impl<'r, 'd> Renderer<'r, 'd> {
                 out.push_str(v.raw);
             }
         }
-        if had_steps && !steps_written {
-            // Without digits: `fix_load_steps` writes the count.
+        if had_steps && steps_at.is_none() {
             out.push_str(" load_steps=");
+            steps_at = Some(out.len());
         }
         out.push(']');
+        steps_at
     }
 
     /// `load_steps` counts the resources the file loads plus one: rewrite it when the merged
@@ -264,13 +271,17 @@ impl<'r, 'd> Renderer<'r, 'd> {
         let loaded = written.iter().filter(|w| LOADED.contains(&w.kind)).count();
         let Some(header) = written.iter_mut().find(|w| w.kind == "gd_scene" || w.kind == "gd_resource") else { return };
         let source = self.file(header.side);
+        let count = (loaded + 1).to_string();
+        if let Some(at) = header.steps_at {
+            header.text.insert_str(at, &count);
+            return;
+        }
         let source_loaded = source.sections.iter().filter(|s| LOADED.contains(&source.kind(s))).count();
         let Some(at) = header.text.find(" load_steps=") else { return };
         let digits = at + " load_steps=".len();
         let end = digits + header.text[digits..].bytes().take_while(u8::is_ascii_digit).count();
-        if loaded == source_loaded && end > digits {
-            return;
+        if loaded != source_loaded && end > digits {
+            header.text.replace_range(digits..end, &count);
         }
-        header.text.replace_range(digits..end, &(loaded + 1).to_string());
     }
 }
