@@ -31,6 +31,7 @@ enum Take {
     Ours,
     Theirs,
     Ignore,
+    Max,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -72,6 +73,7 @@ impl Config {
                     Take::Ours => RuleAction::Ours,
                     Take::Theirs => RuleAction::Theirs,
                     Take::Ignore => RuleAction::Ignore,
+                    Take::Max => RuleAction::Max,
                 },
             })
             .collect();

@@ -60,6 +60,12 @@ pub trait Codec {
         None
     }
 
+    /// Rules the format brings for these texts (an editor's counters and volatile editor
+    /// state), tried after the user's own rules.
+    fn rules(&self, _texts: Sides<&[u8]>) -> Vec<crate::policy::Rule> {
+        Vec::new()
+    }
+
     /// Make file-local ids agree before the merge: objects both sides added under one id get
     /// fresh ones in theirs, and a format whose ids are mere handles may rewrite base's and
     /// theirs' to ours'. Returns the rewritten texts with their references rewritten, and a
@@ -286,10 +292,12 @@ where
     });
     let levels = Sides::new(levels.base?, levels.ours?, levels.theirs?);
     clock.lap("read");
+    let mut policy = options.policy.clone();
+    policy.rules.extend(codec.rules(texts));
     let options = Options {
+        policy,
         added_fields_are_edits: options.added_fields_are_edits && codec.added_fields_are_edits(),
         layout_key: options.layout_key.or(codec.layout_key()),
-        ..options.clone()
     };
     let mut merged = merge(levels.as_ref(), &options);
     clock.lap("merge");

@@ -11,6 +11,9 @@ pub enum RuleAction {
     Theirs,
     /// A volatile property: never a conflict, ours is kept.
     Ignore,
+    /// A counter (`nextUid`): the larger number wins. Left as a conflict when a side's value
+    /// is not a number.
+    Max,
 }
 
 /// A property rule: a glob over property paths (`sun_*`, `Light.m_Color`, `layers.*.name`).
@@ -45,15 +48,23 @@ impl Policy {
     pub fn apply(&self, conflicts: &mut [Conflict<'_>]) {
         for c in conflicts.iter_mut().filter(|c| c.resolution.is_none()) {
             c.resolution = match self.rule_for(c) {
-                Some(rule) => Some(match rule.action {
-                    RuleAction::Ours => Resolution { side: Side::Ours, reason: Reason::Rule(rule.pattern.clone()) },
-                    RuleAction::Theirs => Resolution { side: Side::Theirs, reason: Reason::Rule(rule.pattern.clone()) },
-                    RuleAction::Ignore => Resolution { side: Side::Ours, reason: Reason::Volatile(rule.pattern.clone()) },
-                }),
+                Some(rule) => match rule.action {
+                    RuleAction::Ours => Some(Resolution { side: Side::Ours, reason: Reason::Rule(rule.pattern.clone()) }),
+                    RuleAction::Theirs => Some(Resolution { side: Side::Theirs, reason: Reason::Rule(rule.pattern.clone()) }),
+                    RuleAction::Ignore => Some(Resolution { side: Side::Ours, reason: Reason::Volatile(rule.pattern.clone()) }),
+                    RuleAction::Max => larger_side(c).map(|side| Resolution { side, reason: Reason::Rule(rule.pattern.clone()) }),
+                },
                 None => self.prefer.map(|side| Resolution { side, reason: Reason::Preference }),
             };
         }
     }
+}
+
+/// The side holding the larger number, when both sides hold one number (ours on a tie).
+fn larger_side(conflict: &Conflict<'_>) -> Option<Side> {
+    let number = |side| conflict.text(side)?.trim().parse::<f64>().ok().filter(|n| n.is_finite());
+    let (ours, theirs) = (number(Side::Ours)?, number(Side::Theirs)?);
+    Some(if theirs > ours { Side::Theirs } else { Side::Ours })
 }
 
 /// Glob match: `*` any run of characters, `?` one character, everything else literal.

@@ -4,16 +4,20 @@
 //! * [`lower`]: arrays whose elements carry an id become level objects; declared `parent` and
 //!   reference keys become hierarchy and reference edges.
 //! * [`render`]: writes a resolved level back, copying untouched values byte for byte.
+//! * [`profile`]: the identity keys, counters and volatile members of LDtk, Tiled, GDevelop
+//!   and Ogmo files, recognised from their content.
 #![forbid(unsafe_code)]
 
 pub mod lower;
 pub mod parse;
+pub mod profile;
 pub mod render;
 
 use levelmerge_core::resolve::Resolved;
 use levelmerge_core::{Codec, Level, Problem, Side, Sides};
 
 pub use parse::{Dialect, Document};
+pub use profile::Profile;
 
 /// An identity rule for the arrays at some key path (`layers`, `levels.*.entities`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -21,7 +25,8 @@ pub struct Collection {
     /// A glob over the array's key path from the root, array positions left out
     /// (`levels.layerInstances.entityInstances`).
     pub path: String,
-    /// The member that identifies each element.
+    /// The member that identifies each element; empty: the elements have no identity (they
+    /// merge by position even when they hold a generic id key).
     pub key: String,
 }
 
@@ -95,6 +100,21 @@ impl JsonCodec {
     }
 }
 
+impl JsonCodec {
+    /// The configuration with the identity keys of the editor that wrote `texts` (the
+    /// versions of one file) after the configured ones.
+    fn config_for(&self, texts: &[&[u8]]) -> std::borrow::Cow<'_, JsonConfig> {
+        match Profile::detect_among(texts) {
+            Some(profile) => {
+                let mut config = self.config.clone();
+                config.collections.extend(profile.collections());
+                std::borrow::Cow::Owned(config)
+            }
+            None => std::borrow::Cow::Borrowed(&self.config),
+        }
+    }
+}
+
 impl Codec for JsonCodec {
     type Document<'src> = Document<'src>;
 
@@ -113,8 +133,14 @@ impl Codec for JsonCodec {
         // A document's text outlives any borrow of the document.
         let doc: &'d Document<'d> = doc;
         let others: Vec<&'d Document<'d>> = others.iter().map(|d| -> &'d Document<'d> { d }).collect();
+        let texts: Vec<&[u8]> = std::iter::once(doc).chain(others.iter().copied()).map(|d| d.src.as_bytes()).collect();
+        let config = self.config_for(&texts);
         let others = if self.skip_unchanged { others } else { Vec::new() };
-        lower::lower(doc, side, &self.config, &others)
+        lower::lower(doc, side, &config, &others)
+    }
+
+    fn rules(&self, texts: Sides<&[u8]>) -> Vec<levelmerge_core::policy::Rule> {
+        Profile::detect_among(&[texts.base, texts.ours, texts.theirs]).map_or_else(Vec::new, Profile::rules)
     }
 
     fn render(&self, docs: Sides<&Document<'_>>, level: &Resolved<'_>) -> Vec<u8> {

@@ -84,16 +84,14 @@ fn identity_key<'d>(doc: &Document<'d>, array: u32, path: &[&str], config: &Json
     if items.is_empty() {
         return None;
     }
-    let configured = if config.collections.is_empty() {
-        None
-    } else {
-        let path = path.join(".");
-        config.collections.iter().find(|c| levelmerge_core::policy::glob_match(&c.path, &path))
-    };
-    let candidates: Vec<&str> = match configured {
-        Some(c) => vec![c.key.as_str()],
-        None => config.id_keys.iter().map(String::as_str).collect(),
-    };
+    // Keys of the collections matching the path first (an empty key: no identity), then the
+    // generic ones.
+    let path = if config.collections.is_empty() { String::new() } else { path.join(".") };
+    let configured = config.collections.iter().filter(|c| levelmerge_core::policy::glob_match(&c.path, &path)).map(|c| c.key.as_str());
+    let candidates: Vec<&str> = configured.chain(config.id_keys.iter().map(String::as_str)).collect();
+    if candidates.first() == Some(&"") {
+        return None;
+    }
     let id_node = |element: u32, key: &str| {
         if doc.nodes[element as usize].kind != NodeKind::Object {
             return None;

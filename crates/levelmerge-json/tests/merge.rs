@@ -216,6 +216,64 @@ fn policies_settle_conflicts() {
         (t.clone(), 0)
     );
     assert_eq!(run(Policy { prefer: None, rules: vec![Rule { pattern: "y*".into(), action: RuleAction::Theirs }] }).1, 1);
+    assert_eq!(run(Policy { prefer: None, rules: vec![Rule { pattern: "x".into(), action: RuleAction::Max }] }), (t.clone(), 0));
+    let words = |x: &str| BASE.replace("\"name\": \"door\"", x);
+    let (wb, wo, wt) = (words("\"name\": \"a\""), words("\"name\": \"b\""), words("\"name\": \"c\""));
+    let r = merge_texts(
+        &JsonCodec::default(),
+        Sides::new(wb.as_bytes(), wo.as_bytes(), wt.as_bytes()),
+        &Options {
+            policy: Policy { prefer: None, rules: vec![Rule { pattern: "name".into(), action: RuleAction::Max }] },
+            ..Options::default()
+        },
+        &MarkerStyle::default(),
+    )
+    .unwrap();
+    assert_eq!(r.open_conflicts, 1, "a counter rule settles numbers only");
+}
+
+const LDTK: &str = "{\n\t\"__header__\": { \"app\": \"LDtk\" },\n\t\"nextUid\": 10,\n\t\"defs\": { \"entities\": [\n\t\t{ \"identifier\": \"Door\", \"uid\": 8 },\n\t\t{ \"identifier\": \"Key\", \"uid\": 9 }\n\t] }\n}\n";
+
+#[test]
+fn ldtk_next_uid_bumped_on_both_sides_takes_the_larger() {
+    let o = LDTK.replace("\"nextUid\": 10", "\"nextUid\": 12").replace("\"uid\": 8 }", "\"uid\": 8, \"width\": 2 }");
+    let t = LDTK.replace("\"nextUid\": 10", "\"nextUid\": 11").replace("\"uid\": 9 }", "\"uid\": 9, \"width\": 3 }");
+    let (m, c) = merge(LDTK, &o, &t);
+    assert_eq!(c, 0, "{m}");
+    assert_eq!(m, o.replace("\"uid\": 9 }", "\"uid\": 9, \"width\": 3 }"));
+    // Without the LDtk header the counter is an ordinary property: a conflict.
+    let plain = |s: &str| s.replace("\"__header__\"", "\"header\"");
+    assert_eq!(merge(&plain(LDTK), &plain(&o), &plain(&t)).1, 1);
+}
+
+const GDEVELOP: &str = r#"{
+  "gdVersion": { "major": 5 },
+  "uiSettings": { "zoomFactor": 0.5 },
+  "objects": [
+    { "name": "Player", "type": "Sprite", "speed": 1 },
+    { "name": "Enemy", "type": "Sprite", "speed": 2 }
+  ]
+}
+"#;
+
+#[test]
+fn gdevelop_objects_merge_by_name_and_view_state_is_volatile() {
+    let o = GDEVELOP
+        .replace("\"zoomFactor\": 0.5", "\"zoomFactor\": 0.7")
+        .replace("\"speed\": 2 }\n", "\"speed\": 2 },\n    { \"name\": \"Coin\", \"type\": \"Sprite\", \"speed\": 0 }\n");
+    let t = GDEVELOP.replace("\"zoomFactor\": 0.5", "\"zoomFactor\": 0.2").replace("\"speed\": 1 }", "\"speed\": 5 }");
+    let (m, c) = merge(GDEVELOP, &o, &t);
+    assert_eq!(c, 0, "{m}");
+    assert_eq!(m, o.replace("\"speed\": 1 }", "\"speed\": 5 }"));
+    // One side puts an object where the other edited one: matched by name, not by position.
+    let coin = "    { \"name\": \"Coin\", \"type\": \"Sprite\", \"speed\": 0 },\n";
+    let o = GDEVELOP.replace("    { \"name\": \"Enemy\"", &format!("{coin}    {{ \"name\": \"Enemy\""));
+    let t = GDEVELOP
+        .replace("    { \"name\": \"Player\", \"type\": \"Sprite\", \"speed\": 1 },\n", "")
+        .replace("\"speed\": 2 }", "\"speed\": 3 }");
+    let (m, c) = merge(GDEVELOP, &o, &t);
+    assert_eq!(c, 0, "{m}");
+    assert_eq!(m, t.replace("    { \"name\": \"Enemy\"", &format!("{coin}    {{ \"name\": \"Enemy\"")));
 }
 
 #[test]

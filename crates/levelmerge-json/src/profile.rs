@@ -1,0 +1,119 @@
+//! What each JSON level editor's files need beyond the generic rules, recognised from the
+//! file's content (Cocos also writes `.prefab`, Tiled and GDevelop plain `.json`):
+//!
+//! * **LDtk**: `nextUid` is a counter (the larger wins); levels, layers and entities are keyed
+//!   by `iid` and definitions by `uid` (the generic id keys); field instances by `defUid`;
+//!   `realEditorValues` by position (their `"id": "V_String"` names a kind).
+//! * **Tiled**: `nextobjectid` and `nextlayerid` are counters; custom `properties` are keyed by
+//!   `name`.
+//! * **GDevelop**: objects, layouts, layers, variables, behaviours, resources, groups and
+//!   functions are keyed by `name`, instances by `persistentUuid`; the editor's view state
+//!   (`uiSettings`) and the saving machine's `projectFile` path are volatile.
+//! * **Ogmo 3**: layers are keyed by `_eid`; entities by their `id` (their `_eid` names their
+//!   definition, shared by every instance).
+//!
+//! A user's `.levelmerge.toml` rules come first; the profile's collections come after the
+//! configured ones.
+
+use levelmerge_core::policy::{Rule, RuleAction};
+
+use crate::Collection;
+
+/// A level editor whose JSON files have rules of their own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Profile {
+    Ldtk,
+    Tiled,
+    GDevelop,
+    Ogmo,
+}
+
+/// Marker texts, each sufficient to recognise an editor's file.
+const MARKERS: [(Profile, &[&str]); 4] = [
+    (Profile::Ldtk, &["\"__header__\"", "\"jsonVersion\""]),
+    (Profile::Ogmo, &["\"ogmoVersion\""]),
+    (Profile::Tiled, &["\"tiledversion\"", "\"nextobjectid\""]),
+    (Profile::GDevelop, &["\"gdVersion\"", "\"persistentUuid\"", "\"uiSettings\"", "\"BuiltinCommonInstructions::"]),
+];
+
+impl Profile {
+    /// The editor that wrote `text`, if it is one of those with a profile.
+    pub fn detect(text: &[u8]) -> Option<Profile> {
+        Self::detect_among(&[text])
+    }
+
+    /// The editor that wrote the versions of one file (the same answer in whatever order they
+    /// come, so that every version is read the same way).
+    pub fn detect_among(texts: &[&[u8]]) -> Option<Profile> {
+        let has = |m: &str| texts.iter().any(|t| memchr::memmem::find(t, m.as_bytes()).is_some());
+        MARKERS.iter().find(|(_, markers)| markers.iter().any(|m| has(m))).map(|(p, _)| *p)
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Profile::Ldtk => "ldtk",
+            Profile::Tiled => "tiled",
+            Profile::GDevelop => "gdevelop",
+            Profile::Ogmo => "ogmo",
+        }
+    }
+
+    /// The property rules the editor's files need.
+    pub fn rules(self) -> Vec<Rule> {
+        let rule = |pattern: &str, action| Rule { pattern: pattern.to_owned(), action };
+        match self {
+            Profile::Ldtk => vec![rule("nextUid", RuleAction::Max)],
+            Profile::Tiled => vec![rule("nextobjectid", RuleAction::Max), rule("nextlayerid", RuleAction::Max)],
+            Profile::GDevelop => vec![rule("uiSettings.*", RuleAction::Ignore), rule("properties.projectFile", RuleAction::Ignore)],
+            Profile::Ogmo => Vec::new(),
+        }
+    }
+
+    /// Identity keys for the editor's arrays (path globs as in [`Collection`]).
+    pub fn collections(self) -> Vec<Collection> {
+        let keyed =
+            |paths: &[&str], key: &str| paths.iter().map(|p| Collection { path: (*p).to_owned(), key: key.to_owned() }).collect::<Vec<_>>();
+        match self {
+            Profile::Ldtk => [keyed(&["*fieldInstances"], "defUid"), keyed(&["*realEditorValues"], "")].concat(),
+            Profile::Tiled => keyed(&["*properties"], "name"),
+            Profile::GDevelop => [
+                keyed(&["*instances"], "persistentUuid"),
+                keyed(
+                    &[
+                        "*objects",
+                        "*layouts",
+                        "*layers",
+                        "*variables",
+                        "*behaviors",
+                        "*effects",
+                        "resources.resources",
+                        "*objectsGroups",
+                        "*eventsFunctions",
+                        "*eventsBasedBehaviors",
+                        "*eventsFunctionsExtensions",
+                        "*externalEvents",
+                        "*externalLayouts",
+                        "*parameters",
+                    ],
+                    "name",
+                ),
+            ]
+            .concat(),
+            Profile::Ogmo => keyed(&["layers"], "_eid"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn editors_are_recognised_by_content() {
+        assert_eq!(Profile::detect(b"{\"__header__\": {\"app\": \"LDtk\"}}"), Some(Profile::Ldtk));
+        assert_eq!(Profile::detect(b"{\"height\":10, \"tiledversion\":\"1.10\"}"), Some(Profile::Tiled));
+        assert_eq!(Profile::detect(b"{\"instances\": [{\"persistentUuid\": \"a\"}]}"), Some(Profile::GDevelop));
+        assert_eq!(Profile::detect(b"{\"ogmoVersion\": \"3.4\"}"), Some(Profile::Ogmo));
+        assert_eq!(Profile::detect(b"{\"entities\": [{\"id\": 1}]}"), None);
+    }
+}
