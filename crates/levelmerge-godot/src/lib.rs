@@ -69,14 +69,23 @@ impl Codec for GodotCodec {
     }
 }
 
-/// A tag attribute of a lowered section, unquoted (read off the text of a section lowered
+/// The tag attributes of a lowered section, unquoted (read off the text of a section lowered
 /// as one value).
-fn attr<'v>(obj: &'v Object<'_>, key: &str) -> Option<&'v str> {
+fn tag_attrs<'v>(obj: &'v Object<'_>) -> Vec<(&'v str, &'v str)> {
     match &obj.props.kind {
-        ValueKind::Scalar { .. } => parse::tag_attr(obj.props.raw, key),
-        _ => obj.props.get(TAG)?.get(key).map(|v| v.raw),
+        ValueKind::Scalar { .. } => parse::tag_attrs(obj.props.raw),
+        _ => match obj.props.get(TAG).map(|t| &t.kind) {
+            Some(ValueKind::Map(entries)) => entries.iter().map(|(k, v)| (*k, v.raw)).collect(),
+            _ => Vec::new(),
+        },
     }
-    .map(unquote)
+    .into_iter()
+    .map(|(k, v)| (k, unquote(v)))
+    .collect()
+}
+
+fn attr<'v>(attrs: &[(&str, &'v str)], key: &str) -> Option<&'v str> {
+    attrs.iter().find(|(k, _)| *k == key).map(|(_, v)| *v)
 }
 
 /// Every value of a section: its tag attributes, then its properties (or the whole section
@@ -121,16 +130,18 @@ pub fn scene_problems(level: &Level<'_>) -> Vec<Problem> {
     let mut problems = Vec::new();
     let mut instanced: FxHashSet<String> = FxHashSet::default();
     let mut nodes: FxHashSet<String> = FxHashSet::default();
-    for obj in level.objects.values().filter(|o| o.kind == "node") {
+    let attrs: Vec<Vec<(&str, &str)>> =
+        level.objects.values().map(|o| if matches!(o.kind.as_str(), "node" | "connection") { tag_attrs(o) } else { Vec::new() }).collect();
+    for (obj, attrs) in level.objects.values().zip(&attrs).filter(|(o, _)| o.kind == "node") {
         if let Some(path) = obj.id.as_str().strip_prefix("node:") {
-            if attr(obj, "instance").is_some() || attr(obj, "instance_placeholder").is_some() {
+            if attr(attrs, "instance").is_some() || attr(attrs, "instance_placeholder").is_some() {
                 instanced.insert(path.to_owned());
             }
         }
     }
     let mut defined: FxHashSet<&str> = FxHashSet::default();
     let mut roots = 0;
-    for obj in level.objects.values() {
+    for (obj, attrs) in level.objects.values().zip(&attrs) {
         let line = obj.line as usize;
         for v in values(obj) {
             for r in resource_refs(v.raw) {
@@ -150,7 +161,7 @@ pub fn scene_problems(level: &Level<'_>) -> Vec<Problem> {
         match obj.kind.as_str() {
             "node" => {
                 let path = obj.id.as_str().strip_prefix("node:").unwrap_or("");
-                match attr(obj, "parent") {
+                match attr(attrs, "parent") {
                     None => {
                         roots += 1;
                         if roots > 1 {
@@ -166,7 +177,7 @@ pub fn scene_problems(level: &Level<'_>) -> Vec<Problem> {
             }
             "connection" => {
                 for end in ["from", "to"] {
-                    let Some(path) = attr(obj, end) else { continue };
+                    let Some(path) = attr(attrs, end) else { continue };
                     if path != "." && !nodes.contains(path) && !under_instance(path, &instanced) {
                         problems.push(Problem::DanglingReference {
                             object: obj.id.clone(),

@@ -266,13 +266,16 @@ impl<'s> Parser<'s> {
     }
 }
 
-/// The attribute `key` of the tag that starts `section` (a section's text, as parsed before),
-/// as written.
-pub fn tag_attr<'t>(section: &'t str, key: &str) -> Option<&'t str> {
+/// The attributes (key, value as written) of the tag that starts `section` (a section's text,
+/// as parsed before).
+pub fn tag_attrs(section: &str) -> Vec<(&str, &str)> {
     let mut p = Parser { b: section.as_bytes(), pos: 0 };
     let mut attrs = Vec::new();
-    p.tag(&mut attrs).ok()?;
-    attrs.iter().find(|a| &section[a.key.0 as usize..a.key.1 as usize] == key).map(|a| &section[a.value.0 as usize..a.value.1 as usize])
+    if p.tag(&mut attrs).is_err() {
+        return Vec::new();
+    }
+    let text = |s: Span| &section[s.0 as usize..s.1 as usize];
+    attrs.iter().map(|a| (text(a.key), text(a.value))).collect()
 }
 
 /// Parse a Godot text scene or resource.

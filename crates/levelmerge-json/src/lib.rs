@@ -101,10 +101,10 @@ impl JsonCodec {
 }
 
 impl JsonCodec {
-    /// The configuration with the identity keys of the editor that wrote `texts` (the
-    /// versions of one file) after the configured ones.
-    fn config_for(&self, texts: &[&[u8]]) -> std::borrow::Cow<'_, JsonConfig> {
-        match Profile::detect_among(texts) {
+    /// The configuration with the identity keys of the editor that wrote `docs` (the versions
+    /// of one file) after the configured ones.
+    fn config_for<'a>(&self, docs: impl Iterator<Item = &'a Document<'a>>) -> std::borrow::Cow<'_, JsonConfig> {
+        match Profile::first(docs.map(|d| *d.profile.get_or_init(|| Profile::detect(d.src.as_bytes())))) {
             Some(profile) => {
                 let mut config = self.config.clone();
                 config.collections.extend(profile.collections());
@@ -133,8 +133,7 @@ impl Codec for JsonCodec {
         // A document's text outlives any borrow of the document.
         let doc: &'d Document<'d> = doc;
         let others: Vec<&'d Document<'d>> = others.iter().map(|d| -> &'d Document<'d> { d }).collect();
-        let texts: Vec<&[u8]> = std::iter::once(doc).chain(others.iter().copied()).map(|d| d.src.as_bytes()).collect();
-        let config = self.config_for(&texts);
+        let config = self.config_for(std::iter::once(doc).chain(others.iter().copied()));
         let others = if self.skip_unchanged { others } else { Vec::new() };
         lower::lower(doc, side, &config, &others)
     }

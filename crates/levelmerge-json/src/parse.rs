@@ -77,6 +77,8 @@ impl Slot {
 #[derive(Debug, Clone)]
 pub struct Document<'s> {
     pub src: &'s str,
+    /// The editor that wrote the text, looked for once ([`Document::profile`]).
+    pub profile: std::sync::OnceLock<Option<crate::Profile>>,
     pub nodes: Vec<Node>,
     pub slots: Vec<Slot>,
     pub root: u32,
@@ -474,7 +476,17 @@ pub fn parse(src: &[u8], dialect: Dialect) -> Result<Document<'_>, Problem> {
     let mut newlines = Vec::with_capacity(src.len() / 24 + 16);
     newlines.extend(memchr::memchr_iter(b'\n', src).map(|i| i as u32));
     let uses_commas = p.uses_commas || dialect == Dialect::Json;
-    Ok(Document { src: text, nodes: p.nodes, slots: p.slots, root, dialect, implicit_root: implicit, uses_commas, newlines })
+    Ok(Document {
+        src: text,
+        nodes: p.nodes,
+        slots: p.slots,
+        root,
+        dialect,
+        implicit_root: implicit,
+        uses_commas,
+        newlines,
+        profile: Default::default(),
+    })
 }
 
 #[cfg(test)]

@@ -39,13 +39,23 @@ const MARKERS: [(Profile, &[&str]); 4] = [
 impl Profile {
     /// The editor that wrote `text`, if it is one of those with a profile.
     pub fn detect(text: &[u8]) -> Option<Profile> {
-        Self::detect_among(&[text])
+        Self::detect_one(text)
     }
 
     /// The editor that wrote the versions of one file (the same answer in whatever order they
     /// come, so that every version is read the same way).
     pub fn detect_among(texts: &[&[u8]]) -> Option<Profile> {
-        let has = |m: &str| texts.iter().any(|t| memchr::memmem::find(t, m.as_bytes()).is_some());
+        Self::first(texts.iter().map(|t| Self::detect_one(t)))
+    }
+
+    /// Of the editors found in several versions, the one every version agrees on: the first in
+    /// marker order.
+    pub fn first(found: impl IntoIterator<Item = Option<Profile>>) -> Option<Profile> {
+        found.into_iter().flatten().min_by_key(|p| MARKERS.iter().position(|(m, _)| m == p))
+    }
+
+    fn detect_one(text: &[u8]) -> Option<Profile> {
+        let has = |m: &str| memchr::memmem::find(text, m.as_bytes()).is_some();
         MARKERS.iter().find(|(_, markers)| markers.iter().any(|m| has(m))).map(|(p, _)| *p)
     }
 
