@@ -84,7 +84,7 @@ impl Config {
             }
             json.parent_key = j.parent_key;
             json.reference_keys = j.reference_keys;
-            json.collections = j.collections.into_iter().map(|c| Collection { path: c.path, key: c.key }).collect();
+            json.collections = j.collections.into_iter().map(|c| Collection::new(&c.path, &c.key)).collect();
         }
         Ok(Config { rules, json, source: Some(source.to_owned()) })
     }

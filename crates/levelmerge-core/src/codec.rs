@@ -70,17 +70,32 @@ pub trait Codec {
     /// fresh ones in theirs, and a format whose ids are mere handles may rewrite base's and
     /// theirs' to ours'. Returns the rewritten texts with their references rewritten, and a
     /// note per collision; `None` when nothing changes (or the format cannot renumber).
+    ///
+    /// A format whose references are positions may instead rewrite all three into a form of
+    /// its own where references name identities (`Renumbered::restore`); the merged text is
+    /// then turned back by [`Codec::restore`].
     fn renumber(&self, _texts: Sides<&[u8]>) -> Option<Renumbered> {
         None
     }
+
+    /// Turn a text merged in the form [`Codec::renumber`] wrote back into the file's own form.
+    /// An error means the merged text cannot be written in that form (a reference to an
+    /// object the merge dropped).
+    fn restore(&self, text: Vec<u8>) -> Result<Vec<u8>, Problem> {
+        Ok(text)
+    }
 }
 
-/// Base and theirs with their ids rewritten ([`Codec::renumber`]); `None` where unchanged.
+/// The inputs with their ids rewritten ([`Codec::renumber`]); `None` where unchanged.
 #[derive(Debug, Clone, Default)]
 pub struct Renumbered {
     pub base: Option<Vec<u8>>,
+    pub ours: Option<Vec<u8>>,
     pub theirs: Option<Vec<u8>>,
     pub notes: Vec<String>,
+    /// The texts are in a form of the codec's own: what is merged goes through
+    /// [`Codec::restore`] before it is checked or returned.
+    pub restore: bool,
 }
 
 /// A conflict, detached from the documents, for reports.
@@ -274,9 +289,22 @@ where
 {
     let mut clock = Clock::default();
     let renumbered = codec.renumber(texts);
+    let originals = texts;
     let texts = match &renumbered {
-        Some(r) => Sides::new(r.base.as_deref().unwrap_or(texts.base), texts.ours, r.theirs.as_deref().unwrap_or(texts.theirs)),
+        Some(r) => Sides::new(
+            r.base.as_deref().unwrap_or(texts.base),
+            r.ours.as_deref().unwrap_or(texts.ours),
+            r.theirs.as_deref().unwrap_or(texts.theirs),
+        ),
         None => texts,
+    };
+    let restores = renumbered.as_ref().is_some_and(|r| r.restore);
+    let finish = |text: Vec<u8>| -> Result<Vec<u8>, MergeError> {
+        if restores {
+            codec.restore(text).map_err(|p| MergeError::Incoherent { problems: vec![p] })
+        } else {
+            Ok(text)
+        }
     };
     // Big inputs are read on three threads (the work is independent; the machine has cores).
     let parallel = texts.base.len() + texts.ours.len() + texts.theirs.len() > PARALLEL_FROM;
@@ -325,17 +353,18 @@ where
     let mut notes: Vec<String> = renumbered.as_ref().map(|r| r.notes.clone()).unwrap_or_default();
     notes.extend(merged.notes.iter().map(|n| format!("{}: {}", n.object, n.message)));
     let conflicts = report(&merged);
-    let ours_text = codec.render(doc_refs, &ours_view);
+    let ours_text = finish(codec.render(doc_refs, &ours_view))?;
     clock.lap("write");
     if open == 0 && codec.checks_output() {
-        verify_output(codec, &ours_text, texts)?;
+        // The written text is checked against the inputs in the file's own form.
+        verify_output(codec, &ours_text, if restores { originals } else { texts })?;
         clock.lap("verify");
     }
     if open == 0 {
         return Ok(MergeOutcome { text: ours_text, open_conflicts: 0, marked_regions: 0, conflicts, notes, timings: clock.laps });
     }
     let theirs_view = merged.resolve(Side::Theirs);
-    let theirs_text = codec.render(doc_refs, &theirs_view);
+    let theirs_text = finish(codec.render(doc_refs, &theirs_view))?;
     let marked = mark_differences(&ours_text, &theirs_text, style);
     clock.lap("mark conflicts");
     let open = if marked.conflicts == 0 { 0 } else { open };

@@ -275,6 +275,7 @@ pub fn align(texts: Sides<&[u8]>) -> Option<Renumbered> {
         base: rewrite(&files.base, &base_maps),
         theirs: rewrite(&files.theirs, &theirs_maps),
         notes: ext.notes.into_iter().chain(sub.notes).collect(),
+        ..Renumbered::default()
     };
     (aligned.base.is_some() || aligned.theirs.is_some()).then_some(aligned)
 }

@@ -4,10 +4,12 @@
 //! * [`lower`]: arrays whose elements carry an id become level objects; declared `parent` and
 //!   reference keys become hierarchy and reference edges.
 //! * [`render`]: writes a resolved level back, copying untouched values byte for byte.
-//! * [`profile`]: the identity keys, counters and volatile members of LDtk, Tiled, GDevelop
-//!   and Ogmo files, recognised from their content.
+//! * [`profile`]: the identity keys, counters and volatile members of LDtk, Tiled, GDevelop,
+//!   Ogmo and Cocos files, recognised from their content.
+//! * [`cocos`]: Cocos files, whose references are positions, merged in an identity form.
 #![forbid(unsafe_code)]
 
+pub mod cocos;
 pub mod lower;
 pub mod parse;
 pub mod profile;
@@ -28,6 +30,12 @@ pub struct Collection {
     /// The member that identifies each element; empty: the elements have no identity (they
     /// merge by position even when they hold a generic id key).
     pub key: String,
+}
+
+impl Collection {
+    pub fn new(path: &str, key: &str) -> Self {
+        Collection { path: path.to_owned(), key: key.to_owned() }
+    }
 }
 
 /// How JSON levels are read.
@@ -140,6 +148,19 @@ impl Codec for JsonCodec {
 
     fn rules(&self, texts: Sides<&[u8]>) -> Vec<levelmerge_core::policy::Rule> {
         Profile::detect_among(&[texts.base, texts.ours, texts.theirs]).map_or_else(Vec::new, Profile::rules)
+    }
+
+    fn renumber(&self, texts: Sides<&[u8]>) -> Option<levelmerge_core::Renumbered> {
+        let all = [texts.base, texts.ours, texts.theirs];
+        if self.dialect == Some(Dialect::Sjson) || Profile::detect_among(&all) != Some(Profile::Cocos) {
+            return None;
+        }
+        let [base, ours, theirs] = all.map(cocos::to_identities);
+        Some(levelmerge_core::Renumbered { base: Some(base?), ours: Some(ours?), theirs: Some(theirs?), notes: Vec::new(), restore: true })
+    }
+
+    fn restore(&self, text: Vec<u8>) -> Result<Vec<u8>, Problem> {
+        cocos::to_positions(&text)
     }
 
     fn render(&self, docs: Sides<&Document<'_>>, level: &Resolved<'_>) -> Vec<u8> {

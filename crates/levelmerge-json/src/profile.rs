@@ -11,6 +11,9 @@
 //!   (`uiSettings`) and the saving machine's `projectFile` path are volatile.
 //! * **Ogmo 3**: layers are keyed by `_eid`; entities by their `id` (their `_eid` names their
 //!   definition, shared by every instance).
+//! * **Cocos Creator**: references are array positions; the file is merged in an identity
+//!   form ([`crate::cocos`]) whose elements are keyed by their identity and whose reference
+//!   lists (`_children`, `_components`) by the identity they name.
 //!
 //! A user's `.levelmerge.toml` rules come first; the profile's collections come after the
 //! configured ones.
@@ -26,14 +29,16 @@ pub enum Profile {
     Tiled,
     GDevelop,
     Ogmo,
+    Cocos,
 }
 
 /// Marker texts, each sufficient to recognise an editor's file.
-const MARKERS: [(Profile, &[&str]); 4] = [
+const MARKERS: [(Profile, &[&str]); 5] = [
     (Profile::Ldtk, &["\"__header__\"", "\"jsonVersion\""]),
     (Profile::Ogmo, &["\"ogmoVersion\""]),
     (Profile::Tiled, &["\"tiledversion\"", "\"nextobjectid\""]),
     (Profile::GDevelop, &["\"gdVersion\"", "\"persistentUuid\"", "\"uiSettings\"", "\"BuiltinCommonInstructions::"]),
+    (Profile::Cocos, &["\"cc.SceneAsset\"", "\"cc.Prefab\""]),
 ];
 
 impl Profile {
@@ -65,6 +70,7 @@ impl Profile {
             Profile::Tiled => "tiled",
             Profile::GDevelop => "gdevelop",
             Profile::Ogmo => "ogmo",
+            Profile::Cocos => "cocos",
         }
     }
 
@@ -75,14 +81,13 @@ impl Profile {
             Profile::Ldtk => vec![rule("nextUid", RuleAction::Max)],
             Profile::Tiled => vec![rule("nextobjectid", RuleAction::Max), rule("nextlayerid", RuleAction::Max)],
             Profile::GDevelop => vec![rule("uiSettings.*", RuleAction::Ignore), rule("properties.projectFile", RuleAction::Ignore)],
-            Profile::Ogmo => Vec::new(),
+            Profile::Ogmo | Profile::Cocos => Vec::new(),
         }
     }
 
     /// Identity keys for the editor's arrays (path globs as in [`Collection`]).
     pub fn collections(self) -> Vec<Collection> {
-        let keyed =
-            |paths: &[&str], key: &str| paths.iter().map(|p| Collection { path: (*p).to_owned(), key: key.to_owned() }).collect::<Vec<_>>();
+        let keyed = |paths: &[&str], key: &str| paths.iter().map(|p| Collection::new(p, key)).collect::<Vec<_>>();
         match self {
             Profile::Ldtk => [keyed(&["*fieldInstances"], "defUid"), keyed(&["*realEditorValues"], "")].concat(),
             Profile::Tiled => keyed(&["*properties"], "name"),
@@ -110,6 +115,7 @@ impl Profile {
             ]
             .concat(),
             Profile::Ogmo => keyed(&["layers"], "_eid"),
+            Profile::Cocos => vec![Collection::new("", crate::cocos::IDENTITY_MEMBER), Collection::new("*", "__id__")],
         }
     }
 }
@@ -124,6 +130,8 @@ mod tests {
         assert_eq!(Profile::detect(b"{\"height\":10, \"tiledversion\":\"1.10\"}"), Some(Profile::Tiled));
         assert_eq!(Profile::detect(b"{\"instances\": [{\"persistentUuid\": \"a\"}]}"), Some(Profile::GDevelop));
         assert_eq!(Profile::detect(b"{\"ogmoVersion\": \"3.4\"}"), Some(Profile::Ogmo));
+        assert_eq!(Profile::detect(b"[{\"__type__\": \"cc.SceneAsset\"}]"), Some(Profile::Cocos));
+        assert_eq!(Profile::detect(b"[{\"__type__\": \"cc.PrefabInfo\"}]"), None);
         assert_eq!(Profile::detect(b"{\"entities\": [{\"id\": 1}]}"), None);
     }
 }

@@ -74,7 +74,7 @@ impl Codec for UnityCodec {
     }
 
     fn renumber(&self, texts: Sides<&[u8]>) -> Option<Renumbered> {
-        renumber::renumber(texts).map(|(theirs, notes)| Renumbered { base: None, theirs: Some(theirs), notes })
+        renumber::renumber(texts).map(|(theirs, notes)| Renumbered { theirs: Some(theirs), notes, ..Renumbered::default() })
     }
 }
 

@@ -1,0 +1,379 @@
+//! Cocos Creator scenes and prefabs (2.x `.fire`/`.prefab`, 3.x `.scene`/`.prefab`): one flat
+//! array whose elements refer to each other by position, `{"__id__": 7}`. An element inserted
+//! on one side renumbers every later reference, so positions cannot be merged.
+//!
+//! Before the merge, each version is rewritten into an identity form: every element opens with
+//! a member naming its identity (`"__lmid":"…",`) and every reference names its target's
+//! identity instead of its position. The generic merge then matches elements, and the lists
+//! of references in them (`_children`, `_components`), by identity. The merged text is turned
+//! back into positions ([`to_positions`]); the identity form never reaches a file.
+//!
+//! An element's identity: a node's own `_id` when it has a unique one; else the identity of the
+//! element that first refers to it (hierarchy and component lists before other references),
+//! the member holding the reference, the element's type and name, and an ordinal among
+//! elements that share all of these. Identities are built from the source text of those
+//! strings, so they are valid JSON string contents as they are.
+
+use levelmerge_core::model::ObjectId;
+use levelmerge_core::Problem;
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use crate::parse::{parse, Dialect, Document, NodeKind};
+
+/// The member the identity form adds at the start of every element.
+pub const IDENTITY_MEMBER: &str = "__lmid";
+
+/// The reference member.
+const REF: &str = "__id__";
+
+/// Members through which an element owns others: the hierarchy, components, prefab links.
+const OWNING: [&str; 6] = ["scene", "data", "_children", "_components", "_prefab", "__prefab"];
+
+/// The text of a string node without its quotes.
+fn inner<'s>(doc: &Document<'s>, node: u32) -> &'s str {
+    let t = doc.node_text(node);
+    &t[1..t.len() - 1]
+}
+
+/// The value of a reference object `{"__id__": …}`, if `node` is one.
+fn ref_value(doc: &Document<'_>, node: u32) -> Option<u32> {
+    if doc.nodes[node as usize].kind != NodeKind::Object {
+        return None;
+    }
+    match doc.slots_of(node) {
+        [only] if doc.text(only.name) == REF => Some(only.value),
+        _ => None,
+    }
+}
+
+/// Every reference value inside `node`, in document order.
+fn references_in(doc: &Document<'_>, node: u32, out: &mut Vec<u32>) {
+    if let Some(v) = ref_value(doc, node) {
+        out.push(v);
+        return;
+    }
+    if matches!(doc.nodes[node as usize].kind, NodeKind::Object | NodeKind::Array) {
+        for slot in doc.slots_of(node) {
+            references_in(doc, slot.value, out);
+        }
+    }
+}
+
+/// The string member `name` of an element, as written (escapes kept).
+fn string_member<'s>(doc: &Document<'s>, element: u32, name: &str) -> Option<&'s str> {
+    let slot = doc.slots_of(element).iter().find(|s| doc.text(s.name) == name)?;
+    (doc.nodes[slot.value as usize].kind == NodeKind::String).then(|| inner(doc, slot.value))
+}
+
+/// The positions a document's references point at, or `None` when a reference is not a plain
+/// position inside the array (then the file is left to the generic merge).
+fn targets(doc: &Document<'_>, elements: &[u32], element: u32) -> Option<Vec<(usize, Vec<usize>)>> {
+    let mut members = Vec::new();
+    for (m, slot) in doc.slots_of(element).iter().enumerate() {
+        let mut refs = Vec::new();
+        references_in(doc, slot.value, &mut refs);
+        let positions: Option<Vec<usize>> = refs
+            .iter()
+            .map(|&r| {
+                let text = doc.node_text(r);
+                let canonical = doc.nodes[r as usize].kind == NodeKind::Number
+                    && text.bytes().all(|b| b.is_ascii_digit())
+                    && (text == "0" || !text.starts_with('0'));
+                text.parse::<usize>().ok().filter(|&p| canonical && p < elements.len())
+            })
+            .collect();
+        members.push((m, positions?));
+    }
+    Some(members)
+}
+
+/// The identity of every element of a Cocos array, or `None` when the document is not one
+/// this module can rewrite safely.
+pub fn identities(doc: &Document<'_>) -> Option<Vec<String>> {
+    if doc.nodes[doc.root as usize].kind != NodeKind::Array {
+        return None;
+    }
+    let elements: Vec<u32> = doc.slots_of(doc.root).iter().map(|s| s.value).collect();
+    if elements.is_empty() || elements.iter().any(|&e| doc.nodes[e as usize].kind != NodeKind::Object) {
+        return None;
+    }
+    let refs: Vec<Vec<(usize, Vec<usize>)>> = elements.iter().map(|&e| targets(doc, &elements, e)).collect::<Option<_>>()?;
+    let mut ids: Vec<Option<String>> = vec![None; elements.len()];
+    ids[0] = Some("root".to_owned());
+
+    // Nodes named by a unique `_id` keep it whoever refers to them (renames and moves too).
+    let node_id = |e: u32| {
+        string_member(doc, e, "_id").filter(|id| !id.is_empty() && doc.slots_of(e).iter().any(|s| doc.text(s.name) == "_children"))
+    };
+    let mut seen: FxHashMap<&str, usize> = FxHashMap::default();
+    for &e in &elements {
+        if let Some(id) = node_id(e) {
+            *seen.entry(id).or_default() += 1;
+        }
+    }
+    for (i, &e) in elements.iter().enumerate().skip(1) {
+        if let Some(id) = node_id(e).filter(|id| seen[id] == 1) {
+            ids[i] = Some(format!("#{id}"));
+        }
+    }
+
+    // The rest from their owners, breadth first from the asset: owning members, then the others.
+    let mut ordinals: FxHashMap<String, usize> = FxHashMap::default();
+    let mut order = vec![0];
+    let mut queued = vec![false; elements.len()];
+    queued[0] = true;
+    for owning_only in [true, false] {
+        let mut at = 0;
+        while at < order.len() {
+            let owner = order[at];
+            at += 1;
+            let owner_id = ids[owner].clone().expect("queued elements have identities");
+            for (m, positions) in &refs[owner] {
+                let member = doc.text(doc.slots_of(elements[owner])[*m].name);
+                if owning_only && !OWNING.contains(&member) {
+                    continue;
+                }
+                for &t in positions {
+                    if ids[t].is_none() {
+                        let kind = string_member(doc, elements[t], "__type__").unwrap_or("");
+                        let name = string_member(doc, elements[t], "_name").unwrap_or("");
+                        let stem = format!("{owner_id}/{member}/{kind}/{name}");
+                        let n = ordinals.entry(stem.clone()).or_default();
+                        ids[t] = Some(if *n == 0 { stem } else { format!("{stem}#{n}") });
+                        *n += 1;
+                    }
+                    if !queued[t] {
+                        queued[t] = true;
+                        order.push(t);
+                    }
+                }
+            }
+        }
+    }
+    // Elements nothing refers to.
+    let mut unreferenced = 0;
+    for (i, id) in ids.iter_mut().enumerate() {
+        if id.is_none() {
+            let kind = string_member(doc, elements[i], "__type__").unwrap_or("");
+            *id = Some(format!("unreferenced/{kind}#{unreferenced}"));
+            unreferenced += 1;
+        }
+    }
+    let ids: Vec<String> = ids.into_iter().map(|id| id.expect("every element has an identity")).collect();
+    let unique: FxHashSet<&str> = ids.iter().map(String::as_str).collect();
+    (unique.len() == ids.len()).then_some(ids)
+}
+
+/// Whether `text` can only be in the identity form (never written by Cocos itself).
+fn mentions_identity_member(text: &[u8]) -> bool {
+    memchr::memmem::find(text, IDENTITY_MEMBER.as_bytes()).is_some()
+}
+
+/// A text with byte ranges replaced.
+fn splice(src: &str, mut edits: Vec<(usize, usize, String)>) -> Vec<u8> {
+    edits.sort_by_key(|e| e.0);
+    let mut out = Vec::with_capacity(src.len() + edits.iter().map(|e| e.2.len()).sum::<usize>());
+    let mut at = 0;
+    for (start, end, text) in edits {
+        out.extend_from_slice(&src.as_bytes()[at..start]);
+        out.extend_from_slice(text.as_bytes());
+        at = end;
+    }
+    out.extend_from_slice(&src.as_bytes()[at..]);
+    out
+}
+
+/// A Cocos file in the identity form, or `None` when it is not one that can be rewritten.
+pub fn to_identities(text: &[u8]) -> Option<Vec<u8>> {
+    if mentions_identity_member(text) {
+        return None;
+    }
+    let doc = parse(text, Dialect::Json).ok()?;
+    let ids = identities(&doc)?;
+    let mut edits = Vec::new();
+    for (i, slot) in doc.slots_of(doc.root).iter().enumerate() {
+        let element = &doc.nodes[slot.value as usize];
+        let open = element.start as usize + 1;
+        let comma = if element.slot_count == 0 { "" } else { "," };
+        edits.push((open, open, format!("\"{IDENTITY_MEMBER}\":\"{}\"{comma}", ids[i])));
+        name_targets(&doc, slot.value, &ids, &mut edits)?;
+    }
+    Some(splice(doc.src, edits))
+}
+
+/// Written after an identity repeated in one list, with the repeat's count: list elements
+/// are matched by the identity they name, so a list holding one twice (Cocos writes such
+/// `_children`) needs the second told apart.
+const REPEAT: &str = "\\u0001";
+
+/// Edits that make the references inside `node` name their targets' identities.
+fn name_targets(doc: &Document<'_>, node: u32, ids: &[String], edits: &mut Vec<(usize, usize, String)>) -> Option<()> {
+    let named = |r: u32, repeat: usize| -> Option<(usize, usize, String)> {
+        let n = &doc.nodes[r as usize];
+        let id = &ids[doc.node_text(r).parse::<usize>().ok()?];
+        let text = if repeat == 0 { format!("\"{id}\"") } else { format!("\"{id}{REPEAT}{repeat}\"") };
+        Some((n.start as usize, n.end as usize, text))
+    };
+    if let Some(r) = ref_value(doc, node) {
+        edits.push(named(r, 0)?);
+        return Some(());
+    }
+    let kind = doc.nodes[node as usize].kind;
+    let mut repeats: FxHashMap<&str, usize> = FxHashMap::default();
+    for slot in doc.slots_of(node) {
+        match ref_value(doc, slot.value) {
+            Some(r) if kind == NodeKind::Array => {
+                let seen = repeats.entry(doc.node_text(r)).or_default();
+                edits.push(named(r, *seen)?);
+                *seen += 1;
+            }
+            _ => name_targets(doc, slot.value, ids, edits)?,
+        }
+    }
+    Some(())
+}
+
+/// The element a reference in the identity form names.
+fn named_position(position: &FxHashMap<&str, usize>, name: &str) -> Option<usize> {
+    position.get(name).copied().or_else(|| position.get(name.rsplit_once(REPEAT)?.0).copied())
+}
+
+/// A merged text in the identity form turned back into positions. Fails when a reference
+/// names an element the text does not hold.
+pub fn to_positions(text: &[u8]) -> Result<Vec<u8>, Problem> {
+    let doc = parse(text, Dialect::Json)?;
+    let malformed =
+        |line: u32, what: &str| Problem::Syntax { line: line as usize, column: 1, message: format!("merged Cocos file: {what}") };
+    if doc.nodes[doc.root as usize].kind != NodeKind::Array {
+        return Err(malformed(1, "not an array"));
+    }
+    let mut position: FxHashMap<&str, usize> = FxHashMap::default();
+    let mut edits = Vec::new();
+    let elements = doc.slots_of(doc.root);
+    for (i, slot) in elements.iter().enumerate() {
+        let line = doc.line_of(doc.nodes[slot.value as usize].start);
+        let members = if doc.nodes[slot.value as usize].kind == NodeKind::Object { doc.slots_of(slot.value) } else { &[] };
+        let Some(first) = members.first().filter(|m| doc.text(m.name) == IDENTITY_MEMBER) else {
+            return Err(malformed(line, "an element without its identity"));
+        };
+        if doc.nodes[first.value as usize].kind != NodeKind::String || position.insert(inner(&doc, first.value), i).is_some() {
+            return Err(malformed(line, "an element whose identity is not unique"));
+        }
+        // The member goes with the comma that follows it: the bytes the identity form added.
+        let end = match members.get(1) {
+            Some(next) => next.comma().map_or(next.lead.0, |c| c + 1),
+            None => doc.nodes[first.value as usize].end,
+        };
+        edits.push((first.key().0 as usize, end as usize, String::new()));
+    }
+    for slot in elements {
+        let mut refs = Vec::new();
+        references_in(&doc, slot.value, &mut refs);
+        for r in refs {
+            let n = &doc.nodes[r as usize];
+            let target = match n.kind {
+                NodeKind::String => named_position(&position, inner(&doc, r)),
+                _ => None,
+            };
+            let Some(target) = target else {
+                let owner = doc.slots_of(slot.value).first().map_or("", |m| inner(&doc, m.value));
+                return Err(Problem::DanglingReference {
+                    object: ObjectId::new(owner),
+                    path: REF.to_owned(),
+                    target: ObjectId::new(doc.node_text(r)),
+                    line: doc.line_of(n.start) as usize,
+                });
+            };
+            edits.push((n.start as usize, n.end as usize, target.to_string()));
+        }
+    }
+    Ok(splice(doc.src, edits))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SCENE: &str = r#"[
+  {
+    "__type__": "cc.SceneAsset",
+    "scene": {
+      "__id__": 1
+    }
+  },
+  {
+    "__type__": "cc.Scene",
+    "_children": [
+      {
+        "__id__": 2
+      }
+    ],
+    "_id": "s1"
+  },
+  {
+    "__type__": "cc.Node",
+    "_name": "Player",
+    "_parent": {
+      "__id__": 1
+    },
+    "_children": [],
+    "_components": [
+      {
+        "__id__": 3
+      }
+    ],
+    "_id": "p1"
+  },
+  {
+    "__type__": "cc.Sprite",
+    "node": {
+      "__id__": 2
+    }
+  }
+]
+"#;
+
+    #[test]
+    fn identities_come_from_ids_and_owners() {
+        let doc = parse(SCENE.as_bytes(), Dialect::Json).unwrap();
+        assert_eq!(identities(&doc).unwrap(), ["root", "#s1", "#p1", "#p1/_components/cc.Sprite/"]);
+    }
+
+    #[test]
+    fn the_identity_form_turns_back_byte_for_byte() {
+        let form = to_identities(SCENE.as_bytes()).unwrap();
+        let form_text = String::from_utf8(form.clone()).unwrap();
+        assert!(form_text.contains(r##"{"__lmid":"#p1","##));
+        assert!(form_text.contains(r##""__id__": "#p1/_components/cc.Sprite/""##));
+        assert!(!form_text.contains(r#""__id__": 3"#));
+        assert_eq!(String::from_utf8(to_positions(&form).unwrap()).unwrap(), SCENE);
+    }
+
+    #[test]
+    fn a_list_naming_an_element_twice_turns_back() {
+        let twice = SCENE.replace(
+            "\"_children\": [\n      {\n        \"__id__\": 2\n      }\n    ]",
+            "\"_children\": [{\"__id__\": 2}, {\"__id__\": 2}]",
+        );
+        assert_ne!(twice, SCENE);
+        let form = to_identities(twice.as_bytes()).unwrap();
+        let form_text = String::from_utf8(form.clone()).unwrap();
+        assert!(form_text.contains(r##"[{"__id__": "#p1"}, {"__id__": "#p1\u00011"}]"##), "{form_text}");
+        assert_eq!(String::from_utf8(to_positions(&form).unwrap()).unwrap(), twice);
+    }
+
+    #[test]
+    fn a_reference_to_a_missing_element_is_refused() {
+        let form = String::from_utf8(to_identities(SCENE.as_bytes()).unwrap()).unwrap();
+        let broken = form.replace(r##""__id__": "#p1/_components/cc.Sprite/""##, r##""__id__": "#gone""##);
+        assert!(matches!(to_positions(broken.as_bytes()), Err(Problem::DanglingReference { .. })));
+    }
+
+    #[test]
+    fn files_it_cannot_rewrite_are_left_alone() {
+        assert!(to_identities(b"[{\"a\": {\"__id__\": 9}}]").is_none(), "a position outside the array");
+        assert!(to_identities(b"[{\"a\": {\"__id__\": 01}}]").is_none(), "a position not written canonically");
+        assert!(to_identities(b"{\"a\": 1}").is_none(), "not an array");
+        assert!(to_identities(b"[{\"__lmid\": 1}]").is_none(), "already holds the identity member");
+    }
+}
