@@ -660,7 +660,12 @@ pub fn merge<'a>(inputs: Sides<&'a Level<'a>>, options: &Options) -> MergedLevel
             (Some(b), Some(o), Some(t)) if o.kind == b.kind => &t.kind,
             _ => &any.kind,
         };
-        objects.push(MergedObject { id: id.clone(), kind, parent: any.parent.clone(), sides, state });
+        // A structural parent moves like a value: the side that moved the object wins.
+        let parent = match (sides.base, sides.ours, sides.theirs) {
+            (Some(b), Some(o), Some(t)) if o.parent == b.parent => t.parent.clone(),
+            _ => any.parent.clone(),
+        };
+        objects.push(MergedObject { id: id.clone(), kind, parent, sides, state });
     }
     let index = objects.iter().enumerate().map(|(i, o)| (o.id.clone(), i)).collect();
     let root = ours.root.clone().or_else(|| theirs.root.clone()).or_else(|| base.root.clone());

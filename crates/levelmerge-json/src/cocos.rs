@@ -65,39 +65,81 @@ fn string_member<'s>(doc: &Document<'s>, element: u32, name: &str) -> Option<&'s
     (doc.nodes[slot.value as usize].kind == NodeKind::String).then(|| inner(doc, slot.value))
 }
 
-/// The positions a document's references point at, or `None` when a reference is not a plain
-/// position inside the array (then the file is left to the generic merge).
-fn targets(doc: &Document<'_>, elements: &[u32], element: u32) -> Option<Vec<(usize, Vec<usize>)>> {
-    let mut members = Vec::new();
-    for (m, slot) in doc.slots_of(element).iter().enumerate() {
-        let mut refs = Vec::new();
-        references_in(doc, slot.value, &mut refs);
-        let positions: Option<Vec<usize>> = refs
-            .iter()
-            .map(|&r| {
-                let text = doc.node_text(r);
-                let canonical = doc.nodes[r as usize].kind == NodeKind::Number
-                    && text.bytes().all(|b| b.is_ascii_digit())
-                    && (text == "0" || !text.starts_with('0'));
-                text.parse::<usize>().ok().filter(|&p| canonical && p < elements.len())
-            })
-            .collect();
-        members.push((m, positions?));
+/// The elements of a Cocos array and, per element, the positions each member refers to.
+struct Graph {
+    elements: Vec<u32>,
+    refs: Vec<Vec<(usize, Vec<usize>)>>,
+}
+
+impl Graph {
+    /// `position` reads a reference value; `None` when one is not a position inside the array
+    /// (then the file is left to the generic merge).
+    fn of(doc: &Document<'_>, position: impl Fn(u32) -> Option<usize>) -> Option<Graph> {
+        if doc.nodes[doc.root as usize].kind != NodeKind::Array {
+            return None;
+        }
+        let elements: Vec<u32> = doc.slots_of(doc.root).iter().map(|s| s.value).collect();
+        if elements.is_empty() || elements.iter().any(|&e| doc.nodes[e as usize].kind != NodeKind::Object) {
+            return None;
+        }
+        let mut refs = Vec::with_capacity(elements.len());
+        for &e in &elements {
+            let mut members = Vec::new();
+            for (m, slot) in doc.slots_of(e).iter().enumerate() {
+                let mut found = Vec::new();
+                references_in(doc, slot.value, &mut found);
+                let positions: Option<Vec<usize>> = found.iter().map(|&r| position(r).filter(|&p| p < elements.len())).collect();
+                members.push((m, positions?));
+            }
+            refs.push(members);
+        }
+        Some(Graph { elements, refs })
     }
-    Some(members)
+
+    /// Every element reached from the asset (element 0), breadth first: through owning members
+    /// first, then through any reference. `found(owner, member, element)` is called once per
+    /// element, when it is first reached.
+    fn spread(&self, doc: &Document<'_>, mut found: impl FnMut(usize, &str, usize)) {
+        let mut order = vec![0];
+        let mut queued = vec![false; self.elements.len()];
+        queued[0] = true;
+        for owning_only in [true, false] {
+            let mut at = 0;
+            while at < order.len() {
+                let owner = order[at];
+                at += 1;
+                for (m, positions) in &self.refs[owner] {
+                    let member = doc.text(doc.slots_of(self.elements[owner])[*m].name);
+                    if owning_only && !OWNING.contains(&member) {
+                        continue;
+                    }
+                    for &t in positions {
+                        if !queued[t] {
+                            queued[t] = true;
+                            order.push(t);
+                            found(owner, member, t);
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A reference value of the file's own form: a position written as Cocos writes it.
+fn written_position(doc: &Document<'_>, r: u32) -> Option<usize> {
+    let text = doc.node_text(r);
+    let canonical = doc.nodes[r as usize].kind == NodeKind::Number
+        && text.bytes().all(|b| b.is_ascii_digit())
+        && (text == "0" || !text.starts_with('0'));
+    text.parse::<usize>().ok().filter(|_| canonical)
 }
 
 /// The identity of every element of a Cocos array, or `None` when the document is not one
 /// this module can rewrite safely.
 pub fn identities(doc: &Document<'_>) -> Option<Vec<String>> {
-    if doc.nodes[doc.root as usize].kind != NodeKind::Array {
-        return None;
-    }
-    let elements: Vec<u32> = doc.slots_of(doc.root).iter().map(|s| s.value).collect();
-    if elements.is_empty() || elements.iter().any(|&e| doc.nodes[e as usize].kind != NodeKind::Object) {
-        return None;
-    }
-    let refs: Vec<Vec<(usize, Vec<usize>)>> = elements.iter().map(|&e| targets(doc, &elements, e)).collect::<Option<_>>()?;
+    let graph = Graph::of(doc, |r| written_position(doc, r))?;
+    let elements = &graph.elements;
     let mut ids: Vec<Option<String>> = vec![None; elements.len()];
     ids[0] = Some("root".to_owned());
 
@@ -106,7 +148,7 @@ pub fn identities(doc: &Document<'_>) -> Option<Vec<String>> {
         string_member(doc, e, "_id").filter(|id| !id.is_empty() && doc.slots_of(e).iter().any(|s| doc.text(s.name) == "_children"))
     };
     let mut seen: FxHashMap<&str, usize> = FxHashMap::default();
-    for &e in &elements {
+    for &e in elements {
         if let Some(id) = node_id(e) {
             *seen.entry(id).or_default() += 1;
         }
@@ -117,39 +159,20 @@ pub fn identities(doc: &Document<'_>) -> Option<Vec<String>> {
         }
     }
 
-    // The rest from their owners, breadth first from the asset: owning members, then the others.
+    // The rest from their owners.
     let mut ordinals: FxHashMap<String, usize> = FxHashMap::default();
-    let mut order = vec![0];
-    let mut queued = vec![false; elements.len()];
-    queued[0] = true;
-    for owning_only in [true, false] {
-        let mut at = 0;
-        while at < order.len() {
-            let owner = order[at];
-            at += 1;
-            let owner_id = ids[owner].clone().expect("queued elements have identities");
-            for (m, positions) in &refs[owner] {
-                let member = doc.text(doc.slots_of(elements[owner])[*m].name);
-                if owning_only && !OWNING.contains(&member) {
-                    continue;
-                }
-                for &t in positions {
-                    if ids[t].is_none() {
-                        let kind = string_member(doc, elements[t], "__type__").unwrap_or("");
-                        let name = string_member(doc, elements[t], "_name").unwrap_or("");
-                        let stem = format!("{owner_id}/{member}/{kind}/{name}");
-                        let n = ordinals.entry(stem.clone()).or_default();
-                        ids[t] = Some(if *n == 0 { stem } else { format!("{stem}#{n}") });
-                        *n += 1;
-                    }
-                    if !queued[t] {
-                        queued[t] = true;
-                        order.push(t);
-                    }
-                }
-            }
+    graph.spread(doc, |owner, member, t| {
+        if ids[t].is_some() {
+            return;
         }
-    }
+        let owner_id = ids[owner].as_deref().expect("an owner is reached before what it owns");
+        let kind = string_member(doc, elements[t], "__type__").unwrap_or("");
+        let name = string_member(doc, elements[t], "_name").unwrap_or("");
+        let stem = format!("{owner_id}/{member}/{kind}/{name}");
+        let n = ordinals.entry(stem.clone()).or_default();
+        ids[t] = Some(if *n == 0 { stem } else { format!("{stem}#{n}") });
+        *n += 1;
+    });
     // Elements nothing refers to.
     let mut unreferenced = 0;
     for (i, id) in ids.iter_mut().enumerate() {
@@ -162,6 +185,34 @@ pub fn identities(doc: &Document<'_>) -> Option<Vec<String>> {
     let ids: Vec<String> = ids.into_iter().map(|id| id.expect("every element has an identity")).collect();
     let unique: FxHashSet<&str> = ids.iter().map(String::as_str).collect();
     (unique.len() == ids.len()).then_some(ids)
+}
+
+/// In a document of the identity form: the owner of each element (the element that first
+/// refers to it, as [`identities`] counts), `None` for the asset and elements nothing refers
+/// to; `None` when the document is not in the identity form.
+pub fn owners(doc: &Document<'_>) -> Option<Vec<Option<usize>>> {
+    let mut position: FxHashMap<&str, usize> = FxHashMap::default();
+    for (i, slot) in doc.slots_of(doc.root).iter().enumerate() {
+        position.insert(element_identity(doc, slot.value)?, i);
+    }
+    let graph = Graph::of(doc, |r| (doc.nodes[r as usize].kind == NodeKind::String).then(|| named_position(&position, inner(doc, r)))?)?;
+    let mut owners = vec![None; graph.elements.len()];
+    graph.spread(doc, |owner, _, t| owners[t] = Some(owner));
+    Some(owners)
+}
+
+/// The identity an element of the identity form opens with.
+pub fn element_identity<'s>(doc: &Document<'s>, element: u32) -> Option<&'s str> {
+    if doc.nodes[element as usize].kind != NodeKind::Object {
+        return None;
+    }
+    let first = doc.slots_of(element).first().filter(|m| doc.text(m.name) == IDENTITY_MEMBER)?;
+    (doc.nodes[first.value as usize].kind == NodeKind::String).then(|| inner(doc, first.value))
+}
+
+/// The identity a reference of the identity form names (without the count of a repeat).
+pub fn named_identity(name: &str) -> &str {
+    name.rsplit_once(REPEAT).map_or(name, |(id, _)| id)
 }
 
 /// Whether `text` can only be in the identity form (never written by Cocos itself).
@@ -235,7 +286,7 @@ fn name_targets(doc: &Document<'_>, node: u32, ids: &[String], edits: &mut Vec<(
 
 /// The element a reference in the identity form names.
 fn named_position(position: &FxHashMap<&str, usize>, name: &str) -> Option<usize> {
-    position.get(name).copied().or_else(|| position.get(name.rsplit_once(REPEAT)?.0).copied())
+    position.get(name).or_else(|| position.get(named_identity(name))).copied()
 }
 
 /// A merged text in the identity form turned back into positions. Fails when a reference

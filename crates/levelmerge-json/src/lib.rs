@@ -110,16 +110,18 @@ impl JsonCodec {
 
 impl JsonCodec {
     /// The configuration with the identity keys of the editor that wrote `docs` (the versions
-    /// of one file) after the configured ones.
-    fn config_for<'a>(&self, docs: impl Iterator<Item = &'a Document<'a>>) -> std::borrow::Cow<'_, JsonConfig> {
-        match Profile::first(docs.map(|d| *d.profile.get_or_init(|| Profile::detect(d.src.as_bytes())))) {
+    /// of one file) after the configured ones, and that editor.
+    fn config_for<'a>(&self, docs: impl Iterator<Item = &'a Document<'a>>) -> (std::borrow::Cow<'_, JsonConfig>, Option<Profile>) {
+        let profile = Profile::first(docs.map(|d| *d.profile.get_or_init(|| Profile::detect(d.src.as_bytes()))));
+        let config = match profile {
             Some(profile) => {
                 let mut config = self.config.clone();
                 config.collections.extend(profile.collections());
                 std::borrow::Cow::Owned(config)
             }
             None => std::borrow::Cow::Borrowed(&self.config),
-        }
+        };
+        (config, profile)
     }
 }
 
@@ -141,9 +143,10 @@ impl Codec for JsonCodec {
         // A document's text outlives any borrow of the document.
         let doc: &'d Document<'d> = doc;
         let others: Vec<&'d Document<'d>> = others.iter().map(|d| -> &'d Document<'d> { d }).collect();
-        let config = self.config_for(std::iter::once(doc).chain(others.iter().copied()));
+        let (config, profile) = self.config_for(std::iter::once(doc).chain(others.iter().copied()));
         let others = if self.skip_unchanged { others } else { Vec::new() };
-        lower::lower(doc, side, &config, &others)
+        let cocos_owners = (profile == Some(Profile::Cocos)).then(|| cocos::owners(doc)).flatten();
+        lower::lower(doc, side, &config, &others, cocos_owners)
     }
 
     fn rules(&self, texts: Sides<&[u8]>) -> Vec<levelmerge_core::policy::Rule> {

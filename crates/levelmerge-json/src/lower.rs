@@ -75,6 +75,9 @@ struct Lowerer<'d, 'c> {
     seen_ids: Option<FxHashMap<String, Vec<ObjectId>>>,
     /// Member names from the document root to the value being lowered (array positions left out).
     path: Vec<&'d str>,
+    /// A Cocos file in the identity form ([`crate::cocos`]): each element's owner, which is its
+    /// parent in the level; its references name elements.
+    cocos_owners: Option<Vec<Option<usize>>>,
 }
 
 /// The identity key of an array, if every element is an object holding it as a string or
@@ -203,6 +206,26 @@ impl<'d> Lowerer<'d, '_> {
         Some(Reference { target, role })
     }
 
+    /// A reference of a Cocos file's identity form.
+    fn cocos_reference(&mut self, node: u32) -> Reference {
+        self.level.references = true;
+        let target = crate::cocos::named_identity(id_text(self.doc, node));
+        Reference { target: ObjectId::new(format!("{ROOT_ID}[{target}]")), role: RefRole::Other }
+    }
+
+    /// The parent of the element at `index` of the array being lowered: its owner in a Cocos
+    /// file's identity form, else the object holding the array.
+    fn element_parent(&self, owner: &ObjectId, index: usize) -> ObjectId {
+        let Some(owners) = self.cocos_owners.as_ref().filter(|_| self.path.is_empty() && owner.as_str() == ROOT_ID) else {
+            return owner.clone();
+        };
+        let element_id = |i: usize| {
+            let element = self.doc.slots_of(self.doc.root)[i].value;
+            crate::cocos::element_identity(self.doc, element).map(|id| ObjectId::new(format!("{ROOT_ID}[{id}]")))
+        };
+        owners.get(index).copied().flatten().and_then(element_id).unwrap_or_else(|| owner.clone())
+    }
+
     /// Lower a value that belongs to object `owner`. `self.path[rel..]` is the value's member
     /// path inside its owner.
     ///
@@ -218,7 +241,10 @@ impl<'d> Lowerer<'d, '_> {
         }
         match n.kind {
             NodeKind::String | NodeKind::Number | NodeKind::Literal => {
-                let reference = key.and_then(|k| self.reference(k, node, owner));
+                let reference = match &self.cocos_owners {
+                    Some(_) if key == Some(COCOS_REFERENCE) && n.kind == NodeKind::String => Some(self.cocos_reference(node)),
+                    _ => key.and_then(|k| self.reference(k, node, owner)),
+                };
                 Value::scalar(raw, self.origin(node), reference)
             }
             NodeKind::Object => {
@@ -288,21 +314,43 @@ impl<'d> Lowerer<'d, '_> {
             let kind = kind_of(doc, element).unwrap_or(&kind).to_owned();
             hashes.push(props.hash);
             ids.push(id.clone());
-            self.level.objects.insert(id.clone(), Object { id, kind, parent: Some(owner.clone()), props, line });
+            let parent = self.element_parent(owner, index);
+            self.level.objects.insert(id.clone(), Object { id, kind, parent: Some(parent), props, line });
         }
         Value::children(doc.node_text(array), self.origin(array), ids, &hashes)
     }
 }
 
-/// Lower a document.
-pub fn lower<'d>(doc: &'d Document<'d>, side: Side, config: &JsonConfig, others: &[&'d Document<'d>]) -> Result<Level<'d>, Vec<Problem>> {
+/// The member of a Cocos reference.
+const COCOS_REFERENCE: &str = "__id__";
+
+/// Lower a document. `cocos_owners`: the document is a Cocos file in the identity form, whose
+/// elements have these owners ([`crate::cocos::owners`]).
+pub fn lower<'d>(
+    doc: &'d Document<'d>,
+    side: Side,
+    config: &JsonConfig,
+    others: &[&'d Document<'d>],
+    cocos_owners: Option<Vec<Option<usize>>>,
+) -> Result<Level<'d>, Vec<Problem>> {
     let declares_refs = config.parent_key.is_some() || !config.reference_keys.is_empty();
     // Opaque parts would hide declared references, which the checks need.
     let opaque_ok = others.len() == 2 && !declares_refs;
     let run = |ids: Option<&FxHashMap<String, Vec<ObjectId>>>| {
         let seen_ids = (declares_refs && ids.is_none()).then(FxHashMap::default);
-        let mut l =
-            Lowerer { doc, others, opaque_ok, side, config, level: Level::new(), problems: Vec::new(), ids, seen_ids, path: Vec::new() };
+        let mut l = Lowerer {
+            doc,
+            others,
+            opaque_ok,
+            side,
+            config,
+            level: Level::new(),
+            problems: Vec::new(),
+            ids,
+            seen_ids,
+            path: Vec::new(),
+            cocos_owners: cocos_owners.clone(),
+        };
         let root_id = ObjectId::new(ROOT_ID);
         let root_peers = [0, 1].map(|i| others.get(i).map(|d| d.root));
         let props = l.value(doc.root, root_peers, &root_id, None, 0, false);

@@ -1,0 +1,189 @@
+//! Cocos Creator scenes, whose references are array positions: merges that insert and delete
+//! elements on both sides keep every reference on the element it meant.
+
+use levelmerge_core::text::MarkerStyle;
+use levelmerge_core::{merge_texts, MergeOutcome, Options, Sides};
+use levelmerge_json::JsonCodec;
+use serde_json::Value;
+
+/// A node of a scene to build: name, `_id`, children, and components (type, a `_string`).
+struct Node {
+    name: &'static str,
+    id: &'static str,
+    children: Vec<Node>,
+    components: Vec<(&'static str, &'static str)>,
+}
+
+fn node(name: &'static str, id: &'static str, children: Vec<Node>, components: Vec<(&'static str, &'static str)>) -> Node {
+    Node { name, id, children, components }
+}
+
+/// A scene laid out as Cocos Creator 2.x writes one: the asset, the scene, then each node
+/// followed by its children and its components, indented by two spaces.
+fn scene(nodes: &[Node]) -> String {
+    fn count(n: &Node) -> usize {
+        1 + n.components.len() + n.children.iter().map(count).sum::<usize>()
+    }
+    fn emit(n: &Node, at: usize, parent: usize, out: &mut Vec<String>) {
+        let mut child_at = at + 1;
+        let mut child_positions = Vec::new();
+        for c in &n.children {
+            child_positions.push(child_at);
+            child_at += count(c);
+        }
+        let component_positions: Vec<usize> = (0..n.components.len()).map(|i| child_at + i).collect();
+        let refs = |ps: &[usize]| ps.iter().map(|p| format!("\n      {{\n        \"__id__\": {p}\n      }}")).collect::<Vec<_>>().join(",");
+        let list = |ps: &[usize]| if ps.is_empty() { "[]".to_owned() } else { format!("[{}\n    ]", refs(ps)) };
+        out.push(format!(
+            "  {{\n    \"__type__\": \"cc.Node\",\n    \"_name\": \"{}\",\n    \"_parent\": {{\n      \"__id__\": {parent}\n    }},\n    \"_children\": {},\n    \"_components\": {},\n    \"_id\": \"{}\"\n  }}",
+            n.name,
+            list(&child_positions),
+            list(&component_positions),
+            n.id
+        ));
+        for (c, &p) in n.children.iter().zip(&child_positions) {
+            emit(c, p, at, out);
+        }
+        for (kind, text) in &n.components {
+            out.push(format!(
+                "  {{\n    \"__type__\": \"{kind}\",\n    \"node\": {{\n      \"__id__\": {at}\n    }},\n    \"_string\": \"{text}\"\n  }}"
+            ));
+        }
+    }
+    let mut out = vec!["  {\n    \"__type__\": \"cc.SceneAsset\",\n    \"scene\": {\n      \"__id__\": 1\n    }\n  }".to_owned()];
+    let mut positions = Vec::new();
+    let mut at = 2;
+    for n in nodes {
+        positions.push(at);
+        at += count(n);
+    }
+    let children = positions.iter().map(|p| format!("\n      {{\n        \"__id__\": {p}\n      }}")).collect::<Vec<_>>().join(",");
+    out.push(format!("  {{\n    \"__type__\": \"cc.Scene\",\n    \"_children\": [{children}\n    ],\n    \"_id\": \"scene\"\n  }}"));
+    for (n, &p) in nodes.iter().zip(&positions) {
+        emit(n, p, 1, &mut out);
+    }
+    format!("[\n{}\n]\n", out.join(",\n"))
+}
+
+fn merge(b: &str, o: &str, t: &str) -> MergeOutcome {
+    let codec = JsonCodec::default();
+    merge_texts(&codec, Sides::new(b.as_bytes(), o.as_bytes(), t.as_bytes()), &Options::default(), &MarkerStyle::default())
+        .expect("the merge runs")
+}
+
+/// Every reference of a merged scene points inside it, and parents and children agree.
+/// Returns the scene as `(node name, parent name, child names, component strings)`, sorted.
+fn structure(text: &str) -> Vec<(String, String, Vec<String>, Vec<String>)> {
+    let array: Vec<Value> = serde_json::from_str(text).expect("the merged scene is JSON");
+    let at = |r: &Value| -> &Value {
+        let p = r["__id__"].as_u64().expect("a reference is a position") as usize;
+        array.get(p).expect("a reference points inside the array")
+    };
+    let name = |v: &Value| v["_name"].as_str().unwrap_or("").to_owned();
+    let mut nodes = Vec::new();
+    for (i, e) in array.iter().enumerate() {
+        if e["__type__"] != "cc.Node" {
+            continue;
+        }
+        let parent = at(&e["_parent"]);
+        let children: Vec<String> = e["_children"].as_array().unwrap().iter().map(|c| name(at(c))).collect();
+        for c in e["_children"].as_array().unwrap() {
+            assert_eq!(c["__id__"].as_u64(), array.iter().position(|x| x == at(c)).map(|p| p as u64));
+            assert_eq!(at(c)["_parent"]["__id__"].as_u64(), Some(i as u64), "a child's parent is the node listing it");
+        }
+        let components: Vec<String> = e["_components"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| {
+                assert_eq!(at(c)["node"]["__id__"].as_u64(), Some(i as u64), "a component's node is the node listing it");
+                at(c)["_string"].as_str().unwrap().to_owned()
+            })
+            .collect();
+        nodes.push((name(e), name(parent), children, components));
+    }
+    nodes.sort();
+    nodes
+}
+
+fn base() -> String {
+    scene(&[node("Canvas", "c1", vec![node("Title", "t1", vec![], vec![("cc.Label", "hello")])], vec![("cc.Canvas", "")])])
+}
+
+#[test]
+fn both_sides_add_nodes_under_one_parent() {
+    let ours = scene(&[node(
+        "Canvas",
+        "c1",
+        vec![node("Title", "t1", vec![], vec![("cc.Label", "hello")]), node("Ok", "o1", vec![], vec![("cc.Button", "ok")])],
+        vec![("cc.Canvas", "")],
+    )]);
+    let theirs = scene(&[node(
+        "Canvas",
+        "c1",
+        vec![node("Back", "b1", vec![], vec![("cc.Sprite", "back")]), node("Title", "t1", vec![], vec![("cc.Label", "hello")])],
+        vec![("cc.Canvas", "")],
+    )]);
+    let merged = merge(&base(), &ours, &theirs);
+    assert_eq!(merged.open_conflicts, 0);
+    let text = String::from_utf8(merged.text).unwrap();
+    assert!(!text.contains("__lmid"), "the identity form never reaches the file");
+    let s = structure(&text);
+    let canvas = s.iter().find(|n| n.0 == "Canvas").unwrap();
+    assert_eq!(canvas.2, ["Back", "Title", "Ok"]);
+    assert_eq!(s.iter().find(|n| n.0 == "Ok").unwrap().3, ["ok"]);
+    assert_eq!(s.iter().find(|n| n.0 == "Back").unwrap().3, ["back"]);
+    assert_eq!(s.iter().find(|n| n.0 == "Title").unwrap().3, ["hello"]);
+}
+
+#[test]
+fn an_edit_lands_on_its_component_when_the_other_side_renumbers() {
+    let ours = scene(&[
+        node("Intro", "i1", vec![], vec![("cc.Label", "intro")]),
+        node("Canvas", "c1", vec![node("Title", "t1", vec![], vec![("cc.Label", "hello")])], vec![("cc.Canvas", "")]),
+    ]);
+    let theirs = base().replace("\"hello\"", "\"welcome\"");
+    let merged = merge(&base(), &ours, &theirs);
+    assert_eq!(merged.open_conflicts, 0);
+    let text = String::from_utf8(merged.text).unwrap();
+    assert_eq!(text, ours.replace("\"hello\"", "\"welcome\""));
+    structure(&text);
+}
+
+#[test]
+fn deleting_a_node_whose_component_the_other_side_edited_conflicts() {
+    let ours = scene(&[node("Canvas", "c1", vec![], vec![("cc.Canvas", "")])]);
+    let theirs = base().replace("\"hello\"", "\"welcome\"");
+    let merged = merge(&base(), &ours, &theirs);
+    assert!(merged.open_conflicts > 0, "a delete/modify conflict, not a silent loss");
+    assert!(merged.conflicts.iter().any(|c| c.kind == "delete-modify"), "{:?}", merged.conflicts);
+}
+
+#[test]
+fn one_sided_changes_come_back_byte_for_byte() {
+    let changed =
+        scene(&[node("Intro", "i1", vec![], vec![("cc.Label", "intro")]), node("Canvas", "c1", vec![], vec![("cc.Canvas", "x")])]);
+    let b = base();
+    for (o, t, want) in [(&changed, &b, &changed), (&b, &changed, &changed), (&changed, &changed, &changed)] {
+        let merged = merge(&b, o, t);
+        assert_eq!(merged.open_conflicts, 0);
+        assert_eq!(String::from_utf8(merged.text).unwrap(), **want);
+    }
+}
+
+#[test]
+fn a_reference_to_a_node_the_other_side_deleted_is_never_written() {
+    // Ours adds a component to Title; theirs deletes Title with its label: a conflict, and the
+    // marked file is written in positions, never in the identity form.
+    let ours = scene(&[node(
+        "Canvas",
+        "c1",
+        vec![node("Title", "t1", vec![], vec![("cc.Label", "hello"), ("cc.Widget", "")])],
+        vec![("cc.Canvas", "")],
+    )]);
+    let theirs = scene(&[node("Canvas", "c1", vec![], vec![("cc.Canvas", "")])]);
+    let merged = merge(&base(), &ours, &theirs);
+    assert!(merged.open_conflicts > 0);
+    let text = String::from_utf8(merged.text).unwrap();
+    assert!(!text.contains("__lmid"), "{text}");
+}
