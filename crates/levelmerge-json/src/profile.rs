@@ -1,7 +1,8 @@
 //! What each JSON level editor's files need beyond the generic rules, recognised from the
 //! file's content (Cocos also writes `.prefab`, Tiled and GDevelop plain `.json`):
 //!
-//! * **LDtk**: `nextUid` is a counter (the larger wins); levels, layers and entities are keyed
+//! * **LDtk**: `nextUid` is a counter (the larger wins); a tileset's `cachedPixelData` is a
+//!   cache LDtk rebuilds from the image (volatile); levels, layers and entities are keyed
 //!   by `iid` and definitions by `uid` (the generic id keys); field instances by `defUid`;
 //!   `realEditorValues` by position (their `"id": "V_String"` names a kind).
 //! * **Tiled**: `nextobjectid` and `nextlayerid` are counters; custom `properties` are keyed by
@@ -13,7 +14,10 @@
 //!   definition, shared by every instance).
 //! * **Cocos Creator**: references are array positions; the file is merged in an identity
 //!   form ([`crate::cocos`]) whose elements are keyed by their identity and whose reference
-//!   lists (`_children`, `_components`) by the identity they name.
+//!   lists (`_children`, `_components`) by the identity they name. Volatile: the scene node's
+//!   `_scale` (the editor's zoom: in the corpus it changes on nearly every save, to ratios of
+//!   the view to the design size such as 626/960), a label's `_actualFontSize` (computed from
+//!   its text and box), and the `_id` an editor upgrade gives each component (random).
 //!
 //! A user's `.levelmerge.toml` rules come first; the profile's collections come after the
 //! configured ones.
@@ -78,10 +82,15 @@ impl Profile {
     pub fn rules(self) -> Vec<Rule> {
         let rule = |pattern: &str, action| Rule { pattern: pattern.to_owned(), action };
         match self {
-            Profile::Ldtk => vec![rule("nextUid", RuleAction::Max)],
+            Profile::Ldtk => vec![rule("nextUid", RuleAction::Max), rule("cachedPixelData*", RuleAction::Ignore)],
             Profile::Tiled => vec![rule("nextobjectid", RuleAction::Max), rule("nextlayerid", RuleAction::Max)],
             Profile::GDevelop => vec![rule("uiSettings.*", RuleAction::Ignore), rule("properties.projectFile", RuleAction::Ignore)],
-            Profile::Ogmo | Profile::Cocos => Vec::new(),
+            Profile::Ogmo => Vec::new(),
+            Profile::Cocos => vec![
+                rule("cc.Scene._scale*", RuleAction::Ignore),
+                rule("_actualFontSize", RuleAction::Ignore),
+                rule("_id", RuleAction::Ignore),
+            ],
         }
     }
 

@@ -187,3 +187,18 @@ fn a_reference_to_a_node_the_other_side_deleted_is_never_written() {
     let text = String::from_utf8(merged.text).unwrap();
     assert!(!text.contains("__lmid"), "{text}");
 }
+
+#[test]
+fn the_editors_zoom_on_the_scene_is_not_a_conflict() {
+    let with_scale =
+        |x: &str| base().replace("\"_id\": \"scene\"", &format!("\"_scale\": {{ \"x\": {x}, \"y\": {x} }},\n    \"_id\": \"scene\""));
+    let b = with_scale("0.75");
+    let ours = with_scale("0.652").replace("\"hello\"", "\"welcome\"");
+    let theirs = with_scale("0.6734");
+    let merged = merge(&b, &ours, &theirs);
+    assert_eq!(merged.open_conflicts, 0);
+    assert_eq!(String::from_utf8(merged.text).unwrap(), ours);
+    // A node's own scale is content: both sides changing it differently conflict.
+    let node_scale = |x: &str| b.replace("\"_name\": \"Title\",", &format!("\"_name\": \"Title\",\n    \"_scale\": {x},"));
+    assert!(merge(&node_scale("1"), &node_scale("2"), &node_scale("3")).open_conflicts > 0);
+}

@@ -246,6 +246,16 @@ fn ldtk_next_uid_bumped_on_both_sides_takes_the_larger() {
     assert_eq!(merge(&plain(LDTK), &plain(&o), &plain(&t)).1, 1);
 }
 
+#[test]
+fn ldtk_pixel_caches_are_volatile() {
+    let base = LDTK.replace("\"uid\": 9 }", "\"uid\": 9, \"cachedPixelData\": { \"opaqueTiles\": \"00\" } }");
+    let o = base.replace("\"00\"", "\"01\"").replace("\"uid\": 8 }", "\"uid\": 8, \"width\": 2 }");
+    let t = base.replace("\"00\"", "\"10\"");
+    let (m, c) = merge(&base, &o, &t);
+    assert_eq!(c, 0, "{m}");
+    assert_eq!(m, o, "ours' cache is kept");
+}
+
 const GDEVELOP: &str = r#"{
   "gdVersion": { "major": 5 },
   "uiSettings": { "zoomFactor": 0.5 },
