@@ -220,20 +220,6 @@ fn mentions_identity_member(text: &[u8]) -> bool {
     memchr::memmem::find(text, IDENTITY_MEMBER.as_bytes()).is_some()
 }
 
-/// A text with byte ranges replaced.
-fn splice(src: &str, mut edits: Vec<(usize, usize, String)>) -> Vec<u8> {
-    edits.sort_by_key(|e| e.0);
-    let mut out = Vec::with_capacity(src.len() + edits.iter().map(|e| e.2.len()).sum::<usize>());
-    let mut at = 0;
-    for (start, end, text) in edits {
-        out.extend_from_slice(&src.as_bytes()[at..start]);
-        out.extend_from_slice(text.as_bytes());
-        at = end;
-    }
-    out.extend_from_slice(&src.as_bytes()[at..]);
-    out
-}
-
 /// A Cocos file in the identity form, or `None` when it is not one that can be rewritten.
 pub fn to_identities(text: &[u8]) -> Option<Vec<u8>> {
     if mentions_identity_member(text) {
@@ -249,7 +235,7 @@ pub fn to_identities(text: &[u8]) -> Option<Vec<u8>> {
         edits.push((open, open, format!("\"{IDENTITY_MEMBER}\":\"{}\"{comma}", ids[i])));
         name_targets(&doc, slot.value, &ids, &mut edits)?;
     }
-    Some(splice(doc.src, edits))
+    Some(doc.spliced(edits))
 }
 
 /// Written after an identity repeated in one list, with the repeat's count: list elements
@@ -338,7 +324,7 @@ pub fn to_positions(text: &[u8]) -> Result<Vec<u8>, Problem> {
             edits.push((n.start as usize, n.end as usize, target.to_string()));
         }
     }
-    Ok(splice(doc.src, edits))
+    Ok(doc.spliced(edits))
 }
 
 #[cfg(test)]

@@ -7,6 +7,7 @@
 //! * [`profile`]: the identity keys, counters and volatile members of LDtk, Tiled, GDevelop,
 //!   Ogmo and Cocos files, recognised from their content.
 //! * [`cocos`]: Cocos files, whose references are positions, merged in an identity form.
+//! * [`renumber`]: new objects both sides added under one counter-given id told apart.
 #![forbid(unsafe_code)]
 
 pub mod cocos;
@@ -14,6 +15,7 @@ pub mod lower;
 pub mod parse;
 pub mod profile;
 pub mod render;
+pub mod renumber;
 
 use levelmerge_core::resolve::Resolved;
 use levelmerge_core::{Codec, Level, Problem, Side, Sides};
@@ -155,11 +157,25 @@ impl Codec for JsonCodec {
 
     fn renumber(&self, texts: Sides<&[u8]>) -> Option<levelmerge_core::Renumbered> {
         let all = [texts.base, texts.ours, texts.theirs];
-        if self.dialect == Some(Dialect::Sjson) || Profile::detect_among(&all) != Some(Profile::Cocos) {
+        if self.dialect == Some(Dialect::Sjson) {
             return None;
         }
-        let [base, ours, theirs] = all.map(cocos::to_identities);
-        Some(levelmerge_core::Renumbered { base: Some(base?), ours: Some(ours?), theirs: Some(theirs?), notes: Vec::new(), restore: true })
+        match Profile::detect_among(&all)? {
+            Profile::Cocos => {
+                let [base, ours, theirs] = all.map(cocos::to_identities);
+                Some(levelmerge_core::Renumbered {
+                    base: Some(base?),
+                    ours: Some(ours?),
+                    theirs: Some(theirs?),
+                    notes: Vec::new(),
+                    restore: true,
+                })
+            }
+            profile => {
+                let (theirs, notes) = renumber::renumber(texts, &profile.id_spaces())?;
+                Some(levelmerge_core::Renumbered { theirs: Some(theirs), notes, ..Default::default() })
+            }
+        }
     }
 
     fn restore(&self, text: Vec<u8>) -> Result<Vec<u8>, Problem> {

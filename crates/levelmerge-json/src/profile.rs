@@ -6,7 +6,7 @@
 //!   by `iid` and definitions by `uid` (the generic id keys); field instances by `defUid`;
 //!   `realEditorValues` by position (their `"id": "V_String"` names a kind).
 //! * **Tiled**: `nextobjectid` and `nextlayerid` are counters; custom `properties` are keyed by
-//!   `name`.
+//!   `name`; objects and layers both sides added under one id are renumbered in theirs.
 //! * **GDevelop**: objects, layouts, layers, variables, behaviours, resources, groups and
 //!   functions are keyed by `name`, instances by `persistentUuid`; the editor's view state
 //!   (`uiSettings`) and the saving machine's `projectFile` path are volatile.
@@ -24,6 +24,7 @@
 
 use levelmerge_core::policy::{Rule, RuleAction};
 
+use crate::renumber::{IdSpace, TypedReference};
 use crate::Collection;
 
 /// A level editor whose JSON files have rules of their own.
@@ -91,6 +92,33 @@ impl Profile {
                 rule("_actualFontSize", RuleAction::Ignore),
                 rule("_id", RuleAction::Ignore),
             ],
+        }
+    }
+
+    /// Ids the editor hands out from a counter in the file, renumbered when both sides add
+    /// different objects under one ([`crate::renumber`]).
+    pub fn id_spaces(self) -> Vec<IdSpace> {
+        match self {
+            Profile::Tiled => vec![
+                IdSpace {
+                    what: "object",
+                    // Map objects, in layers and groups (a tileset's collision shapes count apart).
+                    arrays: |path| {
+                        path.starts_with("layers") && path.ends_with(".objects") && path.split('.').rev().skip(1).all(|s| s == "layers")
+                    },
+                    key: "id",
+                    counter: "nextobjectid",
+                    references: Some(TypedReference { type_member: "type", type_value: "object", value_member: "value" }),
+                },
+                IdSpace {
+                    what: "layer",
+                    arrays: |path| path.split('.').all(|s| s == "layers"),
+                    key: "id",
+                    counter: "nextlayerid",
+                    references: None,
+                },
+            ],
+            _ => Vec::new(),
         }
     }
 

@@ -321,3 +321,21 @@ fn the_same_list_edit_on_both_sides_plus_new_items_on_one_merges() {
     let (m, c) = merge(base, "{ \"l\": [1, 2, 30] }\n", "{ \"l\": [1, 2, 30, 3] }\n");
     assert_eq!(c, 1, "{m}");
 }
+
+#[test]
+fn tiled_objects_both_sides_added_under_one_id_are_both_kept() {
+    let base = "{ \"layers\":[{ \"id\":1, \"objects\":[{ \"id\":1, \"name\":\"door\" }] }],\n  \"nextlayerid\":2, \"nextobjectid\":2, \"tiledversion\":\"1.10\" }\n";
+    let o = base
+        .replace("\"name\":\"door\" }", "\"name\":\"door\" }, { \"id\":2, \"name\":\"key\" }")
+        .replace("\"nextobjectid\":2", "\"nextobjectid\":3");
+    let t = base
+        .replace("\"name\":\"door\" }", "\"name\":\"door\" }, { \"id\":2, \"name\":\"chest\" }")
+        .replace("\"nextobjectid\":2", "\"nextobjectid\":3");
+    let (m, c) = merge(base, &o, &t);
+    assert_eq!(c, 0, "{m}");
+    assert_eq!(
+        m,
+        base.replace("\"name\":\"door\" }", "\"name\":\"door\" }, { \"id\":2, \"name\":\"key\" }, { \"id\":3, \"name\":\"chest\" }")
+            .replace("\"nextobjectid\":2", "\"nextobjectid\":4")
+    );
+}
