@@ -313,3 +313,61 @@ pub fn spread_edits(level: &GenLevel, count: usize, id_base: u32, seed: u64) -> 
         })
         .collect()
 }
+
+/// Members whose numbers an editor's file holds as plain content (positions, sizes): safe to
+/// edit without touching an id or a counter.
+const EDITABLE_MEMBERS: [&str; 10] = ["x", "y", "width", "height", "angle", "zOrder", "opacity", "_opacity", "worldX", "worldY"];
+
+/// A real JSON level with `count` numbers edited (members in [`EDITABLE_MEMBERS`] written as
+/// `"key": number`), all in the first half of the file for `half` 0 and the second for 1, so
+/// that two calls edit disjoint places. Deterministic for a seed.
+pub fn edit_json_numbers(text: &str, count: usize, half: usize, seed: u64) -> String {
+    let (from, to) = if half == 0 { (0, text.len() / 2) } else { (text.len() / 2, text.len()) };
+    let bytes = text.as_bytes();
+    let mut candidates: Vec<(usize, usize)> = Vec::new();
+    let mut at = from;
+    while let Some(p) = text[at..to].find("\":") {
+        let colon = at + p + 1;
+        at = colon + 1;
+        let Some(open) = text[..colon - 1].rfind('"') else { continue };
+        if !EDITABLE_MEMBERS.contains(&&text[open + 1..colon - 1]) {
+            continue;
+        }
+        let start = colon + 1 + text[colon + 1..].bytes().take_while(|b| *b == b' ' || *b == b'\t').count();
+        let end = start + text[start..].bytes().take_while(|b| b.is_ascii_digit()).count();
+        if end > start && end < to && matches!(bytes.get(end), Some(b',' | b'\n' | b'\r' | b'}' | b' ')) {
+            candidates.push((start, end));
+        }
+    }
+    let mut rng = Rng::new(seed);
+    let mut chosen = Vec::with_capacity(count);
+    for _ in 0..count.min(candidates.len()) {
+        let i = rng.below(candidates.len() as u64) as usize;
+        chosen.push(candidates.swap_remove(i));
+    }
+    chosen.sort_unstable();
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    for (start, end) in chosen {
+        out.push_str(&text[at..start]);
+        out.push_str(&(10_000 + rng.below(90_000)).to_string());
+        at = end;
+    }
+    out.push_str(&text[at..]);
+    out
+}
+
+#[cfg(test)]
+mod json_edit_tests {
+    use super::*;
+
+    #[test]
+    fn numbers_of_content_members_are_edited_in_one_half() {
+        let text = "{\"id\": 1, \"x\": 2, \"y\": 3,\n \"uid\": 4, \"width\": 5, \"height\": 6}\n";
+        let first = edit_json_numbers(text, 10, 0, 1);
+        let second = edit_json_numbers(text, 10, 1, 1);
+        assert!(first.contains("\"id\": 1,") && first.contains("\"uid\": 4,"), "{first}");
+        assert!(!first.contains("\"x\": 2,") && first.contains("\"height\": 6}"), "{first}");
+        assert!(second.contains("\"x\": 2,") && !second.contains("\"height\": 6}"), "{second}");
+    }
+}
