@@ -94,6 +94,20 @@ fn walk<'s>(doc: &Document<'s>, node: u32, path: &mut Vec<&'s str>, space: &IdSp
 /// Theirs with its colliding new ids renumbered, and a note per id; `None` when nothing
 /// collides (or a version is not JSON).
 pub fn renumber(texts: Sides<&[u8]>, spaces: &[IdSpace]) -> Option<(Vec<u8>, Vec<String>)> {
+    // Only counters both sides moved can have handed out one id twice.
+    let counter = |text: &[u8], name: &str| {
+        let key = format!("\"{name}\"");
+        let at = memchr::memmem::find(text, key.as_bytes())? + key.len();
+        let value = text[at..].iter().skip_while(|b| matches!(b, b' ' | b'\t' | b':' | b'\r' | b'\n')).take_while(|b| b.is_ascii_digit());
+        Some(value.copied().collect::<Vec<u8>>())
+    };
+    let moved = |name: &str| {
+        let base = counter(texts.base, name);
+        base != counter(texts.ours, name) && base != counter(texts.theirs, name)
+    };
+    if !spaces.iter().any(|s| moved(s.counter)) {
+        return None;
+    }
     let docs = Sides::new(
         parse(texts.base, Dialect::Json).ok()?,
         parse(texts.ours, Dialect::Json).ok()?,
