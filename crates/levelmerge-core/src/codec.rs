@@ -288,6 +288,12 @@ where
     for<'s> C::Document<'s>: Send + Sync,
 {
     let mut clock = Clock::default();
+    // A side that only rewrote line ends changed no content; the result keeps its line ends.
+    let aligned = crate::text::align_line_ends([texts.base, texts.ours, texts.theirs]);
+    let texts = match &aligned {
+        Some([b, o, t]) => Sides::new(&b[..], &o[..], &t[..]),
+        None => texts,
+    };
     let renumbered = codec.renumber(texts);
     let originals = texts;
     let texts = match &renumbered {

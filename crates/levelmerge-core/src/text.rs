@@ -69,6 +69,48 @@ struct Writer<'s> {
     eol: &'static [u8],
 }
 
+/// How a text ends its lines, when it ends them all one way.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LineEnds {
+    Lf,
+    Crlf,
+}
+
+/// The line ends of a text; `None` with no line end or a mix of both.
+pub fn line_ends(text: &[u8]) -> Option<LineEnds> {
+    let lf = text.iter().filter(|&&b| b == b'\n').count();
+    let crlf = text.windows(2).filter(|w| w == b"\r\n").count();
+    match (lf, crlf) {
+        (0, _) => None,
+        (_, 0) => Some(LineEnds::Lf),
+        (lf, crlf) if lf == crlf => Some(LineEnds::Crlf),
+        _ => None,
+    }
+}
+
+/// A text whose line ends are all one way, written the other way (or as it is).
+pub fn with_line_ends(text: &[u8], ends: LineEnds) -> Vec<u8> {
+    let mut out = Vec::with_capacity(text.len() + text.len() / 16);
+    for (i, &b) in text.iter().enumerate() {
+        match (ends, b) {
+            (LineEnds::Lf, b'\r') if text.get(i + 1) == Some(&b'\n') => {}
+            (LineEnds::Crlf, b'\n') if i == 0 || text[i - 1] != b'\r' => out.extend_from_slice(b"\r\n"),
+            _ => out.push(b),
+        }
+    }
+    out
+}
+
+/// When a side changed every line end of the file (CRLF and LF, one way throughout), the three
+/// texts written with that side's line ends: the change of line ends is then no change of
+/// content, and the merge keeps it. `None` when no side did.
+pub fn align_line_ends(texts: [&[u8]; 3]) -> Option<[Vec<u8>; 3]> {
+    let [base, ours, theirs] = texts.map(line_ends);
+    let base = base?;
+    let target = [ours?, theirs?].into_iter().find(|&e| e != base)?;
+    Some(texts.map(|t| with_line_ends(t, target)))
+}
+
 /// `\r\n` when the text's first line ends so, else `\n`.
 fn line_ending(text: &[u8]) -> &'static [u8] {
     match text.iter().position(|&b| b == b'\n') {
@@ -304,6 +346,20 @@ mod tests {
         };
         assert_eq!(keep(true), ours);
         assert_eq!(keep(false), theirs);
+    }
+
+    #[test]
+    fn a_side_that_changed_every_line_end_gets_its_way() {
+        let (lf, crlf) = (&b"a\nb\n"[..], &b"a\r\nb\r\n"[..]);
+        assert_eq!(line_ends(lf), Some(LineEnds::Lf));
+        assert_eq!(line_ends(crlf), Some(LineEnds::Crlf));
+        assert_eq!(line_ends(b"a\r\nb\n"), None, "mixed");
+        assert_eq!(with_line_ends(lf, LineEnds::Crlf), crlf);
+        assert_eq!(with_line_ends(crlf, LineEnds::Lf), lf);
+        let aligned = align_line_ends([lf, crlf, b"a\nc\n"]).unwrap();
+        assert_eq!(aligned, [crlf.to_vec(), crlf.to_vec(), b"a\r\nc\r\n".to_vec()]);
+        assert!(align_line_ends([lf, lf, b"a\nc\n"]).is_none());
+        assert!(align_line_ends([lf, b"a\r\nb\n", lf]).is_none(), "a mixed side is left alone");
     }
 
     #[test]

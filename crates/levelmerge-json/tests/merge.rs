@@ -339,3 +339,22 @@ fn tiled_objects_both_sides_added_under_one_id_are_both_kept() {
             .replace("\"nextobjectid\":2", "\"nextobjectid\":4")
     );
 }
+
+#[test]
+fn a_side_that_only_changed_line_ends_changed_no_content() {
+    let crlf = |s: &str| s.replace('\n', "\r\n");
+    let theirs = BASE.replace("\"x\": 10", "\"x\": 11");
+    for (o, t) in [(crlf(BASE), theirs.clone()), (theirs.clone(), crlf(BASE))] {
+        let (m, c) = merge(BASE, &o, &t);
+        assert_eq!(c, 0);
+        assert_eq!(m, crlf(&theirs), "the edit, with every line ending as the other side wrote it");
+    }
+}
+
+#[test]
+fn a_file_without_a_final_newline_stays_so() {
+    let base = BASE.trim_end();
+    let (m, c) = merge(base, &base.replace("\"x\": 10", "\"x\": 11"), &base.replace("\"lamp\"", "\"lantern\""));
+    assert_eq!(c, 0);
+    assert_eq!(m, base.replace("\"x\": 10", "\"x\": 11").replace("\"lamp\"", "\"lantern\""));
+}
