@@ -275,6 +275,30 @@ fn named_position(position: &FxHashMap<&str, usize>, name: &str) -> Option<usize
     position.get(name).or_else(|| position.get(named_identity(name))).copied()
 }
 
+/// The references of a file in its own form that point outside its array (`levelmerge check`).
+pub fn dangling_positions(doc: &Document<'_>) -> Vec<Problem> {
+    if doc.nodes[doc.root as usize].kind != NodeKind::Array {
+        return Vec::new();
+    }
+    let elements = doc.slots_of(doc.root);
+    let mut problems = Vec::new();
+    for (i, slot) in elements.iter().enumerate() {
+        let mut refs = Vec::new();
+        references_in(doc, slot.value, &mut refs);
+        for r in refs {
+            if doc.nodes[r as usize].kind == NodeKind::Number && written_position(doc, r).is_none_or(|p| p >= elements.len()) {
+                problems.push(Problem::DanglingReference {
+                    object: ObjectId::new(format!("[{i}]")),
+                    path: REF.to_owned(),
+                    target: ObjectId::new(format!("[{}]", doc.node_text(r))),
+                    line: doc.line_of(doc.nodes[r as usize].start) as usize,
+                });
+            }
+        }
+    }
+    problems
+}
+
 /// A merged text in the identity form turned back into positions. Fails when a reference
 /// names an element the text does not hold.
 pub fn to_positions(text: &[u8]) -> Result<Vec<u8>, Problem> {
@@ -404,6 +428,16 @@ mod tests {
         let form = String::from_utf8(to_identities(SCENE.as_bytes()).unwrap()).unwrap();
         let broken = form.replace(r##""__id__": "#p1/_components/cc.Sprite/""##, r##""__id__": "#gone""##);
         assert!(matches!(to_positions(broken.as_bytes()), Err(Problem::DanglingReference { .. })));
+    }
+
+    #[test]
+    fn positions_outside_the_array_are_dangling() {
+        let broken = SCENE.replace("\"__id__\": 3", "\"__id__\": 4");
+        let doc = parse(broken.as_bytes(), Dialect::Json).unwrap();
+        let problems = dangling_positions(&doc);
+        assert_eq!(problems.len(), 1);
+        assert!(problems[0].to_string().contains("[4]"), "{}", problems[0]);
+        assert!(dangling_positions(&parse(SCENE.as_bytes(), Dialect::Json).unwrap()).is_empty());
     }
 
     #[test]

@@ -148,6 +148,13 @@ impl Codec for JsonCodec {
         let (config, profile) = self.config_for(std::iter::once(doc).chain(others.iter().copied()));
         let others = if self.skip_unchanged { others } else { Vec::new() };
         let cocos_owners = (profile == Some(Profile::Cocos)).then(|| cocos::owners(doc)).flatten();
+        if profile == Some(Profile::Cocos) && cocos_owners.is_none() {
+            // A Cocos file read in its own form (checked, or one the merge could not rewrite).
+            let dangling = cocos::dangling_positions(doc);
+            if !dangling.is_empty() {
+                return Err(dangling);
+            }
+        }
         lower::lower(doc, side, &config, &others, cocos_owners)
     }
 
