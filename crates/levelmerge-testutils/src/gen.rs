@@ -339,6 +339,12 @@ pub fn edit_json_numbers(text: &str, count: usize, half: usize, seed: u64) -> St
             candidates.push((start, end));
         }
     }
+    replace_numbers(text, candidates, count, seed)
+}
+
+/// `text` with `count` of the `candidates` spans (chosen at random, deterministically for a
+/// seed) replaced by random five-digit numbers.
+pub fn replace_numbers(text: &str, mut candidates: Vec<(usize, usize)>, count: usize, seed: u64) -> String {
     let mut rng = Rng::new(seed);
     let mut chosen = Vec::with_capacity(count);
     for _ in 0..count.min(candidates.len()) {

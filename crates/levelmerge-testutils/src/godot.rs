@@ -1,8 +1,6 @@
 //! Godot scenes for benchmarks and tests: a generated scene of any number of nodes, and
 //! deterministic edits of property values in alternate sections.
 
-use crate::gen::Rng;
-
 /// A Godot 4 scene with `nodes` nodes under a root: groups of a body, its mesh and a label,
 /// with transforms, a few shared resources and one connection per group.
 pub fn scene(nodes: usize) -> String {
@@ -68,22 +66,7 @@ pub fn edit_numbers(scene: &str, count: usize, parity: usize, seed: u64) -> Stri
         }
         at += line.len();
     }
-    let mut rng = Rng::new(seed);
-    let mut chosen = Vec::with_capacity(count);
-    for _ in 0..count.min(candidates.len()) {
-        let i = rng.below(candidates.len() as u64) as usize;
-        chosen.push(candidates.swap_remove(i));
-    }
-    chosen.sort_unstable();
-    let mut out = String::with_capacity(scene.len());
-    let mut at = 0;
-    for (start, end) in chosen {
-        out.push_str(&scene[at..start]);
-        out.push_str(&(10_000 + rng.below(90_000)).to_string());
-        at = end;
-    }
-    out.push_str(&scene[at..]);
-    out
+    crate::gen::replace_numbers(scene, candidates, count, seed)
 }
 
 #[cfg(test)]
