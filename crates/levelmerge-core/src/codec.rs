@@ -265,7 +265,7 @@ impl Clock {
 }
 
 /// Total input size from which the three inputs are read in parallel.
-const PARALLEL_FROM: usize = 512 * 1024;
+const PARALLEL_FROM: usize = 128 * 1024;
 
 /// Run `f` for the three sides, on three threads when `parallel`.
 fn on_each_side<T: Send, U: Send>(parallel: bool, inputs: Sides<T>, f: impl Fn(Side, T) -> U + Sync) -> Sides<U> {

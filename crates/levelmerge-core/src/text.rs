@@ -105,6 +105,11 @@ pub fn with_line_ends(text: &[u8], ends: LineEnds) -> Vec<u8> {
 /// texts written with that side's line ends: the change of line ends is then no change of
 /// content, and the merge keeps it. `None` when no side did.
 pub fn align_line_ends(texts: [&[u8]; 3]) -> Option<[Vec<u8>; 3]> {
+    // A side that rewrote every line end rewrote the first: most merges stop here, unread.
+    let first = texts.map(|t| t.iter().position(|&b| b == b'\n').map(|i| i > 0 && t[i - 1] == b'\r'));
+    if first[1] == first[0] && first[2] == first[0] {
+        return None;
+    }
     let [base, ours, theirs] = texts.map(line_ends);
     let base = base?;
     let target = [ours?, theirs?].into_iter().find(|&e| e != base)?;

@@ -169,7 +169,17 @@ impl Codec for JsonCodec {
         }
         match Profile::detect_among(&all)? {
             Profile::Cocos => {
-                let [base, ours, theirs] = all.map(cocos::to_identities);
+                // Each version is read whole: on their own threads, but for small files.
+                let [base, ours, theirs] = if all.iter().map(|t| t.len()).sum::<usize>() > 128 * 1024 {
+                    std::thread::scope(|scope| {
+                        let ours = scope.spawn(|| cocos::to_identities(all[1]));
+                        let theirs = scope.spawn(|| cocos::to_identities(all[2]));
+                        let base = cocos::to_identities(all[0]);
+                        [base, ours.join().expect("rewriting does not panic"), theirs.join().expect("rewriting does not panic")]
+                    })
+                } else {
+                    all.map(cocos::to_identities)
+                };
                 Some(levelmerge_core::Renumbered {
                     base: Some(base?),
                     ours: Some(ours?),
