@@ -202,3 +202,39 @@ fn the_editors_zoom_on_the_scene_is_not_a_conflict() {
     let node_scale = |x: &str| b.replace("\"_name\": \"Title\",", &format!("\"_name\": \"Title\",\n    \"_scale\": {x},"));
     assert!(merge(&node_scale("1"), &node_scale("2"), &node_scale("3")).open_conflicts > 0);
 }
+
+mod damaged {
+    use super::*;
+    use levelmerge_core::check_text;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+        /// A damaged version (a reference renumbered, bytes cut or inserted) never crashes the
+        /// merge, and a clean merge never holds a problem none of the inputs had.
+        #[test]
+        fn damaged_scenes_never_merge_into_broken_ones(
+            cut_at in any::<prop::sample::Index>(),
+            cut_len in 0usize..8,
+            insert in "[{}\\[\\],:\" 0-9a-z_]{0,6}",
+            renumber in any::<prop::sample::Index>(),
+        ) {
+            let b = base();
+            let mut ours = String::from_utf8_lossy(&levelmerge_testutils::fuzz::damaged(&b, cut_at, cut_len, &insert)).into_owned();
+            let positions: Vec<usize> = ours.match_indices("\"__id__\": ").map(|(i, _)| i + 10).collect();
+            if let Some(&at) = positions.get(renumber.index(positions.len().max(1))) {
+                ours.insert(at, '1');
+            }
+            let theirs = b.replace("\"hello\"", "\"welcome\"");
+            let codec = JsonCodec::default();
+            if let Ok(r) = merge_texts(&codec, Sides::new(b.as_bytes(), ours.as_bytes(), theirs.as_bytes()), &Options::default(), &MarkerStyle::default()) {
+                if r.open_conflicts == 0 {
+                    let known: Vec<String> = [&b, &ours, &theirs].iter().flat_map(|t| check_text(&codec, t.as_bytes())).map(|p| p.key()).collect();
+                    let new: Vec<String> = check_text(&codec, &r.text).into_iter().map(|p| p.key()).filter(|k| !known.contains(k)).collect();
+                    prop_assert!(new.is_empty(), "new problems {:?} in\n{}", new, String::from_utf8_lossy(&r.text));
+                }
+            }
+        }
+    }
+}
