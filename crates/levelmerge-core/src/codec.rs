@@ -402,6 +402,13 @@ pub fn check_text<C: Codec>(codec: &C, text: &[u8]) -> Vec<Problem> {
 
 /// The semantic differences between two texts.
 pub fn diff_texts<C: Codec>(codec: &C, old: &[u8], new: &[u8]) -> Result<Vec<Change>, MergeError> {
+    // A format whose references are positions is compared in its identity form, so that an
+    // insertion is one change rather than a renumbering of everything after it.
+    let identity_form = codec.renumber(Sides::new(old, old, new)).filter(|r| r.restore);
+    let (old, new) = match &identity_form {
+        Some(r) => (r.base.as_deref().unwrap_or(old), r.theirs.as_deref().unwrap_or(new)),
+        None => (old, new),
+    };
     let (a, b) = (parse(codec, Side::Base, old, &[new])?, parse(codec, Side::Theirs, new, &[old])?);
     let (la, lb) = (read(codec, Side::Base, &a, &[])?, read(codec, Side::Theirs, &b, &[])?);
     Ok(diff(&la, &lb))

@@ -238,3 +238,24 @@ mod damaged {
         }
     }
 }
+
+#[test]
+fn a_diff_names_what_was_inserted_not_every_renumbered_reference() {
+    let inserted = scene(&[
+        node("Intro", "i1", vec![], vec![("cc.Label", "intro")]),
+        node("Canvas", "c1", vec![node("Title", "t1", vec![], vec![("cc.Label", "hello")])], vec![("cc.Canvas", "")]),
+    ]);
+    let changes = levelmerge_core::diff_texts(&JsonCodec::default(), base().as_bytes(), inserted.as_bytes()).expect("both read");
+    let added: Vec<String> = changes
+        .iter()
+        .filter_map(|c| match c {
+            levelmerge_core::diff::Change::Added { id, .. } => Some(id.to_string()),
+            _ => None,
+        })
+        .collect();
+    assert!(added.contains(&"/[#i1]".to_owned()), "{changes:?}");
+    assert!(added.contains(&"/[#i1/_components/cc.Label/]".to_owned()), "{changes:?}");
+    // Title, its label and the canvas moved in the array but did not change.
+    let touched = |id: &str| changes.iter().any(|c| format!("{c:?}").contains(id));
+    assert!(!touched("#t1") && !touched("#c1"), "{changes:?}");
+}
