@@ -60,9 +60,9 @@ pub trait Codec {
         None
     }
 
-    /// Rules the format brings for these texts (an editor's counters and volatile editor
-    /// state), tried after the user's own rules.
-    fn rules(&self, _texts: Sides<&[u8]>) -> Vec<crate::policy::Rule> {
+    /// Rules the format brings for the documents merged (an editor's counters and volatile
+    /// editor state), tried after the user's own rules.
+    fn rules(&self, _docs: Sides<&Self::Document<'_>>) -> Vec<crate::policy::Rule> {
         Vec::new()
     }
 
@@ -265,10 +265,11 @@ impl Clock {
 }
 
 /// Total input size from which the three inputs are read in parallel.
-const PARALLEL_FROM: usize = 128 * 1024;
+pub const PARALLEL_FROM: usize = 128 * 1024;
 
-/// Run `f` for the three sides, on three threads when `parallel`.
-fn on_each_side<T: Send, U: Send>(parallel: bool, inputs: Sides<T>, f: impl Fn(Side, T) -> U + Sync) -> Sides<U> {
+/// Run `f` for the three sides, on three threads when `parallel` (codecs that read each
+/// version whole before the merge use it too).
+pub fn on_each_side<T: Send, U: Send>(parallel: bool, inputs: Sides<T>, f: impl Fn(Side, T) -> U + Sync) -> Sides<U> {
     if !parallel {
         return inputs.map(&f);
     }
@@ -327,7 +328,7 @@ where
     let levels = Sides::new(levels.base?, levels.ours?, levels.theirs?);
     clock.lap("read");
     let mut policy = options.policy.clone();
-    policy.rules.extend(codec.rules(texts));
+    policy.rules.extend(codec.rules(docs.as_ref()));
     let options = Options {
         policy,
         added_fields_are_edits: options.added_fields_are_edits && codec.added_fields_are_edits(),

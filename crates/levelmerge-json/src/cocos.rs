@@ -15,6 +15,7 @@
 //! strings, so they are valid JSON string contents as they are.
 
 use levelmerge_core::model::ObjectId;
+use levelmerge_core::text::splice;
 use levelmerge_core::Problem;
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -235,7 +236,7 @@ pub fn to_identities(text: &[u8]) -> Option<Vec<u8>> {
         edits.push((open, open, format!("\"{IDENTITY_MEMBER}\":\"{}\"{comma}", ids[i])));
         name_targets(&doc, slot.value, &ids, &mut edits)?;
     }
-    Some(doc.spliced(edits))
+    Some(splice(doc.src, edits).into_bytes())
 }
 
 /// Written after an identity repeated in one list, with the repeat's count: list elements
@@ -348,7 +349,7 @@ pub fn to_positions(text: &[u8]) -> Result<Vec<u8>, Problem> {
             edits.push((n.start as usize, n.end as usize, target.to_string()));
         }
     }
-    Ok(doc.spliced(edits))
+    Ok(splice(doc.src, edits).into_bytes())
 }
 
 #[cfg(test)]

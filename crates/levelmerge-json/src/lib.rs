@@ -114,7 +114,7 @@ impl JsonCodec {
     /// The configuration with the identity keys of the editor that wrote `docs` (the versions
     /// of one file) after the configured ones, and that editor.
     fn config_for<'a>(&self, docs: impl Iterator<Item = &'a Document<'a>>) -> (std::borrow::Cow<'_, JsonConfig>, Option<Profile>) {
-        let profile = Profile::first(docs.map(|d| *d.profile.get_or_init(|| Profile::detect(d.src.as_bytes()))));
+        let profile = Profile::first(docs.map(Document::profile));
         let config = match profile {
             Some(profile) => {
                 let mut config = self.config.clone();
@@ -147,7 +147,7 @@ impl Codec for JsonCodec {
         let others: Vec<&'d Document<'d>> = others.iter().map(|d| -> &'d Document<'d> { d }).collect();
         let (config, profile) = self.config_for(std::iter::once(doc).chain(others.iter().copied()));
         let others = if self.skip_unchanged { others } else { Vec::new() };
-        let cocos_owners = (profile == Some(Profile::Cocos)).then(|| cocos::owners(doc)).flatten();
+        let cocos_owners = if profile == Some(Profile::Cocos) { cocos::owners(doc) } else { None };
         if profile == Some(Profile::Cocos) && cocos_owners.is_none() {
             // A Cocos file read in its own form (checked, or one the merge could not rewrite).
             let dangling = cocos::dangling_positions(doc);
@@ -158,8 +158,9 @@ impl Codec for JsonCodec {
         lower::lower(doc, side, &config, &others, cocos_owners)
     }
 
-    fn rules(&self, texts: Sides<&[u8]>) -> Vec<levelmerge_core::policy::Rule> {
-        Profile::detect_among(&[texts.base, texts.ours, texts.theirs]).map_or_else(Vec::new, Profile::rules)
+    fn rules(&self, docs: Sides<&Document<'_>>) -> Vec<levelmerge_core::policy::Rule> {
+        // Each document found its editor when it was lowered.
+        Profile::first([docs.base, docs.ours, docs.theirs].map(Document::profile)).map_or_else(Vec::new, Profile::rules)
     }
 
     fn renumber(&self, texts: Sides<&[u8]>) -> Option<levelmerge_core::Renumbered> {
@@ -169,21 +170,13 @@ impl Codec for JsonCodec {
         }
         match Profile::detect_among(&all)? {
             Profile::Cocos => {
-                // Each version is read whole: on their own threads, but for small files.
-                let [base, ours, theirs] = if all.iter().map(|t| t.len()).sum::<usize>() > 128 * 1024 {
-                    std::thread::scope(|scope| {
-                        let ours = scope.spawn(|| cocos::to_identities(all[1]));
-                        let theirs = scope.spawn(|| cocos::to_identities(all[2]));
-                        let base = cocos::to_identities(all[0]);
-                        [base, ours.join().expect("rewriting does not panic"), theirs.join().expect("rewriting does not panic")]
-                    })
-                } else {
-                    all.map(cocos::to_identities)
-                };
+                // Each version is read whole, on its own thread as the merge reads them.
+                let parallel = all.iter().map(|t| t.len()).sum::<usize>() > levelmerge_core::codec::PARALLEL_FROM;
+                let rewritten = levelmerge_core::codec::on_each_side(parallel, texts, |_, text| cocos::to_identities(text));
                 Some(levelmerge_core::Renumbered {
-                    base: Some(base?),
-                    ours: Some(ours?),
-                    theirs: Some(theirs?),
+                    base: Some(rewritten.base?),
+                    ours: Some(rewritten.ours?),
+                    theirs: Some(rewritten.theirs?),
                     notes: Vec::new(),
                     restore: true,
                 })

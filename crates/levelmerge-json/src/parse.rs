@@ -137,19 +137,9 @@ impl<'s> Document<'s> {
         &self.src[self.nodes[self.root as usize].end as usize..]
     }
 
-    /// The text with byte ranges `(start, end, replacement)` replaced (ranges do not overlap).
-    pub fn spliced(&self, mut edits: Vec<(usize, usize, String)>) -> Vec<u8> {
-        edits.sort_by_key(|e| e.0);
-        let src = self.src.as_bytes();
-        let mut out = Vec::with_capacity(src.len() + edits.iter().map(|e| e.2.len()).sum::<usize>());
-        let mut at = 0;
-        for (start, end, text) in edits {
-            out.extend_from_slice(&src[at..start]);
-            out.extend_from_slice(text.as_bytes());
-            at = end;
-        }
-        out.extend_from_slice(&src[at..]);
-        out
+    /// The editor that wrote the text, looked for on first use.
+    pub fn profile(&self) -> Option<crate::Profile> {
+        *self.profile.get_or_init(|| crate::Profile::detect(self.src.as_bytes()))
     }
 
     /// The lead of a slot without its comma.

@@ -3,6 +3,7 @@
 //! gave a different new object get fresh ids, above every id and counter of the three
 //! versions, and theirs' references to them and its counter follow.
 
+use levelmerge_core::text::splice;
 use levelmerge_core::Sides;
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -154,7 +155,7 @@ pub fn renumber(texts: Sides<&[u8]>, spaces: &[IdSpace]) -> Option<(Vec<u8>, Vec
             notes.push(format!("theirs' new {} {old} is now {} (ours added a different one under that id)", space.what, fresh[old]));
         }
     }
-    (!edits.is_empty()).then(|| (docs.theirs.spliced(edits), notes))
+    (!edits.is_empty()).then(|| (splice(docs.theirs.src, edits).into_bytes(), notes))
 }
 
 #[cfg(test)]
