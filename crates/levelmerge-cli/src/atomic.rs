@@ -19,9 +19,22 @@ pub fn write(path: &Path, bytes: &[u8]) -> Result<()> {
     tmp.write_all(bytes).with_context(|| format!("cannot write {}", path.display()))?;
     tmp.as_file().sync_all().with_context(|| format!("cannot write {}", path.display()))?;
     // Keep the permissions of the file being replaced (git checks out some files executable).
-    if let Ok(meta) = std::fs::metadata(path) {
-        let _ = std::fs::set_permissions(tmp.path(), meta.permissions());
+    // A new file gets a plain file's permissions (temporary files are private).
+    match std::fs::metadata(path) {
+        Ok(meta) => {
+            let _ = std::fs::set_permissions(tmp.path(), meta.permissions());
+        }
+        Err(_) => new_file_permissions(tmp.path()),
     }
     tmp.persist(path).map_err(|e| e.error).with_context(|| format!("cannot write {}", path.display()))?;
     Ok(())
 }
+
+#[cfg(unix)]
+fn new_file_permissions(path: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    let _ = std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o644));
+}
+
+#[cfg(not(unix))]
+fn new_file_permissions(_: &Path) {}

@@ -1,27 +1,44 @@
 //! `levelmerge diff`: what changed between two versions of a level, object by object.
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
-use levelmerge_core::diff::Change;
 use owo_colors::OwoColorize;
-use serde_json::json;
 
 use crate::config::Config;
+use crate::diff_view;
 use crate::exit;
 use crate::format::{self, Format};
-use crate::ui::{shorten, Ui};
+use crate::ui::Ui;
 
 #[derive(Debug, clap::Args)]
 pub struct DiffArgs {
     pub old: PathBuf,
     pub new: PathBuf,
-    /// Print the changes as JSON (schema version 1).
-    #[arg(long)]
+    /// Print the changes as JSON (schema: docs/diff-json.md).
+    #[arg(long, group = "view")]
     pub json: bool,
+    /// Write a self-contained HTML report (hierarchy, property tables, filter).
+    #[arg(long, group = "view")]
+    pub html: bool,
+    /// Print only how many objects of each type were added, removed and changed.
+    #[arg(long, group = "view")]
+    pub stat: bool,
+    /// Write to FILE instead of standard output (atomically).
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
     #[command(flatten)]
     pub input: crate::format::FormatArgs,
+}
+
+/// How a diff is shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum View {
+    Text,
+    Stat,
+    Json,
+    Html,
 }
 
 /// git's external diff protocol: `path old-file old-hex old-mode new-file new-hex new-mode`.
@@ -40,8 +57,26 @@ fn read(path: &Path) -> Result<Vec<u8>> {
 
 pub fn run(args: &DiffArgs, ui: &Ui) -> Result<u8> {
     let (old, new) = (read(&args.old)?, read(&args.new)?);
-    let mut out = anstream::stdout().lock();
-    let differ = render(&old, &new, &args.new, args.input.format, args.input.config.as_deref(), args.json, ui, &mut out)?;
+    let view = match (args.json, args.html, args.stat) {
+        (true, _, _) => View::Json,
+        (_, true, _) => View::Html,
+        (_, _, true) => View::Stat,
+        _ => View::Text,
+    };
+    let names = (args.old.display().to_string(), args.new.display().to_string());
+    let input = Input { old: &old, new: &new, path: &args.new, names, format: args.input.format, config: args.input.config.as_deref() };
+    let differ = match &args.output {
+        Some(file) => {
+            let mut bytes = Vec::new();
+            let differ = show(&input, view, false, ui, &mut bytes)?;
+            crate::atomic::write(file, &bytes)?;
+            differ
+        }
+        None => {
+            let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+            show(&input, view, color, ui, &mut anstream::stdout().lock())?
+        }
+    };
     Ok(if differ { exit::CONFLICTS } else { exit::CLEAN })
 }
 
@@ -49,115 +84,70 @@ pub fn run_git(args: &GitDiffArgs, ui: &Ui) -> Result<u8> {
     let path = &args.args[0];
     let (old, new) = (read(&args.args[1])?, read(&args.args[4])?);
     let mut out = anstream::stdout().lock();
+    let color = ui.color && std::io::stdout().is_terminal();
     let header = format!("levelmerge diff a/{0} b/{0}", path.display());
-    writeln!(out, "{}", if ui.color { header.bold().to_string() } else { header })?;
-    render(&old, &new, path, None, None, false, ui, &mut out)?;
+    writeln!(out, "{}", if color { header.bold().to_string() } else { header })?;
+    let names = (format!("a/{}", path.display()), format!("b/{}", path.display()));
+    let input = Input { old: &old, new: &new, path, names, format: None, config: None };
+    show(&input, View::Text, color, ui, &mut out)?;
     // git treats a failing external diff as fatal; differences are not failures here.
     Ok(exit::CLEAN)
 }
 
-#[allow(clippy::too_many_arguments)]
-fn render(
-    old: &[u8],
-    new: &[u8],
-    path: &Path,
+/// Two versions of one file to compare.
+struct Input<'i> {
+    old: &'i [u8],
+    new: &'i [u8],
+    /// The file's path, for its format and configuration.
+    path: &'i Path,
+    /// How the two versions are named in a report.
+    names: (String, String),
     format: Option<Format>,
-    config: Option<&Path>,
-    as_json: bool,
-    ui: &Ui,
-    out: &mut dyn Write,
-) -> Result<bool> {
-    let config = Config::for_file(config, path)?;
-    let format = format.unwrap_or_else(|| format::detect(&[new, old], Some(path)));
-    let changes = match format::engine(format, &config) {
+    config: Option<&'i Path>,
+}
+
+/// Print the diff; whether the files differ.
+fn show(input: &Input<'_>, view: View, color: bool, ui: &Ui, out: &mut dyn Write) -> Result<bool> {
+    let config = Config::for_file(input.config, input.path)?;
+    let (old, new) = (input.old, input.new);
+    let format = input.format.unwrap_or_else(|| format::detect(&[new, old], Some(input.path)));
+    let report = match format::engine(format, &config) {
         Some(engine) if !old.is_empty() && !new.is_empty() => match engine.diff(old, new) {
-            Ok(c) => Some(c),
+            Ok(report) => Some(report),
             Err(e) => {
-                ui.warn(&format!("{}: showing a line diff: {e}", path.display()));
+                ui.warn(&format!("{}: showing a line diff: {e}", input.path.display()));
                 None
             }
         },
         _ => None,
     };
-    let Some(changes) = changes else {
-        let old_s = String::from_utf8_lossy(old);
-        let new_s = String::from_utf8_lossy(new);
-        let diff = similar::TextDiff::from_lines(old_s.as_ref(), new_s.as_ref());
-        if as_json {
-            let v = json!({ "version": 1, "format": format.name(), "mode": "lines", "unified": diff.unified_diff().to_string() });
-            writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;
-        } else {
-            write!(out, "{}", diff.unified_diff().context_radius(3).header("old", "new"))?;
+    let differ = old != new;
+    let Some(report) = report else {
+        let (old_s, new_s) = (String::from_utf8_lossy(old), String::from_utf8_lossy(new));
+        let lines = similar::TextDiff::from_lines(old_s.as_ref(), new_s.as_ref());
+        let unified = lines.unified_diff().context_radius(3).header(&input.names.0, &input.names.1).to_string();
+        match view {
+            View::Json => writeln!(out, "{}", serde_json::to_string_pretty(&diff_view::json::lines(format.name(), &unified))?)?,
+            View::Html => {
+                write!(out, "{}", diff_view::html::page(&diff_view::json::lines(format.name(), &unified), &input.names.0, &input.names.1))?
+            }
+            View::Text | View::Stat => write!(out, "{unified}")?,
         }
-        return Ok(old != new);
+        return Ok(differ);
     };
-    if as_json {
-        let list: Vec<_> = changes.iter().map(change_json).collect();
-        let v = json!({ "version": 1, "format": format.name(), "mode": "semantic", "changes": list });
-        writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;
-    } else {
-        print_text(&changes, ui.color, out)?;
-    }
-    // Files can differ in layout only: that is still a difference, said so.
-    if changes.is_empty() && old != new && !as_json {
-        writeln!(out, "(layout only: no change to objects or properties)")?;
-    }
-    Ok(old != new)
-}
-
-fn change_json(c: &Change) -> serde_json::Value {
-    match c {
-        Change::Added { id, kind, parent } => {
-            json!({"change": "added", "object": id.as_str(), "kind": kind, "parent": parent.as_ref().map(|p| p.as_str())})
+    match view {
+        View::Json => writeln!(out, "{}", serde_json::to_string_pretty(&diff_view::json::semantic(&report, format.name()))?)?,
+        View::Html => {
+            write!(out, "{}", diff_view::html::page(&diff_view::json::semantic(&report, format.name()), &input.names.0, &input.names.1))?
         }
-        Change::Removed { id, kind, parent } => {
-            json!({"change": "removed", "object": id.as_str(), "kind": kind, "parent": parent.as_ref().map(|p| p.as_str())})
-        }
-        Change::Moved { id, kind, from, to } => {
-            json!({"change": "moved", "object": id.as_str(), "kind": kind, "from": from.as_ref().map(|p| p.as_str()), "to": to.as_ref().map(|p| p.as_str())})
-        }
-        Change::Modified { id, kind, path, old, new } => {
-            json!({"change": "modified", "object": id.as_str(), "kind": kind, "property": path, "old": old, "new": new})
-        }
-        Change::Reordered { id, kind, path } => json!({"change": "reordered", "object": id.as_str(), "kind": kind, "property": path}),
-    }
-}
-
-fn print_text(changes: &[Change], color: bool, out: &mut dyn Write) -> Result<()> {
-    let paint = |s: String, f: fn(&str) -> String| if color { f(&s) } else { s };
-    let mut current: Option<&str> = None;
-    for c in changes {
-        match c {
-            Change::Added { id, kind, .. } => {
-                writeln!(out, "{}", paint(format!("+ {id} [{kind}] added"), |s| s.green().to_string()))?;
-                current = None;
-            }
-            Change::Removed { id, kind, .. } => {
-                writeln!(out, "{}", paint(format!("- {id} [{kind}] removed"), |s| s.red().to_string()))?;
-                current = None;
-            }
-            Change::Moved { id, kind, from, to } => {
-                let name = |p: &Option<levelmerge_core::ObjectId>| p.as_ref().map_or("(top)".to_owned(), |p| p.to_string());
-                writeln!(out, "{}", paint(format!("↷ {id} [{kind}] moved from {} to {}", name(from), name(to)), |s| s.cyan().to_string()))?;
-                current = None;
-            }
-            Change::Modified { id, kind, path, old, new } => {
-                if current != Some(id.as_str()) {
-                    writeln!(out, "{}", paint(format!("~ {id} [{kind}]"), |s| s.yellow().to_string()))?;
-                    current = Some(id.as_str());
-                }
-                let show = |v: &Option<String>| v.as_deref().map_or("(none)".to_owned(), |v| shorten(v, 70));
-                let path = if path.is_empty() { "(value)" } else { path };
-                writeln!(out, "    {path}: {} → {}", show(old), show(new))?;
-            }
-            Change::Reordered { id, kind, path } => {
-                if current != Some(id.as_str()) {
-                    writeln!(out, "{}", paint(format!("~ {id} [{kind}]"), |s| s.yellow().to_string()))?;
-                    current = Some(id.as_str());
-                }
-                writeln!(out, "    {path}: children reordered")?;
+        View::Stat => diff_view::text::write_stat(&report, out)?,
+        View::Text => {
+            diff_view::text::write(&report, color, out)?;
+            // Files can differ in layout only: that is still a difference, said so.
+            if report.is_empty() && differ {
+                writeln!(out, "(layout only: no change to objects or properties)")?;
             }
         }
     }
-    Ok(())
+    Ok(differ)
 }

@@ -5,6 +5,7 @@ mod atomic;
 mod check_cmd;
 mod config;
 mod diff_cmd;
+mod diff_view;
 mod exit;
 mod format;
 mod merge_cmd;

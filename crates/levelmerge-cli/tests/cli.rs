@@ -197,24 +197,59 @@ fn invalid_config_is_an_error_naming_the_file() {
 }
 
 #[test]
-fn diff_shows_objects_and_properties() {
+fn diff_shows_objects_by_name_with_their_properties() {
     levelmerge()
         .args(["diff"])
         .args([example("base.json"), example("theirs.json")])
         .assert()
         .code(1)
-        .stdout(predicate::str::contains("~ /entities[1] [door]").and(predicate::str::contains("name: \"Gate\" → \"Main Gate\"")))
-        .stdout(predicate::str::contains("+ /entities[5] [key] added"));
+        .stdout(predicate::str::contains("~ Main Gate [door]\n    name: \"Gate\" → \"Main Gate\"\n"))
+        .stdout(predicate::str::contains("+ Gate Key [key] added"))
+        .stdout(predicate::str::contains("~ (file) [document]\n    lighting.sun_angle: 35 → 50\n"));
     levelmerge().args(["diff"]).args([example("base.json"), example("base.json")]).assert().code(0).stdout("");
+}
+
+#[test]
+fn diff_stat_counts_objects_per_type() {
+    let out = levelmerge().args(["diff", "--stat"]).args([example("base.json"), example("theirs.json")]).assert().code(1);
+    let text = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+    let row = |kind: &str| {
+        text.lines()
+            .find(|l| l.starts_with(kind))
+            .unwrap_or_else(|| panic!("no {kind} row in {text}"))
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    assert_eq!(row("key"), "key 1 added 0 removed 0 changed");
+    assert_eq!(row("door"), "door 0 added 0 removed 1 changed");
+    assert!(text.ends_with("5 object(s) shown: 1 added, 0 removed, 4 changed\n"), "{text}");
 }
 
 #[test]
 fn diff_json_is_versioned() {
     let out = levelmerge().args(["diff", "--json"]).args([example("base.json"), example("ours.json")]).assert().code(1);
     let v: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
-    assert_eq!(v["version"], 1);
-    assert!(v["changes"].as_array().unwrap().iter().any(|c| c["change"] == "added" && c["object"] == "/entities[4]"));
-    assert!(v["changes"].as_array().unwrap().iter().any(|c| c["change"] == "modified" && c["property"] == "locked" && c["new"] == "false"));
+    assert_eq!(v["version"], 2);
+    assert_eq!(v["mode"], "semantic");
+    let objects = v["objects"].as_array().unwrap();
+    let added = objects.iter().find(|o| o["status"] == "added").expect("an added object");
+    assert_eq!(added["id"], "/entities[4]");
+    assert_eq!(added["changes"][0]["change"], "added");
+    let locked = objects.iter().flat_map(|o| o["changes"].as_array().unwrap()).find(|c| c["property"] == "locked").expect("locked changed");
+    assert_eq!((&locked["change"], &locked["old"], &locked["new"]), (&"modified".into(), &"true".into(), &"false".into()));
+    assert_eq!(v["summary"]["added"], 1);
+}
+
+#[test]
+fn diff_output_is_written_whole_to_a_file() {
+    let d = tempfile::tempdir().unwrap();
+    let page = d.path().join("report.html");
+    levelmerge().args(["diff", "--html", "-o"]).arg(&page).args([example("base.json"), example("theirs.json")]).assert().code(1).stdout("");
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.starts_with("<!DOCTYPE html>") && html.trim_end().ends_with("</html>"));
+    assert!(html.contains("\"Main Gate\""), "the data is embedded");
+    levelmerge().args(["diff", "--html", "--json"]).args([example("base.json"), example("theirs.json")]).assert().code(2);
 }
 
 #[test]

@@ -3,9 +3,10 @@
 
 use crate::coherence::Problem;
 use crate::conflict::Reason;
-use crate::diff::{diff, Change};
+use crate::diff::{diff, DiffReport};
 use crate::merge::{merge, Options};
 use crate::model::Level;
+use crate::outline::Outline;
 use crate::resolve::Resolved;
 use crate::side::{Side, Sides};
 use crate::text::{mark_differences, marker_lines, MarkerStyle};
@@ -83,6 +84,12 @@ pub trait Codec {
     /// object the merge dropped).
     fn restore(&self, text: Vec<u8>) -> Result<Vec<u8>, Problem> {
         Ok(text)
+    }
+
+    /// How people see the level's objects: names, the hierarchy, parts of objects. The
+    /// default names objects by a name member and places them under their parent.
+    fn outline(&self, level: &Level<'_>) -> Outline {
+        Outline::generic(level)
     }
 }
 
@@ -402,7 +409,7 @@ pub fn check_text<C: Codec>(codec: &C, text: &[u8]) -> Vec<Problem> {
 }
 
 /// The semantic differences between two texts.
-pub fn diff_texts<C: Codec>(codec: &C, old: &[u8], new: &[u8]) -> Result<Vec<Change>, MergeError> {
+pub fn diff_texts<C: Codec>(codec: &C, old: &[u8], new: &[u8]) -> Result<DiffReport, MergeError> {
     // A format whose references are positions is compared in its identity form, so that an
     // insertion is one change rather than a renumbering of everything after it.
     let identity_form = codec.renumber(Sides::new(old, old, new)).filter(|r| r.restore);
@@ -412,7 +419,7 @@ pub fn diff_texts<C: Codec>(codec: &C, old: &[u8], new: &[u8]) -> Result<Vec<Cha
     };
     let (a, b) = (parse(codec, Side::Base, old, &[new])?, parse(codec, Side::Theirs, new, &[old])?);
     let (la, lb) = (read(codec, Side::Base, &a, &[])?, read(codec, Side::Theirs, &b, &[])?);
-    Ok(diff(&la, &lb))
+    Ok(DiffReport::new(diff(&la, &lb), &codec.outline(&la), &codec.outline(&lb)))
 }
 
 /// A codec behind a trait object: what the command line needs, whatever the format.
@@ -420,7 +427,7 @@ pub trait Engine {
     fn format_name(&self) -> &'static str;
     fn merge(&self, texts: Sides<&[u8]>, options: &Options, style: &MarkerStyle) -> Result<MergeOutcome, MergeError>;
     fn check(&self, text: &[u8]) -> Vec<Problem>;
-    fn diff(&self, old: &[u8], new: &[u8]) -> Result<Vec<Change>, MergeError>;
+    fn diff(&self, old: &[u8], new: &[u8]) -> Result<DiffReport, MergeError>;
 }
 
 impl<C> Engine for C
@@ -437,7 +444,7 @@ where
     fn check(&self, text: &[u8]) -> Vec<Problem> {
         check_text(self, text)
     }
-    fn diff(&self, old: &[u8], new: &[u8]) -> Result<Vec<Change>, MergeError> {
+    fn diff(&self, old: &[u8], new: &[u8]) -> Result<DiffReport, MergeError> {
         diff_texts(self, old, new)
     }
 }

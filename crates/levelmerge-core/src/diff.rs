@@ -1,9 +1,10 @@
 //! Semantic 2-way diff of levels: objects added, removed, moved; properties changed.
 
-use rustc_hash::FxHashSet;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::diff3::changed_stretches;
 use crate::model::{effective_parent, Level, ObjectId, PathSeg, PropPath, Value, ValueKind};
+use crate::outline::Outline;
 
 /// One difference between two versions of a level.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -49,6 +50,16 @@ impl Change {
             | Change::Moved { id, .. }
             | Change::Modified { id, .. }
             | Change::Reordered { id, .. } => id,
+        }
+    }
+
+    pub fn kind(&self) -> &str {
+        match self {
+            Change::Added { kind, .. }
+            | Change::Removed { kind, .. }
+            | Change::Moved { kind, .. }
+            | Change::Modified { kind, .. }
+            | Change::Reordered { kind, .. } => kind,
         }
     }
 }
@@ -141,5 +152,230 @@ impl Cx<'_> {
             }
             _ => self.modified(path, Some(old.raw.to_owned()), Some(new.raw.to_owned())),
         }
+    }
+}
+
+/// What happened to one object, in the terms people read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Edit {
+    Added,
+    Removed,
+    /// Moved under another parent; the parents' paths.
+    Moved {
+        from: Vec<String>,
+        to: Vec<String>,
+    },
+    Modified {
+        property: String,
+        old: Option<String>,
+        new: Option<String>,
+    },
+    Reordered {
+        property: String,
+    },
+}
+
+/// One change, to an object or to a part of it (a component of a game object).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    pub object: ObjectId,
+    pub kind: String,
+    /// Whether the object is a part of the one it is shown within.
+    pub part: bool,
+    pub edit: Edit,
+}
+
+impl Entry {
+    /// The property as people name it: a part's properties start with the part's kind
+    /// (`BoxCollider.m_Size`).
+    pub fn property(&self) -> Option<String> {
+        let property = match &self.edit {
+            Edit::Modified { property, .. } | Edit::Reordered { property } => property.as_str(),
+            _ => return None,
+        };
+        Some(if !self.part || property.starts_with(self.kind.as_str()) {
+            property.to_owned()
+        } else if property.is_empty() {
+            self.kind.clone()
+        } else {
+            format!("{}.{property}", self.kind)
+        })
+    }
+}
+
+/// Whether an object shown in a diff is new, gone, or changed (itself or its parts).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    Added,
+    Removed,
+    Changed,
+}
+
+impl Status {
+    pub fn name(self) -> &'static str {
+        match self {
+            Status::Added => "added",
+            Status::Removed => "removed",
+            Status::Changed => "changed",
+        }
+    }
+}
+
+/// The changes shown at one object: its own and its parts'.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ObjectChanges {
+    pub id: ObjectId,
+    pub kind: String,
+    /// Names from the top of the hierarchy down to this object.
+    pub path: Vec<String>,
+    pub status: Status,
+    pub entries: Vec<Entry>,
+}
+
+/// How many objects of one kind were added, removed and changed.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct KindCount {
+    pub kind: String,
+    pub added: usize,
+    pub removed: usize,
+    pub changed: usize,
+}
+
+/// A diff grouped by the objects people see, with their hierarchy paths: what every renderer
+/// (terminal, JSON, HTML) shows.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DiffReport {
+    pub objects: Vec<ObjectChanges>,
+}
+
+impl DiffReport {
+    /// Group `changes` (from `old` to `new`) by the object each is shown within.
+    pub fn new(changes: Vec<Change>, old: &Outline, new: &Outline) -> Self {
+        let mut objects: Vec<ObjectChanges> = Vec::new();
+        let mut index: FxHashMap<ObjectId, usize> = FxHashMap::default();
+        for change in changes {
+            // A removed object is placed where it was, everything else where it is now; a
+            // removed part of a kept object is shown at that object as it is now.
+            let removed = matches!(change, Change::Removed { .. });
+            let outline = if removed { old } else { new };
+            let holder = outline.holder(change.object()).clone();
+            let outline = if removed && new.contains(&holder) { new } else { outline };
+            let (id, kind) = (change.object().clone(), change.kind().to_owned());
+            let part = id != holder;
+            let edit = match change {
+                Change::Added { .. } => Edit::Added,
+                Change::Removed { .. } => Edit::Removed,
+                Change::Moved { from, to, .. } => {
+                    let place = |o: &Outline, p: Option<ObjectId>| p.map(|p| o.path(&p)).unwrap_or_default();
+                    Edit::Moved { from: place(old, from), to: place(new, to) }
+                }
+                Change::Modified { path, old, new, .. } => Edit::Modified { property: path, old, new },
+                Change::Reordered { path, .. } => Edit::Reordered { property: path },
+            };
+            let at = *index.entry(holder.clone()).or_insert_with(|| {
+                objects.push(ObjectChanges {
+                    kind: outline.kind(&holder).unwrap_or_default().to_owned(),
+                    path: outline.path(&holder),
+                    id: holder.clone(),
+                    status: Status::Changed,
+                    entries: Vec::new(),
+                });
+                objects.len() - 1
+            });
+            let group = &mut objects[at];
+            if !part {
+                match edit {
+                    Edit::Added => group.status = Status::Added,
+                    Edit::Removed => group.status = Status::Removed,
+                    _ => {}
+                }
+            }
+            group.entries.push(Entry { object: id, kind, part, edit });
+        }
+        DiffReport { objects }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.objects.is_empty()
+    }
+
+    /// Objects added, removed and changed per kind (parts counted under their own kind), most
+    /// touched kinds first.
+    pub fn stat(&self) -> Vec<KindCount> {
+        let mut counts: Vec<KindCount> = Vec::new();
+        let mut seen: FxHashSet<(&ObjectId, u8)> = FxHashSet::default();
+        for entry in self.objects.iter().flat_map(|o| &o.entries) {
+            let class = match entry.edit {
+                Edit::Added => 0,
+                Edit::Removed => 1,
+                _ => 2,
+            };
+            if !seen.insert((&entry.object, class)) {
+                continue;
+            }
+            let count = match counts.iter_mut().position(|c| c.kind == entry.kind) {
+                Some(i) => &mut counts[i],
+                None => {
+                    counts.push(KindCount { kind: entry.kind.clone(), ..KindCount::default() });
+                    counts.last_mut().expect("just pushed")
+                }
+            };
+            match class {
+                0 => count.added += 1,
+                1 => count.removed += 1,
+                _ => count.changed += 1,
+            }
+        }
+        counts.sort_by(|a, b| (b.added + b.removed + b.changed).cmp(&(a.added + a.removed + a.changed)).then(a.kind.cmp(&b.kind)));
+        counts
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Object, Origin};
+    use crate::outline::Place;
+    use crate::side::Side;
+
+    fn level(objects: &[(&str, &'static str)]) -> Level<'static> {
+        let o = Origin { side: Side::Base, node: 0 };
+        let mut l = Level::new();
+        for (id, x) in objects {
+            let props = Value::map(x, o, vec![("x", Value::scalar(x, o, None))]);
+            let obj = Object {
+                id: ObjectId::new(*id),
+                kind: if id.starts_with('c') { "Collider" } else { "Thing" }.into(),
+                parent: None,
+                props,
+                line: 1,
+            };
+            l.objects.insert(obj.id.clone(), obj);
+        }
+        l
+    }
+
+    /// Objects `t…` named after their id; `c…` are parts of `t1`.
+    fn outline(l: &Level<'_>) -> Outline {
+        let mut outline = Outline::empty(l);
+        for id in l.objects.keys() {
+            let owner = id.as_str().starts_with('c').then(|| ObjectId::new("t1"));
+            outline.set(id.clone(), Place { name: Some(id.as_str().to_uppercase()), parent: None, owner });
+        }
+        outline
+    }
+
+    #[test]
+    fn changes_are_grouped_at_the_object_that_holds_them() {
+        let old = level(&[("t1", "1"), ("c1", "1"), ("c2", "1"), ("t2", "1")]);
+        let new = level(&[("t1", "1"), ("c1", "2"), ("c3", "1"), ("t3", "1")]);
+        let report = DiffReport::new(diff(&old, &new), &outline(&old), &outline(&new));
+        let shown: Vec<_> = report.objects.iter().map(|o| (o.path.join("/"), o.status)).collect();
+        assert_eq!(shown, [("T1".to_owned(), Status::Changed), ("T3".to_owned(), Status::Added), ("T2".to_owned(), Status::Removed)]);
+        let t1: Vec<_> = report.objects[0].entries.iter().map(|e| (e.object.as_str(), e.part, e.property())).collect();
+        assert_eq!(t1, [("c1", true, Some("Collider.x".to_owned())), ("c3", true, None), ("c2", true, None)]);
+        let stat = report.stat();
+        assert_eq!(stat[0], KindCount { kind: "Collider".into(), added: 1, removed: 1, changed: 1 });
+        assert_eq!(stat[1], KindCount { kind: "Thing".into(), added: 1, removed: 1, changed: 0 });
     }
 }

@@ -18,6 +18,7 @@ pub mod fuzzing;
 pub mod merge;
 pub mod model;
 pub mod order;
+pub mod outline;
 pub mod policy;
 pub mod resolve;
 pub mod side;

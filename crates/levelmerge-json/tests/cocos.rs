@@ -1,6 +1,7 @@
 //! Cocos Creator scenes, whose references are array positions: merges that insert and delete
 //! elements on both sides keep every reference on the element it meant.
 
+use levelmerge_core::diff::Edit;
 use levelmerge_core::text::MarkerStyle;
 use levelmerge_core::{merge_texts, MergeOutcome, Options, Sides};
 use levelmerge_json::JsonCodec;
@@ -246,16 +247,14 @@ fn a_diff_names_what_was_inserted_not_every_renumbered_reference() {
         node("Canvas", "c1", vec![node("Title", "t1", vec![], vec![("cc.Label", "hello")])], vec![("cc.Canvas", "")]),
     ]);
     let changes = levelmerge_core::diff_texts(&JsonCodec::default(), base().as_bytes(), inserted.as_bytes()).expect("both read");
-    let added: Vec<String> = changes
-        .iter()
-        .filter_map(|c| match c {
-            levelmerge_core::diff::Change::Added { id, .. } => Some(id.to_string()),
-            _ => None,
-        })
-        .collect();
+    let entries: Vec<_> = changes.objects.iter().flat_map(|o| &o.entries).collect();
+    let added: Vec<String> = entries.iter().filter(|e| e.edit == Edit::Added).map(|e| e.object.to_string()).collect();
     assert!(added.contains(&"/[#i1]".to_owned()), "{changes:?}");
     assert!(added.contains(&"/[#i1/_components/cc.Label/]".to_owned()), "{changes:?}");
+    // The new node is shown by its name.
+    let intro = changes.objects.iter().find(|o| o.id.as_str() == "/[#i1]").expect("the node is shown");
+    assert_eq!(intro.path.last().map(String::as_str), Some("Intro"), "{intro:?}");
     // Title, its label and the canvas moved in the array but did not change.
-    let touched = |id: &str| changes.iter().any(|c| format!("{c:?}").contains(id));
+    let touched = |id: &str| entries.iter().any(|e| format!("{e:?}").contains(id));
     assert!(!touched("#t1") && !touched("#c1"), "{changes:?}");
 }

@@ -16,19 +16,23 @@ pub fn root() -> Option<PathBuf> {
 
 /// The corpus root, or `None` after saying the test is skipped. Panics under CI.
 pub fn require(test: &str) -> Option<PathBuf> {
-    match root() {
-        Some(r) => Some(r),
-        None if std::env::var("CI").is_ok_and(|v| v == "true") => {
-            panic!("{test}: the corpus (../shared/corpus or $LEVELMERGE_CORPUS) is missing under CI")
-        }
-        None => {
-            // Written to the stderr handle itself: the test harness captures `eprintln!`, and a
-            // skip must be seen.
-            use std::io::Write;
-            let _ = writeln!(std::io::stderr(), "{test}: SKIPPED: no corpus at ../shared/corpus (set LEVELMERGE_CORPUS to run it)");
-            None
-        }
+    let found = root();
+    if found.is_none() {
+        skip(test, "no corpus at ../shared/corpus (set LEVELMERGE_CORPUS to run it)");
     }
+    found
+}
+
+/// Say that `test` is skipped because of `why`; under CI (`CI=true`), where everything a test
+/// needs is installed, fail instead.
+pub fn skip(test: &str, why: &str) {
+    if std::env::var("CI").is_ok_and(|v| v == "true") {
+        panic!("{test}: {why}, under CI");
+    }
+    // Written to the stderr handle itself: the test harness captures `eprintln!`, and a skip
+    // must be seen.
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "{test}: SKIPPED: {why}");
 }
 
 /// A merge scenario folder: base, ours, theirs, expected (same extension).

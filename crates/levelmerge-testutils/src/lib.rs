@@ -5,9 +5,11 @@
 //! * [`unity`]: bigger Unity scenes replicated from real ones, and edits of their fields.
 //! * [`godot`]: generated Godot scenes of any size, and edits of their properties.
 //! * [`fuzz`]: replaying fuzz findings, and damaged samples, for robustness tests.
+//! * [`browser`]: headless Chromium for the HTML report tests (a skip without it, a failure under CI).
 //! * [`bench`]: timing and peak memory of a command, for the benchmarks.
 
 pub mod bench;
+pub mod browser;
 pub mod corpus;
 pub mod fuzz;
 pub mod gen;

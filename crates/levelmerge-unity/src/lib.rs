@@ -16,6 +16,7 @@
 pub mod fuzzing;
 pub mod identity;
 pub mod lower;
+pub mod outline;
 pub mod parse;
 pub mod render;
 pub mod renumber;
@@ -53,6 +54,10 @@ impl Codec for UnityCodec {
 
     fn render(&self, docs: Sides<&UnityFile<'_>>, level: &Resolved<'_>) -> Vec<u8> {
         render::Renderer { docs, level }.render()
+    }
+
+    fn outline(&self, level: &Level<'_>) -> levelmerge_core::outline::Outline {
+        outline::outline(level)
     }
 
     fn level_problems(&self, level: &Level<'_>) -> Vec<Problem> {

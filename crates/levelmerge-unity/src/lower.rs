@@ -13,7 +13,7 @@ use levelmerge_core::{Problem, Side};
 use crate::identity;
 use crate::parse::{transform_links, UnityDoc, UnityFile, YKind};
 
-const TRANSFORMS: [&str; 2] = ["Transform", "RectTransform"];
+pub const TRANSFORMS: [&str; 2] = ["Transform", "RectTransform"];
 
 /// The field that holds an object's parent: a transform's `m_Father`, any other component's
 /// `m_GameObject`; a GameObject has none.
@@ -195,7 +195,7 @@ impl<'d> Lowerer<'d> {
 }
 
 /// The value text of a document's top-level field `key` (a line `  key: value`).
-fn field_line<'t>(doc: &'t str, key: &str) -> Option<&'t str> {
+pub fn field_line<'t>(doc: &'t str, key: &str) -> Option<&'t str> {
     doc.split('\n').find_map(|line| line.strip_prefix("  ")?.strip_prefix(key)?.strip_prefix(": ")).map(|v| v.trim_end())
 }
 

@@ -276,3 +276,33 @@ fn a_key_written_twice_is_matched_occurrence_by_occurrence() {
     assert_eq!(text(&r), scene(&[doc("10", "20")]));
     assert_eq!(merge(&base, &scene(&[doc("1", "20")]), &scene(&[doc("1", "30")])).open_conflicts, 1);
 }
+
+fn box_collider(id: i64, go: i64, y: &str) -> String {
+    format!("--- !u!65 &{id}\nBoxCollider:\n  m_ObjectHideFlags: 0\n  m_GameObject: {{fileID: {go}}}\n  m_Size: {{x: 1, y: {y}, z: 1}}\n")
+}
+
+#[test]
+fn a_diff_shows_components_at_their_game_object_by_hierarchy_path() {
+    use levelmerge_core::diff::{Edit, Status};
+    let level = |door_x: &str, size: &str, lamp: bool| {
+        let mut parts = vec![go(10, "Level", 11), tr(11, 10, 0, &[21], "0"), go(20, "Props", 21)];
+        parts.push(tr(21, 20, 11, if lamp { &[31, 41] } else { &[31] }, "0"));
+        parts.extend([go(30, "Door_12", 31), tr(31, 30, 21, &[], door_x), box_collider(32, 30, size)]);
+        if lamp {
+            parts.extend([go(40, "Lamp", 41), tr(41, 40, 21, &[], "0")]);
+        }
+        scene(&parts)
+    };
+    let (old, new) = (level("0", "2", true), level("5", "3", false));
+    let report = levelmerge_core::diff_texts(&UnityCodec, old.as_bytes(), new.as_bytes()).expect("both read");
+    let door = report.objects.iter().find(|o| o.path == ["Level", "Props", "Door_12"]).expect("the door is shown by its path");
+    assert_eq!((door.kind.as_str(), door.status), ("GameObject", Status::Changed));
+    let properties: Vec<_> = door.entries.iter().filter_map(|e| e.property()).collect();
+    assert_eq!(properties, ["Transform.m_LocalPosition.x", "BoxCollider.m_Size.y"]);
+    assert!(door.entries.iter().all(|e| e.part), "both are components of the door");
+    let lamp = report.objects.iter().find(|o| o.path == ["Level", "Props", "Lamp"]).expect("the removed lamp is shown where it was");
+    assert_eq!(lamp.status, Status::Removed);
+    assert!(lamp.entries.iter().any(|e| e.kind == "Transform" && e.edit == Edit::Removed), "{lamp:?}");
+    let props = report.objects.iter().find(|o| o.path == ["Level", "Props"]).expect("the parent's children changed");
+    assert!(props.entries.iter().any(|e| e.property().as_deref() == Some("Transform.m_Children.41")), "{props:?}");
+}

@@ -1,0 +1,22 @@
+//! The renderers of a semantic diff: terminal text, `--stat`, JSON and a self-contained HTML
+//! page. All of them show one [`DiffReport`].
+
+pub mod html;
+pub mod json;
+pub mod text;
+
+use levelmerge_core::diff::ObjectChanges;
+
+/// An object's hierarchy path as shown: names joined by `/`; the file itself when it has none.
+pub fn path_text(path: &[String]) -> String {
+    if path.is_empty() {
+        "(file)".to_owned()
+    } else {
+        path.join("/")
+    }
+}
+
+/// The parts added with (or removed with) an object: `Transform, BoxCollider`.
+pub fn parts_listed(object: &ObjectChanges) -> Vec<&str> {
+    object.entries.iter().filter(|e| e.part).map(|e| e.kind.as_str()).collect()
+}
