@@ -360,7 +360,7 @@ mod tests {
         let mut outline = Outline::empty(l);
         for id in l.objects.keys() {
             let owner = id.as_str().starts_with('c').then(|| ObjectId::new("t1"));
-            outline.set(id.clone(), Place { name: Some(id.as_str().to_uppercase()), parent: None, owner });
+            outline.set(id.clone(), Place { name: Some(id.as_str().to_uppercase()), owner, ..Place::default() });
         }
         outline
     }

@@ -17,6 +17,9 @@ pub struct Place {
     pub parent: Option<ObjectId>,
     /// The object this one belongs to and is shown within (a component's game object).
     pub owner: Option<ObjectId>,
+    /// What people call its type, when the model's kind is too general (a Godot node's
+    /// `type`, not `node`).
+    pub kind: Option<String>,
 }
 
 /// The places of a level's objects.
@@ -36,7 +39,7 @@ impl Outline {
     pub fn generic(level: &Level<'_>) -> Self {
         let mut outline = Outline::empty(level);
         for obj in level.objects.values() {
-            let place = Place { name: name_in(&obj.props), parent: effective_parent(obj), owner: None };
+            let place = Place { name: name_in(&obj.props), parent: effective_parent(obj), ..Place::default() };
             outline.places.insert(obj.id.clone(), place);
         }
         outline
@@ -61,7 +64,7 @@ impl Outline {
     }
 
     pub fn kind(&self, id: &ObjectId) -> Option<&str> {
-        self.kinds.get(id).map(String::as_str)
+        self.places.get(id).and_then(|p| p.kind.as_deref()).or_else(|| self.kinds.get(id).map(String::as_str))
     }
 
     /// The object an object is shown within: its owner, or itself.
@@ -182,7 +185,7 @@ mod tests {
         let l = level(vec![object("1", "node", Some("A"), Some("2")), object("2", "node", Some("B"), Some("1"))]);
         let mut outline = Outline::generic(&l);
         assert_eq!(outline.path(&ObjectId::new("1")), ["B", "A"], "the cycle is cut where it closes");
-        outline.set(ObjectId::new("9"), Place { name: None, parent: None, owner: Some(ObjectId::new("2")) });
+        outline.set(ObjectId::new("9"), Place { owner: Some(ObjectId::new("2")), ..Place::default() });
         assert_eq!(outline.holder(&ObjectId::new("9")), &ObjectId::new("2"));
         assert_eq!(outline.path(&ObjectId::new("9")), ["A", "B"]);
     }

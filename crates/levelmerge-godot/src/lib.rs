@@ -14,6 +14,7 @@
 pub mod fuzzing;
 pub mod ids;
 pub mod lower;
+pub mod outline;
 pub mod parse;
 pub mod refs;
 pub mod render;
@@ -58,6 +59,10 @@ impl Codec for GodotCodec {
 
     fn level_problems(&self, level: &Level<'_>) -> Vec<Problem> {
         scene_problems(level)
+    }
+
+    fn outline(&self, level: &Level<'_>) -> levelmerge_core::outline::Outline {
+        outline::outline(level)
     }
 
     fn checks_output(&self) -> bool {

@@ -216,3 +216,18 @@ fn sibling_nodes_sharing_a_name_are_matched_in_order() {
     let out = clean(base, &ours, &theirs);
     assert_eq!(out, format!("{}modulate = Color( 1, 0, 0, 1 )\n", ours));
 }
+
+#[test]
+fn a_diff_shows_nodes_by_their_path_and_type() {
+    use levelmerge_core::diff::{Edit, Status};
+    let new = GODOT3.replace("position = Vector2( 10, 20 )", "position = Vector2( 12, 20 )").replace(
+        "[ext_resource path=\"res://icon.png\" type=\"Texture\" id=2]",
+        "[ext_resource path=\"res://icon.png\" type=\"Texture\" id=2]\n[ext_resource path=\"res://door.tscn\" type=\"PackedScene\" id=3]",
+    );
+    let report = levelmerge_core::diff_texts(&GodotCodec, GODOT3.as_bytes(), new.as_bytes()).expect("both read");
+    let sprite = report.objects.iter().find(|o| o.path == ["Main", "Sprite"]).expect("the sprite is shown under the root's name");
+    assert_eq!((sprite.kind.as_str(), sprite.status), ("Sprite", Status::Changed));
+    assert!(matches!(&sprite.entries[0].edit, Edit::Modified { property, .. } if property == "position"), "{sprite:?}");
+    let door = report.objects.iter().find(|o| o.path == ["res://door.tscn"]).expect("a resource is shown by its path");
+    assert_eq!(door.status, Status::Added);
+}

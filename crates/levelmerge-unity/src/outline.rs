@@ -25,18 +25,18 @@ pub fn outline(level: &Level<'_>) -> Outline {
     }
     for obj in level.objects.values() {
         let place = if let Some(owner) = owners.get(&obj.id).filter(|_| obj.kind == "GameObject") {
-            Place { name: None, parent: None, owner: Some(owner.clone()) }
+            Place { owner: Some(owner.clone()), ..Place::default() }
         } else if obj.kind == "GameObject" {
             let father = transform_of.get(&obj.id).and_then(|t| level.get(t)).and_then(|t| reference(t, "m_Father"));
             let parent = father.and_then(|f| owners.get(&f).cloned());
-            Place { name: text(obj, "m_Name"), parent, owner: None }
+            Place { name: text(obj, "m_Name"), parent, ..Place::default() }
         } else if obj.kind == "PrefabInstance" {
             // Named by its `m_Name` override, placed under its `m_TransformParent`'s object.
             let parent = reference_line(obj.props.raw, "m_TransformParent").and_then(|t| owners.get(&t).cloned());
-            Place { name: overridden_name(obj.props.raw), parent, owner: None }
+            Place { name: overridden_name(obj.props.raw), parent, ..Place::default() }
         } else {
             let owner = owners.get(&obj.id).cloned();
-            Place { name: owner.is_none().then(|| text(obj, "m_Name")).flatten(), parent: None, owner }
+            Place { name: owner.is_none().then(|| text(obj, "m_Name")).flatten(), owner, ..Place::default() }
         };
         outline.set(obj.id.clone(), place);
     }

@@ -1,0 +1,59 @@
+//! How a Godot scene looks in the editor's Scene dock: nodes by name under the root, shown with
+//! their `type`; resources by their path or type.
+
+use levelmerge_core::model::{Level, ObjectId};
+use levelmerge_core::outline::{Outline, Place};
+
+const ROOT: &str = "node:.";
+
+pub fn outline(level: &Level<'_>) -> Outline {
+    let mut outline = Outline::empty(level);
+    let root = level.get(&ObjectId::new(ROOT));
+    for obj in level.objects.values() {
+        let header = header(obj.props.raw);
+        let type_name = attr(header, "type");
+        let place = match obj.id.as_str().strip_prefix("node:") {
+            Some(".") => Place { name: attr(header, "name"), kind: type_name, ..Place::default() },
+            Some(path) => {
+                // A node's path names it below the root; the part above it is its parent
+                // when this file defines that node, else it is written out.
+                let (dir, leaf) = path.rsplit_once('/').unwrap_or(("", path));
+                let above = if dir.is_empty() { ObjectId::new(ROOT) } else { ObjectId::new(format!("node:{dir}")) };
+                let (name, parent) = if level.get(&above).is_some() { (leaf, Some(above)) } else { (path, root.map(|r| r.id.clone())) };
+                Place { name: Some(name.to_owned()), parent, kind: type_name, ..Place::default() }
+            }
+            None => {
+                let name = attr(header, "path").or_else(|| type_name.clone().map(|t| format!("{t} {}", obj.id)));
+                Place { name, ..Place::default() }
+            }
+        };
+        outline.set(obj.id.clone(), place);
+    }
+    outline
+}
+
+/// A section's first line, where Godot writes its tag.
+fn header(raw: &str) -> &str {
+    raw.split('\n').next().unwrap_or("")
+}
+
+/// A tag attribute `key="value"`, unquoted.
+fn attr(header: &str, key: &str) -> Option<String> {
+    let at = header.match_indices(key).find(|(i, _)| header[..*i].ends_with([' ', '[']))?.0;
+    let rest = header[at + key.len()..].strip_prefix("=\"")?;
+    Some(rest[..rest.find('"')?].to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn attributes_are_read_off_the_tag() {
+        let h = "[node name=\"Door\" type=\"Area2D\" parent=\"Level/Props\" groups=[\"x\"]]";
+        assert_eq!(attr(h, "name").as_deref(), Some("Door"));
+        assert_eq!(attr(h, "type").as_deref(), Some("Area2D"));
+        assert_eq!(attr(h, "parent").as_deref(), Some("Level/Props"));
+        assert_eq!(attr(h, "path"), None);
+    }
+}
