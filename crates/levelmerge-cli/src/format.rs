@@ -51,6 +51,11 @@ pub const EXTENSIONS: &[(&str, Format)] = &[
     ("tmj", Format::Json),
     ("tsj", Format::Json),
     ("sjson", Format::Sjson),
+    // Cocos Creator 2.x and 3.x scenes, Ogmo projects (Cocos prefabs share Unity's extension and
+    // are told apart by their content)
+    ("fire", Format::Json),
+    ("scene", Format::Json),
+    ("ogmo", Format::Json),
     ("tscn", Format::Godot),
     ("tres", Format::Godot),
     ("unity", Format::Unity),

@@ -16,6 +16,10 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+/// Levels are read into many small nodes: a faster allocator is a large share of the speed.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// Merge, diff and check game level files by their objects, not their lines.
 #[derive(Debug, Parser)]
 #[command(name = "levelmerge", version, propagate_version = true)]

@@ -19,7 +19,14 @@ pub struct SetupArgs {
     /// Register for the current repository only (the default).
     #[arg(long)]
     pub local: bool,
+    /// Also install a git pre-commit hook that runs `levelmerge check --staged`, so that a
+    /// broken level (markers, dangling references, duplicate ids) cannot be committed.
+    #[arg(long, conflicts_with = "global")]
+    pub pre_commit: bool,
 }
+
+/// The first line of the hook after the shebang: how an installed hook is recognised.
+const HOOK_MARK: &str = "# levelmerge pre-commit hook";
 
 pub const DRIVER: &str = "levelmerge";
 
@@ -115,6 +122,10 @@ pub fn setup(args: &SetupArgs, ui: &Ui) -> Result<u8> {
         (format!("merge.{DRIVER}.name"), "levelmerge: semantic merge of game levels".to_owned()),
         (format!("merge.{DRIVER}.driver"), format!("{prog} merge %O %A %B --path %P -l %L")),
         (format!("diff.{DRIVER}.command"), format!("{prog} git-diff")),
+        // `git mergetool --tool levelmerge`: merges again by objects; git keeps the file
+        // unresolved while conflicts remain (trustExitCode).
+        (format!("mergetool.{DRIVER}.cmd"), format!("{prog} merge \"$BASE\" \"$LOCAL\" \"$REMOTE\" -o \"$MERGED\" --path \"$MERGED\"")),
+        (format!("mergetool.{DRIVER}.trustExitCode"), "true".to_owned()),
     ];
     for (key, value) in &settings {
         let out = git(&["config", scope, key, value])?;
@@ -128,13 +139,49 @@ pub fn setup(args: &SetupArgs, ui: &Ui) -> Result<u8> {
     writeln!(out, "registered the levelmerge merge and diff drivers ({})", scope.trim_start_matches('-'))?;
     writeln!(out, "  merge driver: {}", settings[1].1)?;
     writeln!(out, "  diff driver:  {}", settings[2].1)?;
+    writeln!(out, "  mergetool:    git mergetool --tool {DRIVER}")?;
     if added > 0 {
         writeln!(out, "added {added} line(s) to {}", attrs.display())?;
     } else {
         writeln!(out, "{} already lists every supported extension", attrs.display())?;
     }
+    if args.pre_commit {
+        let hook = install_hook(&prog)?;
+        writeln!(out, "pre-commit hook: {} runs `levelmerge check --staged`", hook.display())?;
+    }
     let _ = ui;
     Ok(exit::CLEAN)
+}
+
+/// Write the pre-commit hook where git looks for it (`core.hooksPath` honoured). A hook that
+/// is not levelmerge's is left alone: the user is told how to call the check from it.
+fn install_hook(prog: &str) -> Result<PathBuf> {
+    let path = PathBuf::from(git_stdout(&["rev-parse", "--git-path", "hooks/pre-commit"]).context("cannot find the git hooks folder")?);
+    let text = format!("#!/bin/sh\n{HOOK_MARK}: refuse commits whose staged level files are broken.\n# Skip once with `git commit --no-verify`.\nexec {prog} check --staged\n");
+    match std::fs::read_to_string(&path) {
+        Ok(existing) if !existing.contains(HOOK_MARK) => {
+            bail!("{} already holds another hook: add the line `{prog} check --staged || exit 1` to it", path.display())
+        }
+        Ok(_) | Err(_) => {}
+    }
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    }
+    crate::atomic::write(&path, text.as_bytes())?;
+    make_executable(&path)?;
+    Ok(path)
+}
+
+#[cfg(unix)]
+fn make_executable(path: &Path) -> Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755))
+        .with_context(|| format!("cannot make {} executable", path.display()))
+}
+
+#[cfg(not(unix))]
+fn make_executable(_: &Path) -> Result<()> {
+    Ok(())
 }
 
 pub fn doctor(ui: &Ui) -> Result<u8> {

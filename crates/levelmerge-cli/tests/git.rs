@@ -221,3 +221,93 @@ fn git_merge_of_godot_scenes_renumbers_resources_and_recounts_load_steps() {
     let check = repo.levelmerge(&["check", "main.tscn"]);
     assert_eq!(check.status.code(), Some(0), "{}", String::from_utf8_lossy(&check.stdout));
 }
+
+/// Both sides append an entity after the same line: git's line merge conflicts there.
+fn branches_that_append_entities(repo: &Repo) -> String {
+    repo.git(&["branch", "feature"]);
+    let key = ("\"x\": 12 }\n", "\"x\": 12 },\n    { \"id\": 5, \"type\": \"key\", \"name\": \"Key\", \"x\": 1 }\n");
+    let chest = ("\"x\": 12 }\n", "\"x\": 12 },\n    { \"id\": 4, \"type\": \"chest\", \"name\": \"Chest\", \"x\": 20 }\n");
+    repo.commit_edit("feature", &edit(BASE, &[key]));
+    repo.commit_edit("main", &edit(BASE, &[chest]));
+    edit(
+        BASE,
+        &[("\"x\": 12 }\n", "\"x\": 12 },\n    { \"id\": 4, \"type\": \"chest\", \"name\": \"Chest\", \"x\": 20 },\n    { \"id\": 5, \"type\": \"key\", \"name\": \"Key\", \"x\": 1 }\n")],
+    )
+}
+
+#[test]
+fn mergetool_settles_a_file_git_merged_by_lines() {
+    let repo = Repo::new();
+    let expected = branches_that_append_entities(&repo);
+    let merge = repo.run("git", &["merge", "--no-edit", "feature"]);
+    assert_eq!(merge.status.code(), Some(1), "git's line merge conflicts");
+    assert!(repo.read("level.json").contains("<<<<<<<"));
+    let setup = repo.levelmerge(&["setup", "--local"]);
+    assert!(String::from_utf8_lossy(&setup.stdout).contains("git mergetool --tool levelmerge"));
+    let tool = repo.run("git", &["mergetool", "--tool", "levelmerge", "--no-prompt", "level.json"]);
+    assert!(tool.status.success(), "mergetool failed: {}", String::from_utf8_lossy(&tool.stderr));
+    assert_eq!(repo.read("level.json"), expected);
+    assert!(!repo.git(&["status", "--porcelain"]).contains("UU"), "git still sees the file unmerged");
+}
+
+#[test]
+fn check_repo_finds_markers_leftovers_and_unmerged_files() {
+    let repo = Repo::new();
+    branches_that_append_entities(&repo);
+    let merge = repo.run("git", &["merge", "--no-edit", "feature"]);
+    assert_eq!(merge.status.code(), Some(1));
+    repo.write("level_BASE_4242.json", BASE);
+    repo.write("sound.json", BASE);
+    repo.write("broken.json", &BASE.replace("\"x\": 4", "\"x\": 4,,"));
+    let out = repo.levelmerge(&["check", "--repo"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(text.contains("level.json: unmerged: "), "{text}");
+    assert!(text.contains("level_BASE_4242.json: merge-leftover: "), "{text}");
+    assert!(text.contains("broken.json:5:"), "{text}");
+    assert!(!text.contains("sound.json"), "a sound file is not listed: {text}");
+    assert!(text.ends_with("checked 2 level file(s): 3 with problems, 3 problem(s) in all\n"), "{text}");
+    let json = repo.levelmerge(&["check", "--repo", ".", "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    let codes: Vec<_> = v["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|f| f["problems"].as_array().unwrap().iter().map(|p| p["problem"].clone()))
+        .collect();
+    assert!(codes.contains(&"merge-leftover".into()) && codes.contains(&"unmerged".into()) && codes.contains(&"syntax".into()), "{v}");
+    // Settled and cleaned up, the repository is sound.
+    repo.git(&["checkout", "--theirs", "level.json"]);
+    repo.git(&["add", "level.json"]);
+    for f in ["level_BASE_4242.json", "broken.json"] {
+        std::fs::remove_file(repo.path().join(f)).unwrap();
+    }
+    let out = repo.levelmerge(&["check", "--repo"]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
+}
+
+#[test]
+fn the_pre_commit_hook_refuses_a_broken_level() {
+    let repo = Repo::new();
+    let setup = repo.levelmerge(&["setup", "--local", "--pre-commit"]);
+    assert!(setup.status.success(), "{}", String::from_utf8_lossy(&setup.stderr));
+    repo.write("level.json", &BASE.replace("\"x\": 4", "<<<<<<< ours\n\"x\": 4\n=======\n\"x\": 5\n>>>>>>> theirs\n"));
+    repo.git(&["add", "level.json"]);
+    let refused = repo.run("git", &["commit", "-q", "-m", "oops"]);
+    assert!(!refused.status.success(), "the broken level was committed");
+    // git shows a hook's output on its stderr.
+    let said = String::from_utf8_lossy(&refused.stderr);
+    assert!(said.contains("level.json:7: conflict-marker") && said.contains("1 with problems"), "{said}");
+    // What is checked is what is staged: fixing the file on disk only is not enough.
+    repo.write("level.json", &BASE.replace("\"x\": 4", "\"x\": 5"));
+    assert!(!repo.run("git", &["commit", "-q", "-m", "still staged broken"]).status.success());
+    repo.git(&["add", "level.json"]);
+    repo.git(&["commit", "-q", "-m", "fixed"]);
+    // Someone else's hook is never overwritten.
+    let hook = repo.path().join(".git/hooks/pre-commit");
+    std::fs::write(&hook, "#!/bin/sh\nexit 0\n").unwrap();
+    let again = repo.levelmerge(&["setup", "--local", "--pre-commit"]);
+    assert_eq!(again.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&again.stderr).contains("already holds another hook"));
+    assert_eq!(std::fs::read_to_string(&hook).unwrap(), "#!/bin/sh\nexit 0\n");
+}

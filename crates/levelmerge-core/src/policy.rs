@@ -69,14 +69,22 @@ fn larger_side(conflict: &Conflict<'_>) -> Option<Side> {
 
 /// Glob match: `*` any run of characters, `?` one character, everything else literal.
 pub fn glob_match(pattern: &str, text: &str) -> bool {
-    let (p, t): (Vec<char>, Vec<char>) = (pattern.chars().collect(), text.chars().collect());
+    // Paths are nearly always ASCII: matched as bytes without collecting characters.
+    if pattern.is_ascii() && text.is_ascii() {
+        glob(pattern.as_bytes(), text.as_bytes(), b'*', b'?')
+    } else {
+        glob(&pattern.chars().collect::<Vec<_>>(), &text.chars().collect::<Vec<_>>(), '*', '?')
+    }
+}
+
+fn glob<T: PartialEq + Copy>(p: &[T], t: &[T], any: T, one: T) -> bool {
     let (mut pi, mut ti) = (0, 0);
     let (mut star, mut mark) = (None, 0);
     while ti < t.len() {
-        if pi < p.len() && (p[pi] == '?' || p[pi] == t[ti]) {
+        if pi < p.len() && (p[pi] == one || p[pi] == t[ti]) {
             pi += 1;
             ti += 1;
-        } else if pi < p.len() && p[pi] == '*' {
+        } else if pi < p.len() && p[pi] == any {
             star = Some(pi);
             mark = ti;
             pi += 1;
@@ -88,7 +96,7 @@ pub fn glob_match(pattern: &str, text: &str) -> bool {
             return false;
         }
     }
-    while pi < p.len() && p[pi] == '*' {
+    while pi < p.len() && p[pi] == any {
         pi += 1;
     }
     pi == p.len()
@@ -107,5 +115,6 @@ mod tests {
         assert!(glob_match("*", ""));
         assert!(glob_match("layers*name", "layers[2].name"));
         assert!(!glob_match("x*y", "xay.z"));
+        assert!(glob_match("é?", "éü") && !glob_match("é?", "éüx"));
     }
 }
