@@ -9,6 +9,7 @@ mod diff_view;
 mod exit;
 mod format;
 mod merge_cmd;
+mod resolve_cmd;
 mod setup_cmd;
 mod ui;
 
@@ -50,6 +51,12 @@ enum Command {
     ///
     /// Exit 0 when every file is sound, 1 when problems were found, 2 when a file is unreadable.
     Check(check_cmd::CheckArgs),
+    /// List the conflicts a merge left in a file, or settle them: all, or per object/property.
+    ///
+    /// Reads the conflict markers (levelmerge's or git's, diff3 style included). A file whose
+    /// conflicts are all settled is checked before it is written: a choice that would break the
+    /// level is refused. Exit 0: no conflict left; 1: conflicts left; 2: nothing written.
+    Resolve(resolve_cmd::ResolveArgs),
     /// Register levelmerge as git's merge and diff driver for level files (idempotent).
     Setup(setup_cmd::SetupArgs),
     /// Tell whether git will use levelmerge, and for which files.
@@ -73,6 +80,7 @@ fn main() -> ExitCode {
         Command::Merge(args) => merge_cmd::run(args, &ui),
         Command::Diff(args) => diff_cmd::run(args, &ui),
         Command::Check(args) => check_cmd::run(args, &ui),
+        Command::Resolve(args) => resolve_cmd::run(args, &ui),
         Command::Setup(args) => setup_cmd::setup(args, &ui),
         Command::Doctor => setup_cmd::doctor(&ui),
         Command::GitDiff(args) => diff_cmd::run_git(args, &ui),

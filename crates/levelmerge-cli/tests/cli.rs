@@ -299,3 +299,52 @@ fn sjson_merges_and_keeps_its_syntax() {
     levelmerge().arg("merge").args([&b, &o, &t]).assert().code(0);
     assert_eq!(std::fs::read_to_string(&o).unwrap(), theirs.replace("[0 0]", "[0 5]"));
 }
+
+const MARKED: &str = "{\n  \"entities\": [\n    { \"id\": 1, \"x\": 1 },\n<<<<<<< ours\n    { \"id\": 2, \"x\": 5 },\n=======\n    { \"id\": 2, \"x\": 6 },\n>>>>>>> theirs\n<<<<<<< ours\n    { \"id\": 3, \"y\": 1 }\n=======\n    { \"id\": 1, \"y\": 2 }\n>>>>>>> theirs\n  ]\n}\n";
+
+#[test]
+fn resolve_settles_what_the_filters_select_and_leaves_the_rest() {
+    let d = tempfile::tempdir().unwrap();
+    let file = d.path().join("level.json");
+    std::fs::write(&file, MARKED).unwrap();
+    let out = levelmerge().args(["resolve", "--json"]).arg(&file).assert().code(1);
+    let v: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    assert_eq!(v["conflicts"].as_array().unwrap().len(), 2);
+    assert_eq!(v["conflicts"][0]["properties"], serde_json::json!(["x"]));
+    assert_eq!(v["conflicts"][0]["object"]["id"], "/entities[2]");
+    levelmerge()
+        .args(["resolve", "--take", "theirs", "--property", "x"])
+        .arg(&file)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("1 left"));
+    let text = std::fs::read_to_string(&file).unwrap();
+    assert!(text.contains("    { \"id\": 2, \"x\": 6 },\n<<<<<<< ours\n    { \"id\": 3, \"y\": 1 }\n"), "{text}");
+    // No base section to take: refused, nothing written.
+    levelmerge().args(["resolve", "--take", "base"]).arg(&file).assert().code(2).stderr(predicate::str::contains("no base section"));
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), text);
+}
+
+#[test]
+fn resolve_refuses_a_choice_that_breaks_the_level() {
+    let d = tempfile::tempdir().unwrap();
+    let file = d.path().join("level.json");
+    std::fs::write(&file, MARKED).unwrap();
+    // Theirs' second region brings a second object with id 1.
+    levelmerge()
+        .args(["resolve", "--take", "theirs"])
+        .arg(&file)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("duplicate id").and(predicate::str::contains("nothing was written")));
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), MARKED);
+    levelmerge().args(["resolve", "--take", "ours"]).arg(&file).assert().code(0);
+    assert!(!std::fs::read_to_string(&file).unwrap().contains("<<<<<<<"));
+    std::fs::write(&file, "{\n<<<<<<< ours\n  \"a\": 1\n}\n").unwrap();
+    levelmerge()
+        .args(["resolve", "--take", "ours"])
+        .arg(&file)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("line 2: the conflict that opens here is never closed"));
+}

@@ -311,3 +311,22 @@ fn the_pre_commit_hook_refuses_a_broken_level() {
     assert!(String::from_utf8_lossy(&again.stderr).contains("already holds another hook"));
     assert_eq!(std::fs::read_to_string(&hook).unwrap(), "#!/bin/sh\nexit 0\n");
 }
+
+#[test]
+fn resolve_settles_a_conflict_git_stopped_on() {
+    let repo = Repo::new();
+    repo.set_up();
+    repo.git(&["branch", "feature"]);
+    repo.commit_edit("feature", &edit(BASE, &[("\"x\": 12", "\"x\": 16")]));
+    repo.commit_edit("main", &edit(BASE, &[("\"x\": 12", "\"x\": 14"), ("\"Gate\"", "\"Main Gate\"")]));
+    assert_eq!(repo.run("git", &["merge", "--no-edit", "feature"]).status.code(), Some(1));
+    let list = repo.levelmerge(&["resolve", "level.json"]);
+    let listed = String::from_utf8_lossy(&list.stdout);
+    assert_eq!(list.status.code(), Some(1), "{listed}");
+    assert!(listed.contains("Guard [guard] › x") && listed.contains("1 of 1 conflict(s) listed"), "{listed}");
+    let take = repo.levelmerge(&["resolve", "level.json", "--take", "theirs", "--object", "Gu*"]);
+    assert_eq!(take.status.code(), Some(0), "{}", String::from_utf8_lossy(&take.stderr));
+    assert_eq!(repo.read("level.json"), edit(BASE, &[("\"x\": 12", "\"x\": 16"), ("\"Gate\"", "\"Main Gate\"")]));
+    repo.git(&["add", "level.json"]);
+    repo.git(&["commit", "-q", "--no-edit"]);
+}

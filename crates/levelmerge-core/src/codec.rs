@@ -422,12 +422,38 @@ pub fn diff_texts<C: Codec>(codec: &C, old: &[u8], new: &[u8]) -> Result<DiffRep
     Ok(DiffReport::new(diff(&la, &lb), &codec.outline(&la), &codec.outline(&lb)))
 }
 
+/// The object a line of a text belongs to, as people see it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Located {
+    pub id: crate::model::ObjectId,
+    pub kind: String,
+    pub path: Vec<String>,
+}
+
+/// The object each of `lines` (1-based) falls in: the last object that starts at or before it.
+pub fn locate_lines<C: Codec>(codec: &C, text: &[u8], lines: &[usize]) -> Result<Vec<Option<Located>>, MergeError> {
+    let doc = parse(codec, Side::Ours, text, &[])?;
+    let level = read(codec, Side::Ours, &doc, &[])?;
+    let outline = codec.outline(&level);
+    let mut starts: Vec<(usize, &crate::model::Object<'_>)> = level.objects.values().map(|o| (o.line as usize, o)).collect();
+    starts.sort_by_key(|(line, _)| *line);
+    Ok(lines
+        .iter()
+        .map(|&line| {
+            let at = starts.partition_point(|(start, _)| *start <= line);
+            let (_, obj) = starts.get(at.checked_sub(1)?)?;
+            Some(Located { id: obj.id.clone(), kind: obj.kind.clone(), path: outline.path(&obj.id) })
+        })
+        .collect())
+}
+
 /// A codec behind a trait object: what the command line needs, whatever the format.
 pub trait Engine {
     fn format_name(&self) -> &'static str;
     fn merge(&self, texts: Sides<&[u8]>, options: &Options, style: &MarkerStyle) -> Result<MergeOutcome, MergeError>;
     fn check(&self, text: &[u8]) -> Vec<Problem>;
     fn diff(&self, old: &[u8], new: &[u8]) -> Result<DiffReport, MergeError>;
+    fn locate(&self, text: &[u8], lines: &[usize]) -> Result<Vec<Option<Located>>, MergeError>;
 }
 
 impl<C> Engine for C
@@ -446,5 +472,8 @@ where
     }
     fn diff(&self, old: &[u8], new: &[u8]) -> Result<DiffReport, MergeError> {
         diff_texts(self, old, new)
+    }
+    fn locate(&self, text: &[u8], lines: &[usize]) -> Result<Vec<Option<Located>>, MergeError> {
+        locate_lines(self, text, lines)
     }
 }

@@ -20,6 +20,7 @@ pub mod model;
 pub mod order;
 pub mod outline;
 pub mod policy;
+pub mod regions;
 pub mod resolve;
 pub mod side;
 pub mod text;

@@ -1,0 +1,312 @@
+//! `levelmerge resolve`: list and settle the conflicts a merge left in a file, read from its
+//! conflict markers (levelmerge's, or git's own line merge's, diff3 style included).
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use anyhow::{bail, Context, Result};
+use levelmerge_core::codec::Located;
+use levelmerge_core::policy::glob_match;
+use levelmerge_core::regions::{conflict_regions, lines_in_ours_view, settle, Region, Take};
+use levelmerge_core::Side;
+use serde_json::json;
+
+use crate::config::Config;
+use crate::exit;
+use crate::format;
+use crate::ui::{shorten, Ui};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum TakeArg {
+    Ours,
+    Theirs,
+    /// Base's lines (only markers written in the diff3 style have them).
+    Base,
+    /// Ours' lines, then theirs' (lists both sides added to).
+    Both,
+}
+
+impl TakeArg {
+    fn take(self) -> Take {
+        match self {
+            TakeArg::Ours => Take::Side(Side::Ours),
+            TakeArg::Theirs => Take::Side(Side::Theirs),
+            TakeArg::Base => Take::Side(Side::Base),
+            TakeArg::Both => Take::Both,
+        }
+    }
+}
+
+#[derive(Debug, clap::Args)]
+pub struct ResolveArgs {
+    /// A file with conflict markers.
+    pub file: PathBuf,
+    /// Settle the conflicts by taking this side. Without it, the conflicts are listed.
+    #[arg(long, value_enum)]
+    pub take: Option<TakeArg>,
+    /// Only conflicts in objects whose hierarchy path or id matches this glob
+    /// (`Level/Props/*`, `*Door*`).
+    #[arg(long, value_name = "GLOB")]
+    pub object: Option<String>,
+    /// Only conflicts on a property whose name matches this glob (`m_LocalPosition`, `x`).
+    #[arg(long, value_name = "GLOB")]
+    pub property: Option<String>,
+    /// Write the result to FILE instead of over the input.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// List the conflicts as JSON.
+    #[arg(long, conflicts_with = "take")]
+    pub json: bool,
+    #[command(flatten)]
+    pub input: crate::format::FormatArgs,
+}
+
+/// One conflict region with what it is about.
+struct Conflict {
+    region: Region,
+    object: Option<Located>,
+    properties: Vec<String>,
+}
+
+pub fn run(args: &ResolveArgs, ui: &Ui) -> Result<u8> {
+    let path = &args.file;
+    let text = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let regions = conflict_regions(&text).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+    let conflicts = describe(&text, regions, args, ui)?;
+    let chosen: Vec<bool> = conflicts.iter().map(|c| selected(c, args)).collect();
+    let Some(take) = args.take else {
+        let mut out = anstream::stdout().lock();
+        if args.json {
+            print_json(&text, &conflicts, &chosen, &mut out)?;
+        } else {
+            print_list(&text, &conflicts, &chosen, &mut out)?;
+        }
+        return Ok(if conflicts.is_empty() { exit::CLEAN } else { exit::CONFLICTS });
+    };
+    if conflicts.is_empty() {
+        ui.info(&format!("{}: no conflict markers: nothing to settle", path.display()));
+        return Ok(exit::CLEAN);
+    }
+    let settled = chosen.iter().filter(|&&c| c).count();
+    if settled == 0 {
+        bail!("{}: no conflict matches --object/--property ({} conflict(s) in the file)", path.display(), conflicts.len());
+    }
+    let choices: Vec<Option<Take>> = chosen.iter().map(|&c| c.then(|| take.take())).collect();
+    let regions: Vec<Region> = conflicts.iter().map(|c| c.region.clone()).collect();
+    let result = settle(&text, &regions, &choices).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+    let left = conflicts.len() - settled;
+    if left == 0 {
+        refuse_if_broken(&result, args, ui)?;
+    }
+    let target = args.output.as_ref().unwrap_or(path);
+    crate::atomic::write(target, &result)?;
+    if left == 0 {
+        ui.info(&format!("{}: settled all {settled} conflict(s); the file is sound (git add it to mark it resolved)", target.display()));
+        Ok(exit::CLEAN)
+    } else {
+        ui.info(&format!("{}: settled {settled} conflict(s), {left} left", target.display()));
+        Ok(exit::CONFLICTS)
+    }
+}
+
+/// Each region with the object it falls in (read in the ours view of the file) and the
+/// property names its lines set.
+fn describe(text: &[u8], regions: Vec<Region>, args: &ResolveArgs, ui: &Ui) -> Result<Vec<Conflict>> {
+    let config = Config::for_file(args.input.config.as_deref(), &args.file)?;
+    let all_ours: Vec<Option<Take>> = regions.iter().map(|_| Some(Take::Side(Side::Ours))).collect();
+    let ours_view = settle(text, &regions, &all_ours).map_err(|e| anyhow::anyhow!(e))?;
+    let format = args.input.format.unwrap_or_else(|| format::detect(&[&ours_view], Some(&args.file)));
+    let lines = lines_in_ours_view(text, &regions);
+    let located = match format::engine(format, &config) {
+        Some(engine) => engine.locate(&ours_view, &lines).unwrap_or_else(|e| {
+            ui.warn(&format!("{}: conflicts are shown without their objects: {e}", args.file.display()));
+            vec![None; regions.len()]
+        }),
+        None => vec![None; regions.len()],
+    };
+    Ok(regions
+        .into_iter()
+        .zip(located)
+        .map(|(region, object)| {
+            let side = |s| String::from_utf8_lossy(region.text(text, s).unwrap_or_default()).into_owned();
+            let (ours, theirs) = (side(Side::Ours), side(Side::Theirs));
+            // A line holding a whole JSON object names the members that differ; other lines
+            // name the property they set.
+            let mut properties = differing_members(&ours, &theirs);
+            if properties.is_empty() {
+                for line in ours.lines().chain(side(Side::Base).lines().chain(theirs.lines()).collect::<Vec<_>>()) {
+                    if let Some(key) = property_key(line).filter(|k| !properties.iter().any(|p: &String| p == k)) {
+                        properties.push(key.to_owned());
+                    }
+                }
+            }
+            Conflict { region, object, properties }
+        })
+        .collect())
+}
+
+/// The property a line sets: `"key": …` (JSON), `key: …` (YAML, also as a list item), `key = …`
+/// (Godot).
+fn property_key(line: &str) -> Option<&str> {
+    let t = line.trim_start().trim_start_matches("- ");
+    if let Some(rest) = t.strip_prefix('"') {
+        let (key, after) = rest.split_once('"')?;
+        return after.trim_start().starts_with(':').then_some(key);
+    }
+    let end = t.find(": ").or_else(|| t.strip_suffix(':').map(str::len)).or_else(|| t.find(" = "))?;
+    let key = &t[..end];
+    (!key.is_empty() && key.chars().all(|c| c.is_alphanumeric() || "_/.-".contains(c))).then_some(key)
+}
+
+/// `"key": value` members written inline (`{ "id": 3, "x": 14 }`), with their value text.
+fn inline_members(text: &str) -> Vec<(&str, &str)> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(open) = rest.find('"') {
+        let after = &rest[open + 1..];
+        let Some(close) = after.find('"') else { break };
+        let (key, tail) = (&after[..close], after[close + 1..].trim_start());
+        match tail.strip_prefix(':') {
+            Some(value) => {
+                let value = value.trim_start();
+                let end = match value.strip_prefix('"') {
+                    Some(string) => string_end(string).map_or(value.len(), |e| e + 2),
+                    None => value.find([',', '}', '\n']).unwrap_or(value.len()),
+                };
+                out.push((key, value[..end].trim_end()));
+                rest = &value[end..];
+            }
+            None => rest = &after[close + 1..],
+        }
+    }
+    out
+}
+
+/// Where a JSON string's closing quote is (escapes skipped).
+fn string_end(s: &str) -> Option<usize> {
+    let mut escaped = false;
+    for (i, c) in s.char_indices() {
+        match c {
+            _ if escaped => escaped = false,
+            '\\' => escaped = true,
+            '"' => return Some(i),
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The inline members whose values differ between the sides, when both hold some.
+fn differing_members(ours: &str, theirs: &str) -> Vec<String> {
+    let (a, b) = (inline_members(ours), inline_members(theirs));
+    if a.len() < 2 || b.len() < 2 {
+        return Vec::new();
+    }
+    let mut keys: Vec<String> = Vec::new();
+    for (k, _) in a.iter().chain(&b) {
+        let in_a = a.iter().find(|(key, _)| key == k).map(|(_, v)| v);
+        let in_b = b.iter().find(|(key, _)| key == k).map(|(_, v)| v);
+        if in_a != in_b && !keys.iter().any(|x| x == k) {
+            keys.push((*k).to_owned());
+        }
+    }
+    keys
+}
+
+fn selected(c: &Conflict, args: &ResolveArgs) -> bool {
+    let object_ok = args
+        .object
+        .as_deref()
+        .is_none_or(|glob| c.object.as_ref().is_some_and(|o| glob_match(glob, &o.path.join("/")) || glob_match(glob, o.id.as_str())));
+    let property_ok = args.property.as_deref().is_none_or(|glob| c.properties.iter().any(|p| glob_match(glob, p)));
+    object_ok && property_ok
+}
+
+fn object_text(o: &Option<Located>) -> String {
+    match o {
+        Some(o) if o.path.is_empty() => format!("(file) [{}]", o.kind),
+        Some(o) => format!("{} [{}]", o.path.join("/"), o.kind),
+        None => "(unknown object)".to_owned(),
+    }
+}
+
+fn side_text(text: &[u8], region: &Region, side: Side) -> Option<String> {
+    region.text(text, side).map(|t| shorten(&String::from_utf8_lossy(t), 70))
+}
+
+fn print_list(text: &[u8], conflicts: &[Conflict], chosen: &[bool], out: &mut dyn Write) -> Result<()> {
+    for (i, (c, &shown)) in conflicts.iter().zip(chosen).enumerate() {
+        if !shown {
+            continue;
+        }
+        let props = if c.properties.is_empty() { String::new() } else { format!(" › {}", c.properties.join(", ")) };
+        writeln!(out, "#{} line {}: {}{props}", i + 1, c.region.line, object_text(&c.object))?;
+        for side in [Side::Ours, Side::Base, Side::Theirs] {
+            if let Some(t) = side_text(text, &c.region, side) {
+                writeln!(out, "    {:<6} {}", side.name(), if t.is_empty() { "(nothing)".to_owned() } else { t })?;
+            }
+        }
+    }
+    let shown = chosen.iter().filter(|&&c| c).count();
+    writeln!(out, "{shown} of {} conflict(s) listed; settle them with --take ours|theirs|base|both", conflicts.len())?;
+    Ok(())
+}
+
+fn print_json(text: &[u8], conflicts: &[Conflict], chosen: &[bool], out: &mut dyn Write) -> Result<()> {
+    let list: Vec<_> = conflicts
+        .iter()
+        .zip(chosen)
+        .filter(|(_, &c)| c)
+        .map(|(c, _)| {
+            let side = |s| c.region.text(text, s).map(|t| String::from_utf8_lossy(t).into_owned());
+            json!({
+                "line": c.region.line,
+                "object": c.object.as_ref().map(|o| json!({"id": o.id.as_str(), "kind": o.kind, "path": o.path})),
+                "properties": c.properties,
+                "ours": side(Side::Ours), "base": side(Side::Base), "theirs": side(Side::Theirs),
+            })
+        })
+        .collect();
+    writeln!(out, "{}", serde_json::to_string_pretty(&json!({"version": 1, "conflicts": list}))?)?;
+    Ok(())
+}
+
+/// A fully settled file is checked before it is written: choosing sides region by region can
+/// break a level (ours' object referring to one only theirs kept).
+fn refuse_if_broken(result: &[u8], args: &ResolveArgs, ui: &Ui) -> Result<()> {
+    let config = Config::for_file(args.input.config.as_deref(), &args.file)?;
+    let format = args.input.format.unwrap_or_else(|| format::detect(&[result], Some(&args.file)));
+    let Some(engine) = format::engine(format, &config) else { return Ok(()) };
+    let problems = engine.check(result);
+    if problems.is_empty() {
+        return Ok(());
+    }
+    for p in &problems {
+        ui.error(&format!("{}: {p}", args.file.display()));
+    }
+    bail!("{}: settled this way the level would be broken ({} problem(s)); nothing was written", args.file.display(), problems.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn property_names_are_read_in_each_format() {
+        assert_eq!(property_key("    \"x\": 14,"), Some("x"));
+        assert_eq!(property_key("  m_LocalPosition: {x: 1, y: 2, z: 0}"), Some("m_LocalPosition"));
+        assert_eq!(property_key("  - target: {fileID: 1}"), Some("target"));
+        assert_eq!(property_key("  m_Children:"), Some("m_Children"));
+        assert_eq!(property_key("position = Vector2( 1, 2 )"), Some("position"));
+        assert_eq!(property_key("    { \"id\": 3, \"x\": 14 }"), None);
+        assert_eq!(property_key("[node name=\"A\" parent=\".\"]"), None);
+    }
+
+    #[test]
+    fn inline_objects_name_the_members_that_differ() {
+        let ours = "    { \"id\": 3, \"name\": \"Guard, old\", \"x\": 14 }\n";
+        let theirs = "    { \"id\": 3, \"name\": \"Guard, old\", \"x\": 16, \"y\": 1 }\n";
+        assert_eq!(differing_members(ours, theirs), ["x", "y"]);
+        assert!(differing_members("  \"x\": 1,\n", "  \"x\": 2,\n").is_empty(), "one member is a property line");
+    }
+}
