@@ -8,6 +8,7 @@ mod diff_cmd;
 mod diff_view;
 mod exit;
 mod format;
+mod history_cmd;
 mod merge_cmd;
 mod resolve_cmd;
 mod setup_cmd;
@@ -57,6 +58,11 @@ enum Command {
     /// conflicts are all settled is checked before it is written: a choice that would break the
     /// level is refused. Exit 0: no conflict left; 1: conflicts left; 2: nothing written.
     Resolve(resolve_cmd::ResolveArgs),
+    /// The history of a level's objects and properties through git: commit, date, author, and
+    /// each change old → new; `--object` and `--property` narrow it to one.
+    Log(history_cmd::LogArgs),
+    /// Who last changed each object of a level, from its git history.
+    Blame(history_cmd::BlameArgs),
     /// Register levelmerge as git's merge and diff driver for level files (idempotent).
     Setup(setup_cmd::SetupArgs),
     /// Tell whether git will use levelmerge, and for which files.
@@ -81,6 +87,8 @@ fn main() -> ExitCode {
         Command::Diff(args) => diff_cmd::run(args, &ui),
         Command::Check(args) => check_cmd::run(args, &ui),
         Command::Resolve(args) => resolve_cmd::run(args, &ui),
+        Command::Log(args) => history_cmd::log(args, &ui),
+        Command::Blame(args) => history_cmd::blame(args, &ui),
         Command::Setup(args) => setup_cmd::setup(args, &ui),
         Command::Doctor => setup_cmd::doctor(&ui),
         Command::GitDiff(args) => diff_cmd::run_git(args, &ui),

@@ -330,3 +330,33 @@ fn resolve_settles_a_conflict_git_stopped_on() {
     repo.git(&["add", "level.json"]);
     repo.git(&["commit", "-q", "--no-edit"]);
 }
+
+#[test]
+fn log_and_blame_follow_objects_through_history() {
+    let repo = Repo::new();
+    let gate = edit(BASE, &[("\"Gate\"", "\"Main Gate\"")]);
+    repo.commit_edit("main", &gate);
+    repo.git(&["config", "user.name", "Second Designer"]);
+    let guard = edit(&gate, &[("\"x\": 12", "\"x\": 14")]);
+    repo.commit_edit("main", &guard);
+    let log = repo.levelmerge(&["log", "level.json"]);
+    let text = String::from_utf8_lossy(&log.stdout);
+    assert!(log.status.success(), "{}", String::from_utf8_lossy(&log.stderr));
+    let commits: Vec<&str> = text.lines().filter(|l| !l.starts_with(' ')).collect();
+    assert_eq!(commits.len(), 3, "{text}");
+    assert!(commits[0].contains("Second Designer  edit on main") && commits[2].contains("base"), "{text}");
+    assert!(text.contains("  Guard [guard] › x: 12 → 14\n"), "{text}");
+    assert!(text.contains("  Main Gate [door] › name: \"Gate\" → \"Main Gate\"\n"), "{text}");
+    assert!(text.contains("  (file created)"), "{text}");
+    // Narrowed to one object and one property.
+    let only = repo.levelmerge(&["log", "level.json", "--object", "Main*", "--property", "name"]);
+    let only = String::from_utf8_lossy(&only.stdout);
+    assert_eq!(only.lines().count(), 2, "{only}");
+    assert!(only.lines().nth(1).unwrap().contains("name: \"Gate\" → \"Main Gate\""), "{only}");
+    let blame = repo.levelmerge(&["blame", "level.json"]);
+    let blame = String::from_utf8_lossy(&blame.stdout);
+    let who = |name: &str| blame.lines().find(|l| l.starts_with(name)).unwrap_or_else(|| panic!("no {name} in {blame}")).to_owned();
+    assert!(who("Guard [guard]").ends_with("Second Designer"), "{blame}");
+    assert!(who("Main Gate [door]").ends_with("Level Designer"), "{blame}");
+    assert!(who("Torch [torch]").ends_with("Level Designer"), "{blame}");
+}

@@ -447,6 +447,20 @@ pub fn locate_lines<C: Codec>(codec: &C, text: &[u8], lines: &[usize]) -> Result
         .collect())
 }
 
+/// The objects people see in a text (a Unity component is part of its game object), in file
+/// order, with their hierarchy paths.
+pub fn outline_objects<C: Codec>(codec: &C, text: &[u8]) -> Result<Vec<Located>, MergeError> {
+    let doc = parse(codec, Side::Ours, text, &[])?;
+    let level = read(codec, Side::Ours, &doc, &[])?;
+    let outline = codec.outline(&level);
+    Ok(level
+        .objects
+        .values()
+        .filter(|o| outline.holder(&o.id) == &o.id)
+        .map(|o| Located { id: o.id.clone(), kind: outline.kind(&o.id).unwrap_or(&o.kind).to_owned(), path: outline.path(&o.id) })
+        .collect())
+}
+
 /// A codec behind a trait object: what the command line needs, whatever the format.
 pub trait Engine {
     fn format_name(&self) -> &'static str;
@@ -454,6 +468,7 @@ pub trait Engine {
     fn check(&self, text: &[u8]) -> Vec<Problem>;
     fn diff(&self, old: &[u8], new: &[u8]) -> Result<DiffReport, MergeError>;
     fn locate(&self, text: &[u8], lines: &[usize]) -> Result<Vec<Option<Located>>, MergeError>;
+    fn objects(&self, text: &[u8]) -> Result<Vec<Located>, MergeError>;
 }
 
 impl<C> Engine for C
@@ -475,5 +490,8 @@ where
     }
     fn locate(&self, text: &[u8], lines: &[usize]) -> Result<Vec<Option<Located>>, MergeError> {
         locate_lines(self, text, lines)
+    }
+    fn objects(&self, text: &[u8]) -> Result<Vec<Located>, MergeError> {
+        outline_objects(self, text)
     }
 }
