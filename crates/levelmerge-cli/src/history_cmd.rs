@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 use levelmerge_core::codec::Engine;
-use levelmerge_core::diff::{DiffReport, Edit, ObjectChanges};
+use levelmerge_core::diff::{DiffReport, ObjectChanges};
 use levelmerge_core::policy::glob_match;
 use rustc_hash::FxHashSet;
 
@@ -162,6 +162,13 @@ pub fn log(args: &LogArgs, ui: &Ui) -> Result<u8> {
     Ok(exit::CLEAN)
 }
 
+/// Whether `glob` names `property` (`Transform.m_LocalPosition.x`) whole, from any member on
+/// (`m_LocalPosition.x`), or by one member (`m_LocalPosition`, `x`).
+fn property_matches(glob: &str, property: &str) -> bool {
+    let starts = std::iter::once(0).chain(property.match_indices('.').map(|(i, _)| i + 1));
+    starts.into_iter().any(|i| glob_match(glob, &property[i..])) || property.split('.').any(|member| glob_match(glob, member))
+}
+
 /// The lines one commit's changes print, filtered by `--object` and `--property`.
 fn report_lines(report: &DiffReport, args: &LogArgs) -> Vec<String> {
     let mut lines = Vec::new();
@@ -173,23 +180,12 @@ fn report_lines(report: &DiffReport, args: &LogArgs) -> Vec<String> {
         for e in &o.entries {
             let property = e.property();
             if let Some(glob) = args.property.as_deref() {
-                if !property
-                    .as_deref()
-                    .is_some_and(|p| glob_match(glob, p) || p.rsplit('.').next().is_some_and(|last| glob_match(glob, last)))
-                {
+                if !property.as_deref().is_some_and(|p| property_matches(glob, p)) {
                     continue;
                 }
             }
-            let what = match &e.edit {
-                Edit::Added => format!("+ {} added", e.kind),
-                Edit::Removed => format!("- {} removed", e.kind),
-                Edit::Moved { to, .. } => format!("↷ {} moved to {}", e.kind, crate::diff_view::path_text(to)),
-                Edit::Modified { old, new, .. } => {
-                    let show = |v: &Option<String>| v.as_deref().map_or("(none)".to_owned(), |v| shorten(v, 50));
-                    format!("{}: {} → {}", property.unwrap_or_default(), show(old), show(new))
-                }
-                Edit::Reordered { .. } => format!("{}: children reordered", property.unwrap_or_default()),
-            };
+            let show = |v: &Option<String>| v.as_deref().map_or("(none)".to_owned(), |v| shorten(v, 50));
+            let what = crate::diff_view::text::line(e, &show);
             lines.push(format!("  {title} › {what}"));
         }
     }
@@ -242,6 +238,15 @@ pub fn blame(args: &BlameArgs, ui: &Ui) -> Result<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn properties_are_named_by_any_member() {
+        let p = "Transform.m_LocalPosition.x";
+        for glob in [p, "m_LocalPosition.x", "m_LocalPosition", "x", "m_Local*"] {
+            assert!(property_matches(glob, p), "{glob}");
+        }
+        assert!(!property_matches("m_LocalRotation", p) && !property_matches("y", p));
+    }
 
     #[test]
     fn dates_are_civil() {

@@ -224,8 +224,7 @@ fn selected(c: &Conflict, args: &ResolveArgs) -> bool {
 
 fn object_text(o: &Option<Located>) -> String {
     match o {
-        Some(o) if o.path.is_empty() => format!("(file) [{}]", o.kind),
-        Some(o) => format!("{} [{}]", o.path.join("/"), o.kind),
+        Some(o) => format!("{} [{}]", crate::diff_view::path_text(&o.path), o.kind),
         None => "(unknown object)".to_owned(),
     }
 }

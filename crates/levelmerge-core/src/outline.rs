@@ -132,9 +132,13 @@ fn scalar_text(v: &Value<'_>) -> Option<String> {
     if !matches!(v.kind, ValueKind::Scalar { .. }) {
         return None;
     }
-    let raw = v.raw.trim();
-    let unquoted = ['"', '\''].iter().find_map(|q| raw.strip_prefix(*q).and_then(|r| r.strip_suffix(*q))).unwrap_or(raw);
+    let unquoted = unquote(v.raw.trim());
     (!unquoted.is_empty()).then(|| unquoted.to_owned())
+}
+
+/// A name's text without the double or single quotes around it.
+pub fn unquote(raw: &str) -> &str {
+    ['"', '\''].iter().find_map(|q| raw.strip_prefix(*q).and_then(|r| r.strip_suffix(*q))).unwrap_or(raw)
 }
 
 #[cfg(test)]

@@ -2,7 +2,7 @@
 //! transforms' `m_Father`; every component is shown within its game object.
 
 use levelmerge_core::model::{Level, Object, ObjectId, Value, ValueKind};
-use levelmerge_core::outline::{Outline, Place};
+use levelmerge_core::outline::{unquote, Outline, Place};
 use rustc_hash::FxHashMap;
 
 use crate::lower::{field_line, TRANSFORMS};
@@ -75,10 +75,6 @@ fn overridden_name(raw: &str) -> Option<String> {
     lines.find(|l| *l == "propertyPath: m_Name")?;
     let value = lines.next()?.strip_prefix("value:")?.trim();
     (!value.is_empty()).then(|| unquote(value).to_owned())
-}
-
-fn unquote(raw: &str) -> &str {
-    ['"', '\''].iter().find_map(|q| raw.strip_prefix(*q).and_then(|r| r.strip_suffix(*q))).unwrap_or(raw)
 }
 
 /// A top-level scalar field's text, unquoted.

@@ -47,7 +47,8 @@ pub fn write(report: &DiffReport, color: bool, out: &mut dyn Write) -> std::io::
     Ok(())
 }
 
-fn line(entry: &levelmerge_core::diff::Entry, show: &dyn Fn(&Option<String>) -> String) -> String {
+/// One change as a line: `BoxCollider.m_Size: a → b`, `+ Light added`.
+pub fn line(entry: &levelmerge_core::diff::Entry, show: &dyn Fn(&Option<String>) -> String) -> String {
     match &entry.edit {
         Edit::Added => format!("+ {} added", entry.kind),
         Edit::Removed => format!("- {} removed", entry.kind),
