@@ -33,6 +33,8 @@ pub enum Change {
         path: String,
         old: Option<String>,
         new: Option<String>,
+        /// The objects the old and new values refer to, when they are references.
+        targets: [Option<ObjectId>; 2],
     },
     /// The same children, in another order.
     Reordered {
@@ -87,6 +89,14 @@ pub fn diff(old: &Level<'_>, new: &Level<'_>) -> Vec<Change> {
     out
 }
 
+/// The object a scalar refers to.
+fn target(v: &Value<'_>) -> Option<ObjectId> {
+    match &v.kind {
+        ValueKind::Scalar { reference: Some(r) } => Some(r.target.clone()),
+        _ => None,
+    }
+}
+
 struct Cx<'c> {
     id: &'c ObjectId,
     kind: &'c str,
@@ -94,8 +104,14 @@ struct Cx<'c> {
 }
 
 impl Cx<'_> {
-    fn modified(&mut self, path: &PropPath, old: Option<String>, new: Option<String>) {
-        self.out.push(Change::Modified { id: self.id.clone(), kind: self.kind.to_owned(), path: path.to_string(), old, new });
+    fn modified(&mut self, path: &PropPath, old: Option<String>, new: Option<String>, targets: [Option<ObjectId>; 2]) {
+        self.out.push(Change::Modified { id: self.id.clone(), kind: self.kind.to_owned(), path: path.to_string(), old, new, targets });
+    }
+
+    /// A changed value, with the objects it refers to before and after.
+    fn modified_value(&mut self, path: &PropPath, old: Option<&Value<'_>>, new: Option<&Value<'_>>) {
+        let targets = [old.and_then(target), new.and_then(target)];
+        self.modified(path, old.map(|v| v.raw.to_owned()), new.map(|v| v.raw.to_owned()), targets);
     }
 
     fn value(&mut self, path: &mut PropPath, old: Option<&Value<'_>>, new: Option<&Value<'_>>) {
@@ -105,7 +121,7 @@ impl Cx<'_> {
             (o, n) => {
                 // Child slots appearing or going are told as added/removed objects.
                 if !o.or(n).is_some_and(|v| matches!(v.kind, ValueKind::Children(_))) {
-                    self.modified(path, o.map(|v| v.raw.to_owned()), n.map(|v| v.raw.to_owned()));
+                    self.modified_value(path, o, n);
                 }
                 return;
             }
@@ -137,7 +153,7 @@ impl Cx<'_> {
                     for (a, b) in changed_stretches(&hashes(ol), &hashes(nl)) {
                         let join = |l: &[Value<'_>]| (!l.is_empty()).then(|| l.iter().map(|v| v.raw).collect::<Vec<_>>().join(", "));
                         path.0.push(if a.len() == 1 { PathSeg::Index(a.start) } else { PathSeg::Range(a.start, a.end) });
-                        self.modified(path, join(&ol[a]), join(&nl[b]));
+                        self.modified(path, join(&ol[a]), join(&nl[b]), [None, None]);
                         path.0.pop();
                     }
                 }
@@ -150,7 +166,7 @@ impl Cx<'_> {
                     self.out.push(Change::Reordered { id: self.id.clone(), kind: self.kind.to_owned(), path: path.to_string() });
                 }
             }
-            _ => self.modified(path, Some(old.raw.to_owned()), Some(new.raw.to_owned())),
+            _ => self.modified_value(path, Some(old), Some(new)),
         }
     }
 }
@@ -169,6 +185,8 @@ pub enum Edit {
         property: String,
         old: Option<String>,
         new: Option<String>,
+        /// The paths of the objects the old and new values refer to, when they are references.
+        targets: [Option<Vec<String>>; 2],
     },
     Reordered {
         property: String,
@@ -269,7 +287,10 @@ impl DiffReport {
                     let place = |o: &Outline, p: Option<ObjectId>| p.map(|p| o.path(&p)).unwrap_or_default();
                     Edit::Moved { from: place(old, from), to: place(new, to) }
                 }
-                Change::Modified { path, old, new, .. } => Edit::Modified { property: path, old, new },
+                Change::Modified { path, old: before, new: after, targets: [from, to], .. } => {
+                    let place = |o: &Outline, t: Option<ObjectId>| t.filter(|t| o.contains(t)).map(|t| o.path(&t));
+                    Edit::Modified { property: path, old: before, new: after, targets: [place(old, from), place(new, to)] }
+                }
                 Change::Reordered { path, .. } => Edit::Reordered { property: path },
             };
             let at = *index.entry(holder.clone()).or_insert_with(|| {

@@ -288,6 +288,9 @@ fn a_diff_shows_components_at_their_game_object_by_hierarchy_path() {
         let mut parts = vec![go(10, "Level", 11), tr(11, 10, 0, &[21], "0"), go(20, "Props", 21)];
         parts.push(tr(21, 20, 11, if lamp { &[31, 41] } else { &[31] }, "0"));
         parts.extend([go(30, "Door_12", 31), tr(31, 30, 21, &[], door_x), box_collider(32, 30, size)]);
+        // A script on the door that names the lamp, then the props.
+        let target = if lamp { 40 } else { 20 };
+        parts.push(format!("--- !u!114 &33\nMonoBehaviour:\n  m_GameObject: {{fileID: 30}}\n  m_Target: {{fileID: {target}}}\n"));
         if lamp {
             parts.extend([go(40, "Lamp", 41), tr(41, 40, 21, &[], "0")]);
         }
@@ -298,7 +301,10 @@ fn a_diff_shows_components_at_their_game_object_by_hierarchy_path() {
     let door = report.objects.iter().find(|o| o.path == ["Level", "Props", "Door_12"]).expect("the door is shown by its path");
     assert_eq!((door.kind.as_str(), door.status), ("GameObject", Status::Changed));
     let properties: Vec<_> = door.entries.iter().filter_map(|e| e.property()).collect();
-    assert_eq!(properties, ["Transform.m_LocalPosition.x", "BoxCollider.m_Size.y"]);
+    assert_eq!(properties, ["Transform.m_LocalPosition.x", "BoxCollider.m_Size.y", "MonoBehaviour.m_Target"]);
+    // A reference is shown with the paths of the objects it names, before and after.
+    let Edit::Modified { targets, .. } = &door.entries[2].edit else { panic!("{door:?}") };
+    assert_eq!(targets, &[Some(vec!["Level".into(), "Props".into(), "Lamp".into()]), Some(vec!["Level".into(), "Props".into()])]);
     assert!(door.entries.iter().all(|e| e.part), "both are components of the door");
     let lamp = report.objects.iter().find(|o| o.path == ["Level", "Props", "Lamp"]).expect("the removed lamp is shown where it was");
     assert_eq!(lamp.status, Status::Removed);

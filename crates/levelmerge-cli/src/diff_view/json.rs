@@ -45,7 +45,9 @@ fn entry(e: &Entry) -> Value {
         Edit::Added => json!({"change": "added"}),
         Edit::Removed => json!({"change": "removed"}),
         Edit::Moved { from, to } => json!({"change": "moved", "from": from, "to": to}),
-        Edit::Modified { old, new, .. } => json!({"change": "modified", "property": e.property(), "old": old, "new": new}),
+        Edit::Modified { old, new, targets: [from, to], .. } => {
+            json!({"change": "modified", "property": e.property(), "old": old, "new": new, "old_object": from, "new_object": to})
+        }
         Edit::Reordered { .. } => json!({"change": "reordered", "property": e.property()}),
     };
     if let (Some(map), Value::Object(extra)) = (v.as_object_mut(), fields) {

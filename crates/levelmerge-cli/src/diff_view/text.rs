@@ -56,10 +56,15 @@ pub fn line(entry: &levelmerge_core::diff::Entry, show: &dyn Fn(&Option<String>)
             let what = if entry.part { format!("{} moved", entry.kind) } else { "moved".to_owned() };
             format!("↷ {what} from {} to {}", path_text(from), path_text(to))
         }
-        Edit::Modified { old, new, .. } => {
+        Edit::Modified { old, new, targets: [from, to], .. } => {
             let property = entry.property().unwrap_or_default();
             let property = if property.is_empty() { "(value)".to_owned() } else { property };
-            format!("{property}: {} → {}", show(old), show(new))
+            // A reference is followed by the path of the object it names.
+            let named = |v: &Option<String>, t: &Option<Vec<String>>| match t {
+                Some(path) => format!("{} ({})", show(v), path_text(path)),
+                None => show(v),
+            };
+            format!("{property}: {} → {}", named(old, from), named(new, to))
         }
         Edit::Reordered { .. } => format!("{}: children reordered", entry.property().unwrap_or_default()),
     }
