@@ -9,7 +9,7 @@ use levelmerge_json::{Dialect, JsonCodec};
 use crate::config::Config;
 
 /// The options every command that reads levels takes.
-#[derive(Debug, clap::Args)]
+#[derive(Debug, Clone, clap::Args)]
 pub struct FormatArgs {
     /// The file format (default: from the content, then from the extension).
     #[arg(long, value_enum)]

@@ -52,11 +52,16 @@ enum Command {
     ///
     /// Exit 0 when every file is sound, 1 when problems were found, 2 when a file is unreadable.
     Check(check_cmd::CheckArgs),
-    /// List the conflicts a merge left in a file, or settle them: all, or per object/property.
+    /// Settle the conflicts a merge left in a file: interactively on a terminal, with --take
+    /// from scripts (all, or per object/property), or list them (--list, --json).
     ///
-    /// Reads the conflict markers (levelmerge's or git's, diff3 style included). A file whose
-    /// conflicts are all settled is checked before it is written: a choice that would break the
-    /// level is refused. Exit 0: no conflict left; 1: conflicts left; 2: nothing written.
+    /// Reads the conflict markers (levelmerge's or git's, diff3 style included). The interactive
+    /// resolver lists the conflicts by object and property and shows ours, base and theirs side
+    /// by side; keys: ↑↓/j k move, o ours, t theirs, b base, a both (ours' lines then theirs'),
+    /// x clear, u undo, w write (when all are settled), W save progress, PgUp/PgDn scroll, q quit.
+    /// A file whose conflicts are all settled is checked before it is written: a choice that
+    /// would break the level is refused. Exit 0: no conflict left; 1: conflicts left; 2:
+    /// nothing written.
     Resolve(resolve_cmd::ResolveArgs),
     /// The history of a level's objects and properties through git: commit, date, author, and
     /// each change old → new; `--object` and `--property` narrow it to one.

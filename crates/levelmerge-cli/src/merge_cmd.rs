@@ -34,6 +34,10 @@ pub struct MergeArgs {
     /// Write the conflicts and automatic resolutions as JSON to this file.
     #[arg(long, value_name = "FILE")]
     pub report: Option<PathBuf>,
+    /// When conflicts are left and this runs on a terminal, open the interactive resolver on
+    /// the result (what `git mergetool --tool levelmerge` does).
+    #[arg(long)]
+    pub resolve: bool,
     /// Conflict marker length (git's %L).
     #[arg(short = 'l', long = "marker-size", value_name = "MARKER_SIZE", default_value_t = 7)]
     pub marker_size: usize,
@@ -128,6 +132,9 @@ pub fn run(args: &MergeArgs, ui: &Ui) -> Result<u8> {
         crate::atomic::write(report_path, &bytes)?;
     }
     tell(ui, &display, format, &mode, open, outcome.as_ref());
+    if open > 0 && args.resolve && crate::resolve_cmd::on_terminal() {
+        return crate::resolve_cmd::run(&crate::resolve_cmd::ResolveArgs::interactive(out_path, args.input.clone()), ui);
+    }
     Ok(if open > 0 { exit::CONFLICTS } else { exit::CLEAN })
 }
 

@@ -122,9 +122,12 @@ pub fn setup(args: &SetupArgs, ui: &Ui) -> Result<u8> {
         (format!("merge.{DRIVER}.name"), "levelmerge: semantic merge of game levels".to_owned()),
         (format!("merge.{DRIVER}.driver"), format!("{prog} merge %O %A %B --path %P -l %L")),
         (format!("diff.{DRIVER}.command"), format!("{prog} git-diff")),
-        // `git mergetool --tool levelmerge`: merges again by objects; git keeps the file
-        // unresolved while conflicts remain (trustExitCode).
-        (format!("mergetool.{DRIVER}.cmd"), format!("{prog} merge \"$BASE\" \"$LOCAL\" \"$REMOTE\" -o \"$MERGED\" --path \"$MERGED\"")),
+        // `git mergetool --tool levelmerge`: merges again by objects and opens the resolver on
+        // what conflicts; git keeps the file unresolved while conflicts remain (trustExitCode).
+        (
+            format!("mergetool.{DRIVER}.cmd"),
+            format!("{prog} merge \"$BASE\" \"$LOCAL\" \"$REMOTE\" -o \"$MERGED\" --path \"$MERGED\" --resolve"),
+        ),
         (format!("mergetool.{DRIVER}.trustExitCode"), "true".to_owned()),
     ];
     for (key, value) in &settings {

@@ -251,6 +251,28 @@ fn mergetool_settles_a_file_git_merged_by_lines() {
 }
 
 #[test]
+fn mergetool_opens_the_resolver_on_a_real_conflict() {
+    let Some(tmux) = levelmerge_testutils::terminal::Tmux::start("mergetool_opens_the_resolver") else { return };
+    let repo = Repo::new();
+    repo.git(&["branch", "feature"]);
+    repo.commit_edit("feature", &edit(BASE, &[("\"x\": 12", "\"x\": 16")]));
+    repo.commit_edit("main", &edit(BASE, &[("\"x\": 12", "\"x\": 14"), ("\"Gate\"", "\"Main Gate\"")]));
+    assert_eq!(repo.run("git", &["merge", "--no-edit", "feature"]).status.code(), Some(1));
+    let setup = repo.levelmerge(&["setup", "--local"]);
+    assert!(setup.status.success(), "{}", String::from_utf8_lossy(&setup.stderr));
+    let home = repo.home.path().to_str().unwrap().to_owned();
+    let env = [("HOME", home.as_str()), ("GIT_CONFIG_NOSYSTEM", "1")];
+    tmux.run(repo.path(), &env, "git", &["mergetool", "--tool", "levelmerge", "--no-prompt", "level.json"]);
+    // levelmerge merged again by objects: only the guard's x is left, shown by its object.
+    let screen = tmux.wait_for("1 conflict(s) to settle");
+    assert!(screen.contains("Guard [guard] › x"), "{screen}");
+    tmux.keys(&["t", "w"]);
+    assert_eq!(tmux.exit_code(), 0, "{}", tmux.screen());
+    assert_eq!(repo.read("level.json"), edit(BASE, &[("\"x\": 12", "\"x\": 16"), ("\"Gate\"", "\"Main Gate\"")]));
+    assert!(!repo.git(&["status", "--porcelain"]).contains("UU"), "git sees the file settled");
+}
+
+#[test]
 fn check_repo_finds_markers_leftovers_and_unmerged_files() {
     let repo = Repo::new();
     branches_that_append_entities(&repo);

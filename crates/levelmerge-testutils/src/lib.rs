@@ -6,6 +6,7 @@
 //! * [`godot`]: generated Godot scenes of any size, and edits of their properties.
 //! * [`fuzz`]: replaying fuzz findings, and damaged samples, for robustness tests.
 //! * [`browser`]: headless Chromium for the HTML report tests (a skip without it, a failure under CI).
+//! * [`terminal`]: a real terminal (tmux) for the interactive resolver's tests.
 //! * [`bench`]: timing and peak memory of a command, for the benchmarks.
 
 pub mod bench;
@@ -14,4 +15,5 @@ pub mod corpus;
 pub mod fuzz;
 pub mod gen;
 pub mod godot;
+pub mod terminal;
 pub mod unity;

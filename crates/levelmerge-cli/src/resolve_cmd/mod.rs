@@ -1,7 +1,12 @@
 //! `levelmerge resolve`: list and settle the conflicts a merge left in a file, read from its
-//! conflict markers (levelmerge's, or git's own line merge's, diff3 style included).
+//! conflict markers (levelmerge's, or git's own line merge's, diff3 style included). On a
+//! terminal it opens an interactive resolver; `--take` settles them from scripts.
 
-use std::io::Write;
+mod app;
+mod terminal;
+mod view;
+
+use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
@@ -57,8 +62,23 @@ pub struct ResolveArgs {
     /// List the conflicts as JSON.
     #[arg(long, conflicts_with = "take")]
     pub json: bool,
+    /// List the conflicts as text even on a terminal (where the interactive resolver opens).
+    #[arg(long, conflicts_with_all = ["take", "json"])]
+    pub list: bool,
     #[command(flatten)]
     pub input: crate::format::FormatArgs,
+}
+
+impl ResolveArgs {
+    /// The interactive resolver on `file`, as `merge --resolve` opens it.
+    pub fn interactive(file: PathBuf, input: crate::format::FormatArgs) -> ResolveArgs {
+        ResolveArgs { file, take: None, object: None, property: None, output: None, json: false, list: false, input }
+    }
+}
+
+/// Whether the user is at a terminal, where the interactive resolver can run.
+pub fn on_terminal() -> bool {
+    std::io::stdin().is_terminal() && std::io::stdout().is_terminal()
 }
 
 /// One conflict region with what it is about.
@@ -74,7 +94,14 @@ pub fn run(args: &ResolveArgs, ui: &Ui) -> Result<u8> {
     let regions = conflict_regions(&text).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
     let conflicts = describe(&text, regions, args, ui)?;
     let chosen: Vec<bool> = conflicts.iter().map(|c| selected(c, args)).collect();
+    if conflicts.is_empty() && args.take.is_some() {
+        ui.info(&format!("{}: no conflict markers: nothing to settle", path.display()));
+        return Ok(exit::CLEAN);
+    }
     let Some(take) = args.take else {
+        if !args.json && !args.list && !conflicts.is_empty() && on_terminal() {
+            return interactive(&text, &conflicts, args, ui);
+        }
         let mut out = anstream::stdout().lock();
         if args.json {
             print_json(&text, &conflicts, &chosen, &mut out)?;
@@ -83,29 +110,91 @@ pub fn run(args: &ResolveArgs, ui: &Ui) -> Result<u8> {
         }
         return Ok(if conflicts.is_empty() { exit::CLEAN } else { exit::CONFLICTS });
     };
-    if conflicts.is_empty() {
-        ui.info(&format!("{}: no conflict markers: nothing to settle", path.display()));
-        return Ok(exit::CLEAN);
-    }
     let settled = chosen.iter().filter(|&&c| c).count();
     if settled == 0 {
         bail!("{}: no conflict matches --object/--property ({} conflict(s) in the file)", path.display(), conflicts.len());
     }
     let choices: Vec<Option<Take>> = chosen.iter().map(|&c| c.then(|| take.take())).collect();
+    let written = write_settled(&text, &conflicts, &choices, args)?;
+    ui.info(&written.message);
+    Ok(if written.left == 0 { exit::CLEAN } else { exit::CONFLICTS })
+}
+
+/// What writing the settled file did.
+struct Written {
+    left: usize,
+    message: String,
+}
+
+/// Settles the regions given a choice and writes the file atomically. A fully settled file is
+/// checked first: choosing sides region by region can break a level (ours' object referring to
+/// one only theirs kept), and then nothing is written.
+fn write_settled(text: &[u8], conflicts: &[Conflict], choices: &[Option<Take>], args: &ResolveArgs) -> Result<Written> {
+    let path = &args.file;
     let regions: Vec<Region> = conflicts.iter().map(|c| c.region.clone()).collect();
-    let result = settle(&text, &regions, &choices).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+    let result = settle(text, &regions, choices).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+    let settled = choices.iter().filter(|c| c.is_some()).count();
     let left = conflicts.len() - settled;
     if left == 0 {
-        refuse_if_broken(&result, args, ui)?;
+        let problems = problems_in(&result, args)?;
+        if !problems.is_empty() {
+            let shown: Vec<String> = problems.iter().take(3).map(ToString::to_string).collect();
+            let more = if problems.len() > 3 { format!("; and {} more", problems.len() - 3) } else { String::new() };
+            bail!(
+                "{}: settled this way the level would be broken ({} problem(s): {}{more}); nothing was written",
+                path.display(),
+                problems.len(),
+                shown.join("; ")
+            );
+        }
     }
     let target = args.output.as_ref().unwrap_or(path);
     crate::atomic::write(target, &result)?;
-    if left == 0 {
-        ui.info(&format!("{}: settled all {settled} conflict(s); the file is sound (git add it to mark it resolved)", target.display()));
-        Ok(exit::CLEAN)
+    let message = if left == 0 {
+        format!("{}: settled all {settled} conflict(s); the file is sound (git add it to mark it resolved)", target.display())
     } else {
-        ui.info(&format!("{}: settled {settled} conflict(s), {left} left", target.display()));
-        Ok(exit::CONFLICTS)
+        format!("{}: settled {settled} conflict(s), {left} left", target.display())
+    };
+    Ok(Written { left, message })
+}
+
+/// The interactive resolver, on a terminal.
+fn interactive(text: &[u8], conflicts: &[Conflict], args: &ResolveArgs, ui: &Ui) -> Result<u8> {
+    let items = conflicts
+        .iter()
+        .map(|c| {
+            let side = |s| c.region.text(text, s).map(|t| String::from_utf8_lossy(t).into_owned());
+            app::Item {
+                line: c.region.line,
+                object: object_text(&c.object),
+                properties: c.properties.clone(),
+                ours: side(Side::Ours).unwrap_or_default(),
+                base: side(Side::Base),
+                theirs: side(Side::Theirs).unwrap_or_default(),
+            }
+        })
+        .collect();
+    let mut app = app::App::new(args.file.display().to_string(), items);
+    let mut last = None;
+    let ended = terminal::run(&mut app, |choices, _partial| {
+        let written = write_settled(text, conflicts, choices, args)?;
+        let message = written.message.clone();
+        last = Some(written);
+        Ok(message)
+    })?;
+    match (ended, last) {
+        (terminal::Ended::Written, Some(written)) => {
+            ui.info(&written.message);
+            Ok(exit::CLEAN)
+        }
+        (_, Some(written)) => {
+            ui.info(&written.message);
+            Ok(exit::CONFLICTS)
+        }
+        (_, None) => {
+            ui.info(&format!("{}: nothing written, {} conflict(s) left", args.file.display(), conflicts.len()));
+            Ok(exit::CONFLICTS)
+        }
     }
 }
 
@@ -270,20 +359,11 @@ fn print_json(text: &[u8], conflicts: &[Conflict], chosen: &[bool], out: &mut dy
     Ok(())
 }
 
-/// A fully settled file is checked before it is written: choosing sides region by region can
-/// break a level (ours' object referring to one only theirs kept).
-fn refuse_if_broken(result: &[u8], args: &ResolveArgs, ui: &Ui) -> Result<()> {
+/// The problems a settled file would have, by the checks of its format.
+fn problems_in(result: &[u8], args: &ResolveArgs) -> Result<Vec<levelmerge_core::Problem>> {
     let config = Config::for_file(args.input.config.as_deref(), &args.file)?;
     let format = args.input.format.unwrap_or_else(|| format::detect(&[result], Some(&args.file)));
-    let Some(engine) = format::engine(format, &config) else { return Ok(()) };
-    let problems = engine.check(result);
-    if problems.is_empty() {
-        return Ok(());
-    }
-    for p in &problems {
-        ui.error(&format!("{}: {p}", args.file.display()));
-    }
-    bail!("{}: settled this way the level would be broken ({} problem(s)); nothing was written", args.file.display(), problems.len())
+    Ok(format::engine(format, &config).map(|engine| engine.check(result)).unwrap_or_default())
 }
 
 #[cfg(test)]
