@@ -348,3 +348,36 @@ fn resolve_refuses_a_choice_that_breaks_the_level() {
         .code(2)
         .stderr(predicate::str::contains("line 2: the conflict that opens here is never closed"));
 }
+
+#[test]
+fn resolve_names_every_object_a_region_spans_and_reads_the_merge_report() {
+    let base = "{\n  \"entities\": [\n    { \"id\": 1, \"name\": \"Torch\", \"x\": 4 },\n    { \"id\": 2, \"name\": \"Guard\", \"x\": 12 }\n  ]\n}\n";
+    let ours = base.replace("\"x\": 4", "\"x\": 5").replace("\"x\": 12", "\"x\": 14");
+    let theirs = base.replace("\"x\": 4", "\"x\": 6").replace("\"x\": 12", "\"x\": 16");
+    let (d, [b, o, t]) = triple("json", base.as_bytes(), ours.as_bytes(), theirs.as_bytes());
+    let (merged, report) = (d.path().join("merged.json"), d.path().join("report.json"));
+    levelmerge().arg("merge").args([&b, &o, &t]).arg("-o").arg(&merged).arg("--report").arg(&report).assert().code(1);
+    // Adjacent lines make one region: both objects are named.
+    let plain = levelmerge().args(["resolve", "--json"]).arg(&merged).assert().code(1);
+    let v: serde_json::Value = serde_json::from_slice(&plain.get_output().stdout).unwrap();
+    let paths: Vec<&serde_json::Value> = v["conflicts"][0]["objects"].as_array().unwrap().iter().map(|o| &o["path"][0]).collect();
+    assert_eq!(paths, ["Torch", "Guard"]);
+    assert_eq!(v["conflicts"][0]["reported"], serde_json::json!([]));
+    // With the report, each conflict's kind and values.
+    let listed = levelmerge().args(["resolve", "--list", "--report"]).arg(&report).arg(&merged).assert().code(1);
+    let text = String::from_utf8_lossy(&listed.get_output().stdout).into_owned();
+    assert!(text.contains("Torch [entities] › x: both-modified, base 4 · ours 5 · theirs 6"), "{text}");
+    assert!(text.contains("Guard [entities] › x: both-modified, base 12 · ours 14 · theirs 16"), "{text}");
+    // --object selects a region by any object it spans.
+    levelmerge().args(["resolve", "--take", "theirs", "--object", "Guard"]).arg(&merged).assert().code(0);
+    assert_eq!(std::fs::read_to_string(&merged).unwrap(), theirs);
+    // A report that is not one is refused with its name.
+    std::fs::write(&report, "{\"version\": 9, \"conflicts\": []}").unwrap();
+    levelmerge()
+        .args(["resolve", "--report"])
+        .arg(&report)
+        .arg(&o)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("report version 9 is not known"));
+}

@@ -13,6 +13,8 @@ pub struct Item {
     pub object: String,
     /// The properties its lines set.
     pub properties: Vec<String>,
+    /// What the merge's report says of it, a line per conflict.
+    pub reported: Vec<String>,
     /// Each side's lines: ours, base (only in the diff3 style), theirs.
     pub ours: String,
     pub base: Option<String>,
@@ -199,6 +201,9 @@ pub(crate) mod tests {
                 line: 12,
                 object: "Level/Props/Door_12 [GameObject] › BoxCollider".to_owned(),
                 properties: vec!["m_Size".to_owned()],
+                reported: vec![
+                    "Level/Props/Door_12 [GameObject] › BoxCollider.m_Size.y: both-modified, base 1 · ours 2 · theirs 3".to_owned()
+                ],
                 ours: "  m_Size: {x: 1, y: 2, z: 1}\n".to_owned(),
                 base: Some("  m_Size: {x: 1, y: 1, z: 1}\n".to_owned()),
                 theirs: "  m_Size: {x: 1, y: 3, z: 1}\n".to_owned(),
@@ -207,6 +212,7 @@ pub(crate) mod tests {
                 line: 40,
                 object: "Level/Props/Lamp [GameObject] › Light".to_owned(),
                 properties: vec!["m_Intensity".to_owned(), "m_Range".to_owned()],
+                reported: Vec::new(),
                 ours: "  m_Intensity: 2\n  m_Range: 10\n".to_owned(),
                 base: None,
                 theirs: "  m_Intensity: 3\n  m_Range: 12\n".to_owned(),

@@ -62,6 +62,10 @@ pub struct ResolveArgs {
     /// List the conflicts as JSON.
     #[arg(long, conflicts_with = "take")]
     pub json: bool,
+    /// The JSON report `levelmerge merge --report` wrote for this file: names each conflict's
+    /// properties and kind (both-modified, delete/modify…) with their base/ours/theirs values.
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<PathBuf>,
     /// List the conflicts as text even on a terminal (where the interactive resolver opens).
     #[arg(long, conflicts_with_all = ["take", "json"])]
     pub list: bool,
@@ -72,7 +76,7 @@ pub struct ResolveArgs {
 impl ResolveArgs {
     /// The interactive resolver on `file`, as `merge --resolve` opens it.
     pub fn interactive(file: PathBuf, input: crate::format::FormatArgs) -> ResolveArgs {
-        ResolveArgs { file, take: None, object: None, property: None, output: None, json: false, list: false, input }
+        ResolveArgs { file, take: None, object: None, property: None, output: None, json: false, list: false, report: None, input }
     }
 }
 
@@ -84,8 +88,57 @@ pub fn on_terminal() -> bool {
 /// One conflict region with what it is about.
 struct Conflict {
     region: Region,
-    object: Option<Located>,
+    /// The objects its lines fall in (read in the ours view), first the one it starts in.
+    objects: Vec<Located>,
     properties: Vec<String>,
+    /// What the merge's report says of conflicts in these objects.
+    reported: Vec<Reported>,
+}
+
+/// A conflict as `levelmerge merge --report` describes it.
+#[derive(Debug, Clone, serde::Deserialize)]
+struct Reported {
+    object: String,
+    property: String,
+    conflict: String,
+    base: Option<String>,
+    ours: Option<String>,
+    theirs: Option<String>,
+}
+
+impl Reported {
+    /// The conflict in one line, its object named as `objects` show it.
+    fn text(&self, objects: &[Located]) -> String {
+        let object = objects
+            .iter()
+            .find(|o| o.id.as_str() == self.object)
+            .map_or_else(|| self.object.clone(), |o| objects_text(std::slice::from_ref(o)));
+        let show = |v: &Option<String>| v.as_deref().map_or("(deleted)".to_owned(), |v| shorten(v, 30));
+        let property = if self.property.is_empty() { String::new() } else { format!(" › {}", self.property) };
+        format!(
+            "{object}{property}: {}, base {} · ours {} · theirs {}",
+            self.conflict,
+            show(&self.base),
+            show(&self.ours),
+            show(&self.theirs)
+        )
+    }
+}
+
+/// The open conflicts of a merge report.
+fn read_report(path: &std::path::Path) -> Result<Vec<Reported>> {
+    #[derive(serde::Deserialize)]
+    struct Report {
+        version: u32,
+        conflicts: Vec<Reported>,
+    }
+    let bytes = std::fs::read(path).with_context(|| format!("cannot read the merge report {}", path.display()))?;
+    let report: Report = serde_json::from_slice(&bytes)
+        .with_context(|| format!("{} is not a report written by levelmerge merge --report", path.display()))?;
+    if report.version != 1 {
+        bail!("{}: report version {} is not known to this levelmerge (it reads version 1)", path.display(), report.version);
+    }
+    Ok(report.conflicts)
 }
 
 pub fn run(args: &ResolveArgs, ui: &Ui) -> Result<u8> {
@@ -166,8 +219,9 @@ fn interactive(text: &[u8], conflicts: &[Conflict], args: &ResolveArgs, ui: &Ui)
             let side = |s| c.region.text(text, s).map(|t| String::from_utf8_lossy(t).into_owned());
             app::Item {
                 line: c.region.line,
-                object: object_text(&c.object),
+                object: objects_text(&c.objects),
                 properties: c.properties.clone(),
+                reported: c.reported.iter().map(|r| r.text(&c.objects)).collect(),
                 ours: side(Side::Ours).unwrap_or_default(),
                 base: side(Side::Base),
                 theirs: side(Side::Theirs).unwrap_or_default(),
@@ -198,30 +252,57 @@ fn interactive(text: &[u8], conflicts: &[Conflict], args: &ResolveArgs, ui: &Ui)
     }
 }
 
-/// Each region with the object it falls in (read in the ours view of the file) and the
-/// property names its lines set.
+/// Each region with the objects it falls in (read in the ours view of the file), the property
+/// names its lines set, and what the merge's report says of it.
 fn describe(text: &[u8], regions: Vec<Region>, args: &ResolveArgs, ui: &Ui) -> Result<Vec<Conflict>> {
     let config = Config::for_file(args.input.config.as_deref(), &args.file)?;
+    let reported = args.report.as_deref().map(read_report).transpose()?.unwrap_or_default();
     let all_ours: Vec<Option<Take>> = regions.iter().map(|_| Some(Take::Side(Side::Ours))).collect();
     let ours_view = settle(text, &regions, &all_ours).map_err(|e| anyhow::anyhow!(e))?;
     let format = args.input.format.unwrap_or_else(|| format::detect(&[&ours_view], Some(&args.file)));
-    let lines = lines_in_ours_view(text, &regions);
-    let located = match format::engine(format, &config) {
+    // Every line of each region's ours section, to find each object starting inside it; a
+    // region whose ours section is empty belongs to the object before it.
+    let spans: Vec<std::ops::Range<usize>> = lines_in_ours_view(text, &regions)
+        .into_iter()
+        .zip(&regions)
+        .map(|(line, region)| match text[region.ours.clone()].iter().filter(|&&b| b == b'\n').count() {
+            0 => line.saturating_sub(1).max(1)..line.max(2),
+            n => line..line + n,
+        })
+        .collect();
+    let lines: Vec<usize> = spans.iter().flat_map(|s| s.clone()).collect();
+    let mut located = match format::engine(format, &config) {
         Some(engine) => engine.locate(&ours_view, &lines).unwrap_or_else(|e| {
             ui.warn(&format!("{}: conflicts are shown without their objects: {e}", args.file.display()));
-            vec![None; regions.len()]
+            vec![None; lines.len()]
         }),
-        None => vec![None; regions.len()],
-    };
+        None => vec![None; lines.len()],
+    }
+    .into_iter();
     Ok(regions
         .into_iter()
-        .zip(located)
-        .map(|(region, object)| {
+        .zip(spans)
+        .map(|(region, span)| {
+            let mut objects: Vec<Located> = Vec::new();
+            for found in located.by_ref().take(span.len()).flatten() {
+                if !objects.iter().any(|o| o.id == found.id) {
+                    objects.push(found);
+                }
+            }
             let side = |s| String::from_utf8_lossy(region.text(text, s).unwrap_or_default()).into_owned();
             let (ours, theirs) = (side(Side::Ours), side(Side::Theirs));
-            // A line holding a whole JSON object names the members that differ; other lines
-            // name the property they set.
-            let mut properties = differing_members(&ours, &theirs);
+            let reported: Vec<Reported> = reported.iter().filter(|r| objects.iter().any(|o| o.id.as_str() == r.object)).cloned().collect();
+            // The report names the properties; else a line holding a whole JSON object names
+            // the members that differ, and other lines the property they set.
+            let mut properties: Vec<String> = Vec::new();
+            for r in &reported {
+                if !r.property.is_empty() && !properties.contains(&r.property) {
+                    properties.push(r.property.clone());
+                }
+            }
+            if properties.is_empty() {
+                properties = differing_members(&ours, &theirs);
+            }
             if properties.is_empty() {
                 for line in ours.lines().chain(side(Side::Base).lines().chain(theirs.lines()).collect::<Vec<_>>()) {
                     if let Some(key) = property_key(line).filter(|k| !properties.iter().any(|p: &String| p == k)) {
@@ -229,7 +310,7 @@ fn describe(text: &[u8], regions: Vec<Region>, args: &ResolveArgs, ui: &Ui) -> R
                     }
                 }
             }
-            Conflict { region, object, properties }
+            Conflict { region, objects, properties, reported }
         })
         .collect())
 }
@@ -306,16 +387,17 @@ fn selected(c: &Conflict, args: &ResolveArgs) -> bool {
     let object_ok = args
         .object
         .as_deref()
-        .is_none_or(|glob| c.object.as_ref().is_some_and(|o| glob_match(glob, &o.path.join("/")) || glob_match(glob, o.id.as_str())));
+        .is_none_or(|glob| c.objects.iter().any(|o| glob_match(glob, &o.path.join("/")) || glob_match(glob, o.id.as_str())));
     let property_ok = args.property.as_deref().is_none_or(|glob| c.properties.iter().any(|p| glob_match(glob, p)));
     object_ok && property_ok
 }
 
-fn object_text(o: &Option<Located>) -> String {
-    match o {
-        Some(o) => format!("{} [{}]", crate::diff_view::path_text(&o.path), o.kind),
-        None => "(unknown object)".to_owned(),
+fn objects_text(objects: &[Located]) -> String {
+    if objects.is_empty() {
+        return "(unknown object)".to_owned();
     }
+    let named: Vec<String> = objects.iter().map(|o| format!("{} [{}]", crate::diff_view::path_text(&o.path), o.kind)).collect();
+    named.join(", ")
 }
 
 fn side_text(text: &[u8], region: &Region, side: Side) -> Option<String> {
@@ -328,7 +410,10 @@ fn print_list(text: &[u8], conflicts: &[Conflict], chosen: &[bool], out: &mut dy
             continue;
         }
         let props = if c.properties.is_empty() { String::new() } else { format!(" › {}", c.properties.join(", ")) };
-        writeln!(out, "#{} line {}: {}{props}", i + 1, c.region.line, object_text(&c.object))?;
+        writeln!(out, "#{} line {}: {}{props}", i + 1, c.region.line, objects_text(&c.objects))?;
+        for r in &c.reported {
+            writeln!(out, "    {}", r.text(&c.objects))?;
+        }
         for side in [Side::Ours, Side::Base, Side::Theirs] {
             if let Some(t) = side_text(text, &c.region, side) {
                 writeln!(out, "    {:<6} {}", side.name(), if t.is_empty() { "(nothing)".to_owned() } else { t })?;
@@ -340,6 +425,10 @@ fn print_list(text: &[u8], conflicts: &[Conflict], chosen: &[bool], out: &mut dy
     Ok(())
 }
 
+fn object_json(o: &Located) -> serde_json::Value {
+    json!({"id": o.id.as_str(), "kind": o.kind, "path": o.path})
+}
+
 fn print_json(text: &[u8], conflicts: &[Conflict], chosen: &[bool], out: &mut dyn Write) -> Result<()> {
     let list: Vec<_> = conflicts
         .iter()
@@ -349,7 +438,12 @@ fn print_json(text: &[u8], conflicts: &[Conflict], chosen: &[bool], out: &mut dy
             let side = |s| c.region.text(text, s).map(|t| String::from_utf8_lossy(t).into_owned());
             json!({
                 "line": c.region.line,
-                "object": c.object.as_ref().map(|o| json!({"id": o.id.as_str(), "kind": o.kind, "path": o.path})),
+                "object": c.objects.first().map(object_json),
+                "objects": c.objects.iter().map(object_json).collect::<Vec<_>>(),
+                "reported": c.reported.iter().map(|r| json!({
+                    "object": r.object, "property": r.property, "conflict": r.conflict,
+                    "base": r.base, "ours": r.ours, "theirs": r.theirs,
+                })).collect::<Vec<_>>(),
                 "properties": c.properties,
                 "ours": side(Side::Ours), "base": side(Side::Base), "theirs": side(Side::Theirs),
             })

@@ -73,6 +73,12 @@ fn draw_list(frame: &mut Frame, app: &App, area: Rect) {
 fn draw_sides(frame: &mut Frame, app: &App, area: Rect) {
     let Some(item) = app.items.get(app.selected) else { return };
     let choice = app.choices[app.selected];
+    let report_height = if item.reported.is_empty() { 0 } else { item.reported.len().min(4) as u16 + 2 };
+    let [report, area] = Layout::vertical([Constraint::Length(report_height), Constraint::Fill(1)]).areas(area);
+    if !item.reported.is_empty() {
+        let lines: Vec<Line> = item.reported.iter().map(|r| Line::raw(r.as_str())).collect();
+        frame.render_widget(Paragraph::new(lines).block(Block::bordered().title(" merge report ")), report);
+    }
     let columns: [Rect; 3] = Layout::horizontal([Constraint::Ratio(1, 3); 3]).areas(area);
     let sides = [(Side::Ours, Some(&item.ours)), (Side::Base, item.base.as_ref()), (Side::Theirs, Some(&item.theirs))];
     for ((side, text), column) in sides.into_iter().zip(columns) {
@@ -158,7 +164,8 @@ mod tests {
         insta::assert_snapshot!(terminal.backend());
         // The taken pane's border is green; the others are not.
         let buffer = terminal.backend().buffer();
-        let top_of_sides = (0..24).find(|&y| buffer[(0, y)].symbol() == "┌" && y > 2).expect("side panes");
+        let row = |y: u16| (0..7).map(|x| buffer[(x, y)].symbol()).collect::<String>();
+        let top_of_sides = (0..24).find(|&y| row(y) == "┌ ours ").expect("side panes");
         assert_eq!(buffer[(109, top_of_sides)].fg, Color::Green, "theirs, on the right, is taken");
         assert_eq!(buffer[(0, top_of_sides)].fg, Color::Reset);
     }
