@@ -90,10 +90,11 @@ pub fn run(args: &CheckArgs, ui: &Ui) -> Result<u8> {
         (items, Vec::new(), Scope::Files)
     };
     let progress = progress_bar(items.len(), scope != Scope::Files);
+    let configs = Configs::default();
     let mut reports: Vec<FileReport> = items
         .into_par_iter()
         .map(|item| {
-            let report = check_item(item, args);
+            let report = check_item(item, args, &configs);
             progress.inc(1);
             report
         })
@@ -127,12 +128,29 @@ enum Scope {
     Staged,
 }
 
-fn check_item(item: Item, args: &CheckArgs) -> Result<FileReport> {
+/// The configuration of each folder, looked up once: a repository has thousands of files in
+/// a few folders, and the lookup walks up to the repository root.
+#[derive(Default)]
+struct Configs(std::sync::Mutex<rustc_hash::FxHashMap<PathBuf, std::sync::Arc<Config>>>);
+
+impl Configs {
+    fn for_file(&self, explicit: Option<&Path>, file: &Path) -> Result<std::sync::Arc<Config>> {
+        let folder = file.parent().unwrap_or(Path::new("")).to_path_buf();
+        if let Some(found) = self.0.lock().expect("no panic holds the lock").get(&folder) {
+            return Ok(found.clone());
+        }
+        let config = std::sync::Arc::new(Config::for_file(explicit, file)?);
+        self.0.lock().expect("no panic holds the lock").insert(folder, config.clone());
+        Ok(config)
+    }
+}
+
+fn check_item(item: Item, args: &CheckArgs, configs: &Configs) -> Result<FileReport> {
     let bytes = match item.staged.unwrap_or_else(|| std::fs::read(&item.path)) {
         Ok(b) => b,
         Err(e) => return Ok(FileReport { name: item.name, format: None, unreadable: Some(e.to_string()), found: Vec::new() }),
     };
-    let config = Config::for_file(args.input.config.as_deref(), &item.path)?;
+    let config = configs.for_file(args.input.config.as_deref(), &item.path)?;
     let format = args.input.format.unwrap_or_else(|| format::detect(&[&bytes], Some(&item.path)));
     let problems = match format::engine(format, &config) {
         Some(engine) => engine.check(&bytes),

@@ -108,6 +108,9 @@ pub struct Value<'a> {
     /// Whether child objects live inside this value (then it is merged member by member, so
     /// that every child object's own merge decides what is written).
     pub has_children: bool,
+    /// Whether a reference lives anywhere inside this value (so that looking for references
+    /// skips the many values without any).
+    pub has_references: bool,
     pub kind: ValueKind<'a>,
 }
 
@@ -131,7 +134,8 @@ impl<'a> Value<'a> {
         let mut h = FxHasher::default();
         0u8.hash(&mut h);
         raw.hash(&mut h);
-        Value { raw, hash: h.finish(), origin, has_children: false, kind: ValueKind::Scalar { reference } }
+        let has_references = reference.is_some();
+        Value { raw, hash: h.finish(), origin, has_children: false, has_references, kind: ValueKind::Scalar { reference } }
     }
 
     pub fn map(raw: &'a str, origin: Origin, entries: Vec<(Key<'a>, Value<'a>)>) -> Self {
@@ -142,7 +146,8 @@ impl<'a> Value<'a> {
             v.hash.hash(&mut h);
         }
         let has_children = entries.iter().any(|(_, v)| v.has_children);
-        Value { raw, hash: h.finish(), origin, has_children, kind: ValueKind::Map(entries) }
+        let has_references = entries.iter().any(|(_, v)| v.has_references);
+        Value { raw, hash: h.finish(), origin, has_children, has_references, kind: ValueKind::Map(entries) }
     }
 
     pub fn list(raw: &'a str, origin: Origin, items: Vec<Value<'a>>) -> Self {
@@ -152,7 +157,8 @@ impl<'a> Value<'a> {
             v.hash.hash(&mut h);
         }
         let has_children = items.iter().any(|v| v.has_children);
-        Value { raw, hash: h.finish(), origin, has_children, kind: ValueKind::List(items) }
+        let has_references = items.iter().any(|v| v.has_references);
+        Value { raw, hash: h.finish(), origin, has_children, has_references, kind: ValueKind::List(items) }
     }
 
     /// A slot of child objects. `child_hashes` are the children's property hashes, so that two
@@ -165,7 +171,7 @@ impl<'a> Value<'a> {
             id.hash(&mut h);
             ch.hash(&mut h);
         }
-        Value { raw, hash: h.finish(), origin, has_children: true, kind: ValueKind::Children(ids) }
+        Value { raw, hash: h.finish(), origin, has_children: true, has_references: false, kind: ValueKind::Children(ids) }
     }
 
     /// Same meaning (structure and scalar text), whatever the layout.
@@ -187,6 +193,9 @@ impl<'a> Value<'a> {
 
     /// Every reference held anywhere inside this value, with its property path.
     pub fn references(&self, path: &mut PropPath, out: &mut Vec<(PropPath, Reference)>) {
+        if !self.has_references {
+            return;
+        }
         match &self.kind {
             ValueKind::Scalar { reference: Some(r) } => out.push((path.clone(), r.clone())),
             ValueKind::Scalar { reference: None } | ValueKind::Children(_) => {}

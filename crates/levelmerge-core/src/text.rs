@@ -267,17 +267,29 @@ fn first_lines(text: &[u8], count: usize) -> (Vec<&[u8]>, usize) {
 /// 1-based line numbers of lines that look like conflict markers (`<<<<<<<`, `|||||||`,
 /// `=======`, `>>>>>>>` at the start of a line, followed by a space or the line's end).
 pub fn marker_lines(text: &[u8]) -> Vec<usize> {
-    let mut found = Vec::new();
-    for (i, line) in lines(text).iter().enumerate() {
-        let line = line.strip_suffix(b"\n").unwrap_or(line);
-        let line = line.strip_suffix(b"\r").unwrap_or(line);
-        let Some(&c) = line.first() else { continue };
+    // Checked on every file of a repository: only the first byte of each line is looked at,
+    // the line ends found by memchr.
+    let is_marker = |start: usize| {
+        let line = &text[start..];
+        let Some(&c) = line.first() else { return false };
         if !matches!(c, b'<' | b'=' | b'>' | b'|') {
-            continue;
+            return false;
         }
-        let run = line.iter().take_while(|&&x| x == c).count();
-        if run == 7 && (line.len() == 7 || line[7] == b' ') {
-            found.push(i + 1);
+        let run = line.iter().take(8).take_while(|&&x| x == c).count();
+        run == 7
+            && match line.get(7) {
+                None | Some(b' ' | b'\n') => true,
+                Some(b'\r') => matches!(line.get(8), None | Some(b'\n')),
+                _ => false,
+            }
+    };
+    let mut found = Vec::new();
+    if is_marker(0) {
+        found.push(1);
+    }
+    for (i, newline) in memchr::memchr_iter(b'\n', text).enumerate() {
+        if is_marker(newline + 1) {
+            found.push(i + 2);
         }
     }
     found
@@ -377,5 +389,6 @@ mod tests {
     fn markers_need_exact_length() {
         assert!(marker_lines(b"<<<<<<<< x\n======\n").is_empty());
         assert_eq!(marker_lines(b"x\r\n=======\r\n"), vec![2]);
+        assert_eq!(marker_lines(b"=======\n<<<<<<<\n=======\rx\n>>>>>>> b"), vec![1, 2, 4]);
     }
 }
