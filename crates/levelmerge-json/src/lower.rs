@@ -84,7 +84,9 @@ struct Lowerer<'d, 'c> {
 /// number, with the id node of each element.
 fn identity_key<'d>(doc: &Document<'d>, array: u32, path: &[&str], config: &JsonConfig) -> Option<(&'d str, Vec<u32>)> {
     let items = doc.slots_of(array);
-    if items.is_empty() {
+    // Only objects carry ids: arrays of numbers or of small arrays (tile data, `px` pairs) are
+    // the most numerous and need no lookup.
+    if items.first().is_none_or(|first| doc.nodes[first.value as usize].kind != NodeKind::Object) {
         return None;
     }
     // Keys of the collections matching the path first (an empty key: no identity), then the
