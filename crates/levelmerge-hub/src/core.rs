@@ -1,0 +1,368 @@
+//! The hub's state machine, free of sockets and clocks: peers join, publish and leave; the
+//! hub merges each publish into the head of its file with the team policy, commits it, and
+//! says what to send to whom. The server drives it; the tests drive it directly.
+
+use std::collections::BTreeMap;
+
+use crate::auth::Identity;
+use crate::protocol::{check_path, ClientMessage, Editing, Head, HubMessage, Rev, VERSION};
+use crate::store::Store;
+
+pub type PeerId = u64;
+
+/// How a conflict between the shared head and an incoming edit is settled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Policy {
+    /// The version already shared wins (the LevelMerge paper's users preferred it).
+    SharedWins,
+    /// The incoming edit wins.
+    IncomingWins,
+}
+
+/// The merge the hub needs, given by the caller (the command line brings every codec).
+pub trait Merger: Send {
+    /// Three-way merge of `path`; conflicts go to `ours` when `prefer_ours`, else to
+    /// `theirs`. Err when an input is not a sound level.
+    fn merge(&self, path: &str, base: &[u8], ours: &[u8], theirs: &[u8], prefer_ours: bool) -> Result<Merged, String>;
+    /// Whether `content` is a sound level (parses, no markers, coherent).
+    fn check(&self, path: &str, content: &[u8]) -> Result<(), String>;
+}
+
+/// A merge result and the conflicts the preference settled, described for people.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Merged {
+    pub content: Vec<u8>,
+    pub settled: Vec<String>,
+}
+
+/// A message for one peer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Outgoing {
+    pub to: PeerId,
+    pub message: HubMessage,
+}
+
+/// What the connection must do after a message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Next {
+    Continue,
+    Close,
+}
+
+#[derive(Debug)]
+struct Peer {
+    identity: Identity,
+    paths: Vec<String>,
+}
+
+/// What happened, for the hub's log.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Event {
+    Joined { user: String },
+    Left { user: String },
+    Committed { user: String, path: String, rev: Rev, merged: bool, settled: usize },
+    Refused { user: String, path: String, reason: String },
+}
+
+pub struct Core<S, M> {
+    store: S,
+    merger: M,
+    policy: Policy,
+    peers: BTreeMap<PeerId, Peer>,
+    pub events: Vec<Event>,
+}
+
+impl<S: Store, M: Merger> Core<S, M> {
+    pub fn new(store: S, merger: M, policy: Policy) -> Self {
+        Core { store, merger, policy, peers: BTreeMap::new(), events: Vec::new() }
+    }
+
+    pub fn store(&self) -> &S {
+        &self.store
+    }
+
+    pub fn users(&self) -> Vec<String> {
+        self.peers.values().map(|p| p.identity.user.clone()).collect()
+    }
+
+    /// A peer's first message. `identity` is who its token names (None: no valid token).
+    pub fn hello(&mut self, peer: PeerId, identity: Option<Identity>, message: ClientMessage) -> (Vec<Outgoing>, Next) {
+        let refuse = |reason: String| (vec![Outgoing { to: peer, message: HubMessage::Error { reason } }], Next::Close);
+        let ClientMessage::Hello { version, paths, .. } = message else {
+            return refuse("the first message must be hello".into());
+        };
+        if version != VERSION {
+            return refuse(format!("protocol version {version} is not spoken here (this hub speaks {VERSION})"));
+        }
+        let Some(identity) = identity else { return refuse("unknown or revoked token".into()) };
+        if let Some(bad) = paths.iter().find_map(|p| check_path(p).err()) {
+            return refuse(bad);
+        }
+        let mut heads = Vec::new();
+        for path in &paths {
+            match self.store.head(path) {
+                Ok(Some((rev, content))) => {
+                    heads.push(Head { path: path.clone(), rev, content: String::from_utf8_lossy(&content).into_owned() })
+                }
+                Ok(None) => {}
+                Err(e) => return refuse(format!("the hub cannot read {path}: {e}")),
+            }
+        }
+        let welcome = HubMessage::Welcome { version: VERSION, user: identity.user.clone(), read_only: identity.read_only, heads };
+        self.events.push(Event::Joined { user: identity.user.clone() });
+        self.peers.insert(peer, Peer { identity, paths });
+        (vec![Outgoing { to: peer, message: welcome }], Next::Continue)
+    }
+
+    /// Any later message of a peer that said hello.
+    pub fn handle(&mut self, peer: PeerId, message: ClientMessage) -> (Vec<Outgoing>, Next) {
+        let Some(from) = self.peers.get(&peer) else {
+            return (vec![Outgoing { to: peer, message: HubMessage::Error { reason: "say hello first".into() } }], Next::Close);
+        };
+        match message {
+            ClientMessage::Hello { .. } => {
+                (vec![Outgoing { to: peer, message: HubMessage::Error { reason: "hello was already said".into() } }], Next::Continue)
+            }
+            ClientMessage::Presence { editing } => {
+                let user = from.identity.user.clone();
+                let editing: Vec<Editing> = editing.into_iter().filter(|e| check_path(&e.path).is_ok()).take(200).collect();
+                let out = self
+                    .others(peer)
+                    .map(|to| Outgoing { to, message: HubMessage::Presence { user: user.clone(), editing: editing.clone() } });
+                (out.collect(), Next::Continue)
+            }
+            ClientMessage::Publish { path, base, content } => (self.publish(peer, path, base, content.into_bytes()), Next::Continue),
+        }
+    }
+
+    /// A peer is gone: the others see it is no longer editing anything.
+    pub fn leave(&mut self, peer: PeerId) -> Vec<Outgoing> {
+        let Some(gone) = self.peers.remove(&peer) else { return Vec::new() };
+        self.events.push(Event::Left { user: gone.identity.user.clone() });
+        let user = gone.identity.user;
+        self.others(peer).map(|to| Outgoing { to, message: HubMessage::Presence { user: user.clone(), editing: Vec::new() } }).collect()
+    }
+
+    fn others(&self, peer: PeerId) -> impl Iterator<Item = PeerId> + '_ {
+        self.peers.keys().copied().filter(move |&p| p != peer)
+    }
+
+    fn publish(&mut self, peer: PeerId, path: String, base: Option<Rev>, incoming: Vec<u8>) -> Vec<Outgoing> {
+        let identity = self.peers[&peer].identity.clone();
+        let refused = |core: &mut Self, reason: String| {
+            core.events.push(Event::Refused { user: identity.user.clone(), path: path.clone(), reason: reason.clone() });
+            vec![Outgoing { to: peer, message: HubMessage::Refused { path: path.clone(), reason } }]
+        };
+        if identity.read_only {
+            return refused(self, "this token is read-only".into());
+        }
+        if let Err(e) = check_path(&path) {
+            return refused(self, e);
+        }
+        if let Err(e) = self.merger.check(&path, &incoming) {
+            return refused(self, format!("the saved file is not a sound level, the hub keeps its last good version: {e}"));
+        }
+        let head = match self.store.head(&path) {
+            Ok(h) => h,
+            Err(e) => return refused(self, format!("the hub cannot read {path}: {e}")),
+        };
+        let (result, settled, merged) = match &head {
+            None => (incoming.clone(), Vec::new(), false),
+            Some((head_rev, head_content)) => {
+                let base_content = match base.as_deref().filter(|b| b != head_rev) {
+                    // Built on the head: a fast-forward.
+                    None if base.is_some() => None,
+                    // No shared history: the head is the base, the differences are edits.
+                    None => None,
+                    Some(b) => match self.store.at(b, &path) {
+                        Ok(Some(c)) => Some(c),
+                        Ok(None) => return refused(self, format!("revision {b} of {path} is unknown to this hub")),
+                        Err(e) => return refused(self, e),
+                    },
+                };
+                match base_content {
+                    None => (incoming.clone(), Vec::new(), false),
+                    Some(base_content) => {
+                        let prefer_ours = self.policy == Policy::SharedWins;
+                        match self.merger.merge(&path, &base_content, head_content, &incoming, prefer_ours) {
+                            Ok(m) => (m.content, m.settled, true),
+                            Err(e) => return refused(self, format!("cannot merge into the head: {e}")),
+                        }
+                    }
+                }
+            }
+        };
+        let mut out = Vec::new();
+        if let Some((rev, content)) = &head {
+            if *content == result {
+                let head = Head { path: path.clone(), rev: rev.clone(), content: String::from_utf8_lossy(content).into_owned() };
+                out.push(Outgoing { to: peer, message: HubMessage::Head { head, author: identity.user.clone(), own: true } });
+                self.overruled(peer, &identity.user, &path, &incoming, &settled, &mut out);
+                return out;
+            }
+        }
+        let message =
+            if merged { format!("{path}: {}'s edit, merged", identity.user) } else { format!("{path}: {}'s edit", identity.user) };
+        let rev = match self.store.commit(&path, &result, &identity.user, &message) {
+            Ok(rev) => rev,
+            Err(e) => return refused(self, format!("the hub cannot commit: {e}")),
+        };
+        self.events.push(Event::Committed {
+            user: identity.user.clone(),
+            path: path.clone(),
+            rev: rev.clone(),
+            merged,
+            settled: settled.len(),
+        });
+        let head = Head { path: path.clone(), rev, content: String::from_utf8_lossy(&result).into_owned() };
+        for (&to, p) in &self.peers {
+            let own = to == peer;
+            if own || p.paths.contains(&path) {
+                out.push(Outgoing { to, message: HubMessage::Head { head: head.clone(), author: identity.user.clone(), own } });
+            }
+        }
+        self.overruled(peer, &identity.user, &path, &incoming, &settled, &mut out);
+        out
+    }
+
+    /// When the shared version won conflicts against this edit, the edit is kept in the
+    /// history and its author told.
+    fn overruled(&mut self, peer: PeerId, user: &str, path: &str, incoming: &[u8], settled: &[String], out: &mut Vec<Outgoing>) {
+        if settled.is_empty() || self.policy != Policy::SharedWins {
+            return;
+        }
+        let kept = self
+            .store
+            .keep(user, path, incoming, user, &format!("{path}: {user}'s edit, overruled by the shared version"))
+            .unwrap_or_else(|e| format!("(not kept: {e})"));
+        out.push(Outgoing { to: peer, message: HubMessage::Overruled { path: path.to_owned(), conflicts: settled.to_vec(), kept } });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::MemoryStore;
+
+    /// The JSON codec, as the command line would give it.
+    struct Json;
+
+    impl Merger for Json {
+        fn merge(&self, _path: &str, base: &[u8], ours: &[u8], theirs: &[u8], prefer_ours: bool) -> Result<Merged, String> {
+            use levelmerge_core::codec::Engine;
+            use levelmerge_core::text::MarkerStyle;
+            let codec = levelmerge_json::JsonCodec::new(None, Default::default());
+            let prefer = Some(if prefer_ours { levelmerge_core::Side::Ours } else { levelmerge_core::Side::Theirs });
+            let options =
+                levelmerge_core::Options { policy: levelmerge_core::policy::Policy { prefer, rules: Vec::new() }, ..Default::default() };
+            let out = codec
+                .merge(levelmerge_core::Sides::new(base, ours, theirs), &options, &MarkerStyle::default())
+                .map_err(|e| e.to_string())?;
+            let settled = out.conflicts.iter().filter(|c| c.resolved.is_some()).map(|c| format!("{} › {}", c.object, c.path)).collect();
+            Ok(Merged { content: out.text, settled })
+        }
+        fn check(&self, _path: &str, content: &[u8]) -> Result<(), String> {
+            use levelmerge_core::codec::Engine;
+            let problems = levelmerge_json::JsonCodec::new(None, Default::default()).check(content);
+            problems.first().map_or(Ok(()), |p| Err(p.to_string()))
+        }
+    }
+
+    const LEVEL: &str = "{\n  \"entities\": [\n    { \"id\": 1, \"x\": 1 },\n    { \"id\": 2, \"x\": 2 }\n  ]\n}\n";
+
+    fn hub(policy: Policy) -> Core<MemoryStore, Json> {
+        let mut core = Core::new(MemoryStore::default(), Json, policy);
+        let paths = vec!["level.json".to_owned()];
+        for (peer, user, read_only) in [(1, "alice", false), (2, "bob", false), (3, "viewer", true)] {
+            let hello = ClientMessage::Hello { version: VERSION, token: String::new(), paths: paths.clone() };
+            let (_, next) = core.hello(peer, Some(Identity { user: user.into(), read_only }), hello);
+            assert_eq!(next, Next::Continue);
+        }
+        core
+    }
+
+    fn publish(core: &mut Core<MemoryStore, Json>, peer: PeerId, base: Option<&str>, content: &str) -> Vec<Outgoing> {
+        let message = ClientMessage::Publish { path: "level.json".into(), base: base.map(str::to_owned), content: content.into() };
+        core.handle(peer, message).0
+    }
+
+    fn head_of(out: &[Outgoing], to: PeerId) -> Option<Head> {
+        out.iter().find_map(|o| match &o.message {
+            HubMessage::Head { head, .. } if o.to == to => Some(head.clone()),
+            _ => None,
+        })
+    }
+
+    #[test]
+    fn edits_on_an_old_revision_are_merged_into_the_head_and_sent_to_everyone() {
+        let mut core = hub(Policy::SharedWins);
+        let first = publish(&mut core, 1, None, LEVEL);
+        let rev0 = head_of(&first, 1).unwrap().rev;
+        assert_eq!(head_of(&first, 2).unwrap().content, LEVEL, "bob receives the new file");
+        let alice = LEVEL.replace("\"x\": 1", "\"x\": 10");
+        let out = publish(&mut core, 1, Some(&rev0), &alice);
+        assert_eq!(head_of(&out, 2).unwrap().content, alice);
+        // Bob still works on rev0: his edit is merged with alice's.
+        let bob = LEVEL.replace("\"x\": 2", "\"x\": 20");
+        let out = publish(&mut core, 2, Some(&rev0), &bob);
+        let both = LEVEL.replace("\"x\": 1", "\"x\": 10").replace("\"x\": 2", "\"x\": 20");
+        assert_eq!(head_of(&out, 1).unwrap().content, both);
+        assert_eq!(head_of(&out, 2).unwrap().content, both, "the sender gets the merged head");
+        assert_eq!(head_of(&out, 3).unwrap().content, both, "read-only peers follow too");
+        assert_eq!(core.store().log.iter().map(|(_, a, _)| a.as_str()).collect::<Vec<_>>(), ["alice", "alice", "bob"]);
+    }
+
+    #[test]
+    fn conflicts_follow_the_policy_and_the_losing_edit_is_kept() {
+        for (policy, winner) in [(Policy::SharedWins, "\"x\": 10"), (Policy::IncomingWins, "\"x\": 30")] {
+            let mut core = hub(policy);
+            let rev0 = head_of(&publish(&mut core, 1, None, LEVEL), 1).unwrap().rev;
+            publish(&mut core, 1, Some(&rev0), &LEVEL.replace("\"x\": 1", "\"x\": 10"));
+            let bob = LEVEL.replace("\"x\": 1", "\"x\": 30");
+            let out = publish(&mut core, 2, Some(&rev0), &bob);
+            let head = head_of(&out, 2).unwrap();
+            assert!(head.content.contains(winner), "{policy:?}: {}", head.content);
+            let overruled =
+                out.iter().any(|o| matches!(&o.message, HubMessage::Overruled { conflicts, .. } if o.to == 2 && !conflicts.is_empty()));
+            assert_eq!(overruled, policy == Policy::SharedWins, "{policy:?}");
+            if policy == Policy::SharedWins {
+                assert_eq!(core.store().kept["bob"], [("level.json".to_owned(), bob.into_bytes())]);
+            }
+        }
+    }
+
+    #[test]
+    fn broken_saves_read_only_peers_and_strangers_change_nothing() {
+        let mut core = hub(Policy::SharedWins);
+        let rev0 = head_of(&publish(&mut core, 1, None, LEVEL), 1).unwrap().rev;
+        let truncated = &LEVEL[..LEVEL.len() / 2];
+        let out = publish(&mut core, 1, Some(&rev0), truncated);
+        assert!(matches!(&out[..], [Outgoing { to: 1, message: HubMessage::Refused { .. } }]), "{out:?}");
+        let out = publish(&mut core, 3, Some(&rev0), &LEVEL.replace("1", "5"));
+        assert!(matches!(&out[0].message, HubMessage::Refused { reason, .. } if reason.contains("read-only")));
+        let out = publish(&mut core, 1, Some("999"), LEVEL);
+        assert!(matches!(&out[0].message, HubMessage::Refused { reason, .. } if reason.contains("unknown")));
+        let (out, next) = core.handle(9, ClientMessage::Presence { editing: Vec::new() });
+        assert_eq!((next, out.len()), (Next::Close, 1), "no hello, no service");
+        let hello = ClientMessage::Hello { version: VERSION, token: "x".into(), paths: vec!["../etc/passwd".into()] };
+        assert_eq!(core.hello(10, Some(Identity { user: "eve".into(), read_only: false }), hello).1, Next::Close);
+        let hello = ClientMessage::Hello { version: VERSION, token: "x".into(), paths: vec![] };
+        assert_eq!(core.hello(11, None, hello).1, Next::Close);
+        let message = ClientMessage::Publish { path: ".git/config".into(), base: None, content: LEVEL.into() };
+        assert!(matches!(&core.handle(1, message).0[0].message, HubMessage::Refused { .. }));
+        assert_eq!(core.store().log.len(), 1, "only the first publish was committed");
+    }
+
+    #[test]
+    fn presence_reaches_the_others_and_is_cleared_when_a_peer_leaves() {
+        let mut core = hub(Policy::SharedWins);
+        let editing = vec![Editing { path: "level.json".into(), object: "Level/Door [GameObject]".into() }];
+        let (out, _) = core.handle(1, ClientMessage::Presence { editing: editing.clone() });
+        let to: Vec<PeerId> = out.iter().map(|o| o.to).collect();
+        assert_eq!(to, [2, 3]);
+        assert_eq!(out[0].message, HubMessage::Presence { user: "alice".into(), editing });
+        let out = core.leave(1);
+        assert!(out.iter().all(|o| o.message == HubMessage::Presence { user: "alice".into(), editing: vec![] }));
+        assert_eq!(core.users(), ["bob", "viewer"]);
+    }
+}
