@@ -9,6 +9,7 @@ mod diff_view;
 mod exit;
 mod format;
 mod history_cmd;
+mod hub_cmd;
 mod merge_cmd;
 mod resolve_cmd;
 mod setup_cmd;
@@ -68,6 +69,16 @@ enum Command {
     Log(history_cmd::LogArgs),
     /// Who last changed each object of a level, from its git history.
     Blame(history_cmd::BlameArgs),
+    /// The live collaboration hub: merges everyone's saved edits into a bare git repository,
+    /// every accepted change a commit by its author, and sends the merged level to everyone.
+    ///
+    /// `levelmerge hub token add NAME --repo DIR` creates an access token. Protocol:
+    /// docs/protocol.md.
+    Hub(hub_cmd::HubArgs),
+    /// Keep level files of a working copy in sync with a hub: each saved edit is published and
+    /// merged, and others' edits are written back (merged with yours when you changed the file
+    /// meanwhile). Runs until stopped; reconnects by itself.
+    Sync(hub_cmd::SyncArgs),
     /// Register levelmerge as git's merge and diff driver for level files (idempotent).
     Setup(setup_cmd::SetupArgs),
     /// Tell whether git will use levelmerge, and for which files.
@@ -92,6 +103,8 @@ fn main() -> ExitCode {
         Command::Diff(args) => diff_cmd::run(args, &ui),
         Command::Check(args) => check_cmd::run(args, &ui),
         Command::Resolve(args) => resolve_cmd::run(args, &ui),
+        Command::Hub(args) => hub_cmd::hub(args, &ui),
+        Command::Sync(args) => hub_cmd::sync(args, &ui),
         Command::Log(args) => history_cmd::log(args, &ui),
         Command::Blame(args) => history_cmd::blame(args, &ui),
         Command::Setup(args) => setup_cmd::setup(args, &ui),

@@ -1,0 +1,301 @@
+//! `levelmerge hub` (the live collaboration server, and its tokens) and `levelmerge sync` (the
+//! agent in a working copy). The logic lives in `levelmerge-hub`; this gives it the codecs.
+
+use std::io::Write;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::{anyhow, bail, Result};
+use levelmerge_core::policy::Policy;
+use levelmerge_core::text::{merge_lines, MarkerStyle};
+use levelmerge_core::{Options, Side, Sides};
+use levelmerge_hub::agent::{Agent, AgentOptions, Local};
+use levelmerge_hub::auth::Tokens;
+use levelmerge_hub::core::{Merged, Merger, Policy as HubPolicy};
+use levelmerge_hub::server::HubOptions;
+
+use crate::config::Config;
+use crate::exit;
+use crate::format;
+use crate::ui::Ui;
+
+#[derive(Debug, clap::Args)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
+pub struct HubArgs {
+    #[command(subcommand)]
+    pub command: Option<HubCommand>,
+    /// The hub's bare git repository (created when missing).
+    #[arg(long, value_name = "DIR", required = true)]
+    pub repo: Option<PathBuf>,
+    /// Address to listen on.
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:7878")]
+    pub listen: SocketAddr,
+    /// Who wins a conflict: the version already shared, or the incoming edit.
+    #[arg(long, value_enum, default_value = "shared-wins")]
+    pub policy: PolicyArg,
+    /// Messages a connection may send per second before it is closed.
+    #[arg(long, value_name = "N", default_value_t = 50)]
+    pub max_rate: u32,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum PolicyArg {
+    SharedWins,
+    IncomingWins,
+}
+
+#[derive(Debug, clap::Subcommand)]
+pub enum HubCommand {
+    /// Manage the hub's access tokens.
+    #[command(subcommand)]
+    Token(TokenCommand),
+}
+
+#[derive(Debug, clap::Subcommand)]
+pub enum TokenCommand {
+    /// Create a token for NAME and print it (once: only its hash is kept).
+    Add {
+        name: String,
+        #[arg(long, value_name = "DIR")]
+        repo: PathBuf,
+        /// The token can follow the level but change nothing.
+        #[arg(long)]
+        read_only: bool,
+    },
+    /// Revoke NAME's token.
+    Revoke {
+        name: String,
+        #[arg(long, value_name = "DIR")]
+        repo: PathBuf,
+    },
+    /// List who holds a token.
+    List {
+        #[arg(long, value_name = "DIR")]
+        repo: PathBuf,
+    },
+}
+
+#[derive(Debug, clap::Args)]
+pub struct SyncArgs {
+    /// The hub's address: ws://HOST:PORT/ws (or HOST:PORT).
+    #[arg(long, value_name = "URL")]
+    pub hub: String,
+    /// The access token (default: $LEVELMERGE_TOKEN).
+    #[arg(long, env = "LEVELMERGE_TOKEN", hide_env_values = true)]
+    pub token: String,
+    /// How often saved edits are published: 2s, 500ms.
+    #[arg(long, value_name = "TIME", default_value = "2s", value_parser = parse_interval)]
+    pub interval: Duration,
+    /// The working copy's root (default: the current folder); PATHs are relative to it.
+    #[arg(long, value_name = "DIR")]
+    pub root: Option<PathBuf>,
+    /// Follow the hub's changes but publish nothing (a private draft).
+    #[arg(long)]
+    pub pause: bool,
+    /// The level files to keep in sync.
+    #[arg(required = true)]
+    pub paths: Vec<String>,
+}
+
+fn parse_interval(text: &str) -> Result<Duration, String> {
+    let (number, unit) = text.find(|c: char| c.is_ascii_alphabetic()).map_or((text, "s"), |i| text.split_at(i));
+    let value: f64 = number.trim().parse().map_err(|_| format!("{text:?} is not a time like 2s or 500ms"))?;
+    let seconds = match unit {
+        "s" => value,
+        "ms" => value / 1000.0,
+        _ => return Err(format!("{text:?}: the unit must be s or ms")),
+    };
+    if !(0.05..=3600.0).contains(&seconds) {
+        return Err(format!("{text:?}: choose between 50ms and 3600s"));
+    }
+    Ok(Duration::from_secs_f64(seconds))
+}
+
+/// Every codec levelmerge has, for the hub and the agent.
+pub struct Codecs {
+    /// The working copy, for its `.levelmerge.toml`; none on the hub.
+    root: Option<PathBuf>,
+}
+
+impl Codecs {
+    fn engine(&self, path: &str, texts: &[&[u8]]) -> Option<Box<dyn levelmerge_core::codec::Engine>> {
+        let config = match &self.root {
+            Some(root) => Config::for_file(None, &root.join(path)).unwrap_or_default(),
+            None => Config::default(),
+        };
+        let format = format::detect(texts, Some(Path::new(path)));
+        format::engine(format, &config)
+    }
+}
+
+impl Merger for Codecs {
+    fn merge(&self, path: &str, base: &[u8], ours: &[u8], theirs: &[u8], prefer_ours: bool) -> Result<Merged, String> {
+        let style = MarkerStyle::default();
+        let Some(engine) = self.engine(path, &[ours, theirs, base]) else {
+            let m = merge_lines(base, ours, theirs, &style);
+            return if m.conflicts == 0 {
+                Ok(Merged { content: m.text, settled: Vec::new() })
+            } else {
+                Err("conflicting edits of a text file".into())
+            };
+        };
+        let prefer = Some(if prefer_ours { Side::Ours } else { Side::Theirs });
+        let options = Options { policy: Policy { prefer, rules: Vec::new() }, ..Options::default() };
+        let outcome = engine.merge(Sides::new(base, ours, theirs), &options, &style).map_err(|e| e.to_string())?;
+        if outcome.open_conflicts > 0 {
+            return Err(format!("{} conflict(s) the policy could not settle", outcome.open_conflicts));
+        }
+        let show = |t: &Option<String>| t.as_deref().map_or("(deleted)".to_owned(), |t| crate::ui::shorten(t, 40));
+        let settled = outcome
+            .conflicts
+            .iter()
+            .filter(|c| c.resolved.is_some())
+            .map(|c| {
+                format!(
+                    "{}{}: ours {} · theirs {}",
+                    c.object,
+                    if c.path.is_empty() { String::new() } else { format!(" › {}", c.path) },
+                    show(&c.ours),
+                    show(&c.theirs)
+                )
+            })
+            .collect();
+        Ok(Merged { content: outcome.text, settled })
+    }
+
+    fn check(&self, path: &str, content: &[u8]) -> Result<(), String> {
+        let problems = match self.engine(path, &[content]) {
+            Some(engine) => engine.check(content),
+            None => levelmerge_core::text::marker_lines(content)
+                .into_iter()
+                .map(|line| levelmerge_core::Problem::ConflictMarker { line })
+                .collect(),
+        };
+        match problems.first() {
+            None => Ok(()),
+            Some(p) => {
+                Err(format!("{p}{}", if problems.len() > 1 { format!(" (and {} more)", problems.len() - 1) } else { String::new() }))
+            }
+        }
+    }
+}
+
+impl Local for Codecs {
+    fn changed_objects(&self, path: &str, old: &[u8], new: &[u8]) -> Vec<String> {
+        let Some(engine) = self.engine(path, &[new, old]) else { return Vec::new() };
+        let Ok(report) = engine.diff(old, new) else { return Vec::new() };
+        report
+            .objects
+            .iter()
+            .map(|o| {
+                let mut parts: Vec<&str> = o.entries.iter().map(|e| e.kind.as_str()).filter(|k| !k.is_empty()).collect();
+                parts.dedup();
+                let parts = if parts.is_empty() { o.kind.clone() } else { parts.join(", ") };
+                format!("{} ({parts})", crate::diff_view::path_text(&o.path))
+            })
+            .collect()
+    }
+}
+
+fn runtime() -> Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread().enable_all().build().map_err(|e| anyhow!("cannot start the async runtime: {e}"))
+}
+
+pub fn hub(args: &HubArgs, ui: &Ui) -> Result<u8> {
+    if let Some(HubCommand::Token(command)) = &args.command {
+        return token(command);
+    }
+    let repo = args.repo.clone().expect("clap requires --repo");
+    let policy = match args.policy {
+        PolicyArg::SharedWins => HubPolicy::SharedWins,
+        PolicyArg::IncomingWins => HubPolicy::IncomingWins,
+    };
+    let options = HubOptions { repo, listen: args.listen, policy, max_rate: args.max_rate };
+    let quiet = ui.quiet;
+    let log: Box<dyn Fn(String) + Send + Sync> = Box::new(move |line| {
+        if !quiet {
+            let _ = writeln!(std::io::stdout().lock(), "{line}");
+        }
+    });
+    runtime()?.block_on(levelmerge_hub::server::serve(options, Codecs { root: None }, None, log)).map_err(|e| anyhow!(e))?;
+    Ok(exit::CLEAN)
+}
+
+fn token(command: &TokenCommand) -> Result<u8> {
+    let repo = match command {
+        TokenCommand::Add { repo, .. } | TokenCommand::Revoke { repo, .. } | TokenCommand::List { repo } => repo,
+    };
+    if matches!(command, TokenCommand::Add { .. }) {
+        // The first token of a new hub creates its repository.
+        levelmerge_hub::store::GitStore::open(repo).map_err(|e| anyhow!(e))?;
+    } else if !repo.exists() {
+        bail!("{}: no such hub repository", repo.display());
+    }
+    let mut tokens = Tokens::load(repo).map_err(|e| anyhow!(e))?;
+    let mut out = std::io::stdout().lock();
+    match command {
+        TokenCommand::Add { name, read_only, .. } => {
+            let token = tokens.add(name, *read_only).map_err(|e| anyhow!(e))?;
+            tokens.save(repo).map_err(|e| anyhow!(e))?;
+            writeln!(out, "{token}")?;
+            eprintln!("levelmerge: token for {name}{} (shown once; only its hash is kept)", if *read_only { ", read-only" } else { "" });
+        }
+        TokenCommand::Revoke { name, .. } => {
+            if !tokens.revoke(name) {
+                bail!("{name} holds no token");
+            }
+            tokens.save(repo).map_err(|e| anyhow!(e))?;
+            eprintln!("levelmerge: {name}'s token is revoked");
+        }
+        TokenCommand::List { .. } => {
+            for (user, read_only) in tokens.users() {
+                writeln!(out, "{user}{}", if read_only { " (read-only)" } else { "" })?;
+            }
+        }
+    }
+    Ok(exit::CLEAN)
+}
+
+pub fn sync(args: &SyncArgs, ui: &Ui) -> Result<u8> {
+    let root = match &args.root {
+        Some(r) => r.clone(),
+        None => std::env::current_dir()?,
+    };
+    for path in &args.paths {
+        levelmerge_hub::protocol::check_path(path).map_err(|e| anyhow!("{e} (paths are relative to {})", root.display()))?;
+    }
+    let hub = if args.hub.contains("://") { args.hub.clone() } else { format!("ws://{}/ws", args.hub) };
+    let options = AgentOptions {
+        hub,
+        token: args.token.clone(),
+        root: root.clone(),
+        paths: args.paths.clone(),
+        interval: args.interval,
+        paused: args.pause,
+    };
+    let quiet = ui.quiet;
+    let say: Box<dyn Fn(String) + Send> = Box::new(move |line| {
+        if !quiet {
+            let _ = writeln!(std::io::stdout().lock(), "{line}");
+        }
+    });
+    let agent = Agent::new(options, Codecs { root: Some(root) }, say);
+    runtime()?.block_on(agent.run()).map_err(|e| anyhow!(e))?;
+    Ok(exit::CLEAN)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn intervals_are_read_in_seconds_or_milliseconds() {
+        assert_eq!(parse_interval("2s"), Ok(Duration::from_secs(2)));
+        assert_eq!(parse_interval("500ms"), Ok(Duration::from_millis(500)));
+        assert_eq!(parse_interval("1.5"), Ok(Duration::from_millis(1500)));
+        assert!(parse_interval("2h").is_err());
+        assert!(parse_interval("0s").is_err());
+        assert!(parse_interval("fast").is_err());
+    }
+}

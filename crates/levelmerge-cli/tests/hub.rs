@@ -1,0 +1,298 @@
+//! The live collaboration end to end on loopback: a `levelmerge hub` process, `levelmerge
+//! sync` agents in temporary working copies, files edited by the test as an editor would save
+//! them, and the hub's git repository read back.
+
+use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+const LEVEL: &str = "{\n  \"entities\": [\n    { \"id\": 1, \"name\": \"Door\", \"x\": 0 },\n    { \"id\": 2, \"name\": \"Lamp\", \"x\": 0 },\n    { \"id\": 3, \"name\": \"Crate\", \"x\": 0 }\n  ]\n}\n";
+
+/// How long anything may take to propagate before the test fails.
+const PATIENCE: Duration = Duration::from_secs(20);
+const INTERVAL: &str = "200ms";
+
+fn levelmerge() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_levelmerge"))
+}
+
+/// A child process whose output lines are collected as they come.
+struct Running {
+    child: Child,
+    lines: Arc<Mutex<Vec<String>>>,
+}
+
+impl Running {
+    fn spawn(mut command: Command) -> Running {
+        let mut child = command.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("levelmerge starts");
+        let lines = Arc::new(Mutex::new(Vec::new()));
+        for stream in [Box::new(child.stdout.take().unwrap()) as Box<dyn std::io::Read + Send>, Box::new(child.stderr.take().unwrap())] {
+            let lines = lines.clone();
+            std::thread::spawn(move || {
+                for line in BufReader::new(stream).lines().map_while(Result::ok) {
+                    lines.lock().unwrap().push(line);
+                }
+            });
+        }
+        Running { child, lines }
+    }
+
+    fn output(&self) -> String {
+        self.lines.lock().unwrap().join("\n")
+    }
+
+    fn wait_for_line(&self, text: &str) -> String {
+        wait_until(
+            &format!("a line with {text:?}"),
+            || self.lines.lock().unwrap().iter().find(|l| l.contains(text)).cloned(),
+            || self.output(),
+        )
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn wait_until<T>(what: &str, mut check: impl FnMut() -> Option<T>, context: impl Fn() -> String) -> T {
+    let start = Instant::now();
+    loop {
+        if let Some(v) = check() {
+            return v;
+        }
+        assert!(start.elapsed() < PATIENCE, "waited {PATIENCE:?} for {what}:\n{}", context());
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+struct Team {
+    dir: tempfile::TempDir,
+    port: u16,
+}
+
+impl Team {
+    fn new(users: &[(&str, bool)]) -> Team {
+        let dir = tempfile::tempdir().unwrap();
+        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let team = Team { dir, port };
+        for (user, read_only) in users {
+            let mut add = levelmerge();
+            add.args(["hub", "token", "add", user, "--repo"]).arg(team.repo());
+            if *read_only {
+                add.arg("--read-only");
+            }
+            let out = add.output().unwrap();
+            assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+            std::fs::write(team.dir.path().join(format!("{user}.token")), out.stdout.trim_ascii()).unwrap();
+        }
+        team
+    }
+
+    fn repo(&self) -> PathBuf {
+        self.dir.path().join("hub.git")
+    }
+
+    fn hub(&self, policy: &str) -> Running {
+        let mut c = levelmerge();
+        c.args(["hub", "--policy", policy, "--listen", &format!("127.0.0.1:{}", self.port), "--repo"]).arg(self.repo());
+        let hub = Running::spawn(c);
+        hub.wait_for_line("serving");
+        hub
+    }
+
+    fn copy(&self, user: &str) -> PathBuf {
+        let copy = self.dir.path().join(user);
+        std::fs::create_dir_all(&copy).unwrap();
+        copy
+    }
+
+    fn token(&self, user: &str) -> String {
+        std::fs::read_to_string(self.dir.path().join(format!("{user}.token"))).unwrap()
+    }
+
+    fn agent(&self, user: &str) -> Running {
+        let mut c = levelmerge();
+        c.args(["sync", "--hub", &format!("127.0.0.1:{}", self.port), "--interval", INTERVAL, "--root"]).arg(self.copy(user));
+        c.arg("level.json").env("LEVELMERGE_TOKEN", self.token(user));
+        Running::spawn(c)
+    }
+
+    fn read(&self, user: &str) -> String {
+        std::fs::read_to_string(self.copy(user).join("level.json")).unwrap_or_default()
+    }
+
+    /// Saves the file as an editor does: written whole, in place.
+    fn save(&self, user: &str, text: &str) {
+        std::fs::write(self.copy(user).join("level.json"), text).unwrap();
+    }
+
+    fn git(&self, args: &[&str]) -> String {
+        let out = Command::new("git").arg("--git-dir").arg(self.repo()).args(args).output().unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// Waits until every copy reads `text`.
+    fn converge(&self, users: &[&str], text: &str) {
+        wait_until(
+            "every copy to converge",
+            || users.iter().all(|u| self.read(u) == text).then_some(()),
+            || users.iter().map(|u| format!("{u}:\n{}", self.read(u))).collect::<Vec<_>>().join("\n"),
+        );
+    }
+}
+
+fn with_x(text: &str, name: &str, x: i64) -> String {
+    let start = text.find(&format!("\"name\": \"{name}\", \"x\": ")).unwrap() + format!("\"name\": \"{name}\", \"x\": ").len();
+    let end = start + text[start..].find(' ').unwrap();
+    format!("{}{x}{}", &text[..start], &text[end..])
+}
+
+#[test]
+fn three_copies_stay_in_sync_and_every_edit_lands_in_git_with_its_author() {
+    let team = Team::new(&[("alice", false), ("bob", false), ("carol", false)]);
+    let _hub = team.hub("shared-wins");
+    team.save("alice", LEVEL);
+    let agents: Vec<Running> = ["alice", "bob", "carol"].iter().map(|u| team.agent(u)).collect();
+    team.converge(&["alice", "bob", "carol"], LEVEL);
+    // Each user moves their own object, again and again; every edit is logged.
+    let mut expected = LEVEL.to_owned();
+    let mut latencies = Vec::new();
+    for round in 1..=5 {
+        for (user, object) in [("alice", "Door"), ("bob", "Lamp"), ("carol", "Crate")] {
+            let saved = with_x(&team.read(user), object, round * 10);
+            expected = with_x(&expected, object, round * 10);
+            let at = Instant::now();
+            team.save(user, &saved);
+            team.converge(&["alice", "bob", "carol"], &expected);
+            latencies.push(at.elapsed());
+        }
+    }
+    latencies.sort();
+    eprintln!(
+        "save-to-every-copy latency at a {INTERVAL} interval: median {:?}, max {:?}",
+        latencies[latencies.len() / 2],
+        latencies.last().unwrap()
+    );
+    let log = team.git(&["log", "--format=%an"]);
+    for user in ["alice", "bob", "carol"] {
+        assert_eq!(log.lines().filter(|a| *a == user).count(), if user == "alice" { 6 } else { 5 }, "{user}'s commits:\n{log}");
+    }
+    assert_eq!(team.git(&["show", "HEAD:level.json"]), expected);
+    // Presence: the others hear what alice edited.
+    agents[1].wait_for_line("alice is editing Door");
+}
+
+#[test]
+fn concurrent_edits_are_merged_and_a_conflict_follows_the_policy_without_losing_the_edit() {
+    let team = Team::new(&[("alice", false), ("bob", false)]);
+    let _hub = team.hub("shared-wins");
+    team.save("alice", LEVEL);
+    let alice = team.agent("alice");
+    let bob = team.agent("bob");
+    team.converge(&["alice", "bob"], LEVEL);
+    // Same moment, different objects: both kept.
+    team.save("alice", &with_x(LEVEL, "Door", 5));
+    team.save("bob", &with_x(LEVEL, "Lamp", 7));
+    let both = with_x(&with_x(LEVEL, "Door", 5), "Lamp", 7);
+    team.converge(&["alice", "bob"], &both);
+    // Same property while bob's agent is away: the shared version wins, bob's is kept.
+    drop(bob);
+    team.save("alice", &with_x(&both, "Crate", 1));
+    team.converge(&["alice"], &with_x(&both, "Crate", 1));
+    wait_until(
+        "alice's edit at the hub",
+        || team.git(&["show", "HEAD:level.json"]).contains("\"Crate\", \"x\": 1 ").then_some(()),
+        || alice.output(),
+    );
+    team.save("bob", &with_x(&both, "Crate", 2));
+    let bob = team.agent("bob");
+    let shared = with_x(&both, "Crate", 1);
+    team.converge(&["alice", "bob"], &shared);
+    bob.wait_for_line("the team's version won over your edit of level.json");
+    let kept = team.git(&["show", "refs/levelmerge/kept/bob:level.json"]);
+    assert!(kept.contains("\"Crate\", \"x\": 2 "), "bob's losing edit is in the hub's history:\n{kept}");
+}
+
+#[test]
+fn a_broken_save_is_refused_and_the_last_good_version_stays() {
+    let team = Team::new(&[("alice", false), ("bob", false)]);
+    let _hub = team.hub("shared-wins");
+    team.save("alice", LEVEL);
+    let alice = team.agent("alice");
+    let _bob = team.agent("bob");
+    team.converge(&["alice", "bob"], LEVEL);
+    let commits = team.git(&["rev-list", "--count", "HEAD"]);
+    team.save("alice", &LEVEL[..LEVEL.len() / 2]);
+    alice.wait_for_line("the hub refused level.json");
+    std::thread::sleep(Duration::from_millis(600));
+    assert_eq!(team.read("bob"), LEVEL, "bob never sees the broken save");
+    assert_eq!(team.git(&["rev-list", "--count", "HEAD"]), commits);
+    // Fixed and saved again: it goes through.
+    team.save("alice", &with_x(LEVEL, "Door", 3));
+    team.converge(&["alice", "bob"], &with_x(LEVEL, "Door", 3));
+}
+
+#[test]
+fn the_hub_can_be_killed_and_restarted_and_an_offline_copy_catches_up() {
+    let team = Team::new(&[("alice", false), ("bob", false)]);
+    let mut hub = team.hub("shared-wins");
+    team.save("alice", LEVEL);
+    let alice = team.agent("alice");
+    let _bob = team.agent("bob");
+    team.converge(&["alice", "bob"], LEVEL);
+    // kill -9, edits made while it is down, then a restart on the same address.
+    hub.child.kill().unwrap();
+    hub.child.wait().unwrap();
+    alice.wait_for_line("lost the hub");
+    let mut expected = LEVEL.to_owned();
+    for x in 1..=50 {
+        expected = with_x(&expected, "Door", x);
+        team.save("alice", &expected);
+    }
+    team.save("bob", &with_x(&team.read("bob"), "Lamp", 9));
+    expected = with_x(&expected, "Lamp", 9);
+    let _hub = team.hub("shared-wins");
+    team.converge(&["alice", "bob"], &expected);
+    assert_eq!(team.git(&["show", "HEAD:level.json"]), expected);
+}
+
+#[test]
+fn strangers_and_read_only_tokens_change_nothing() {
+    let team = Team::new(&[("alice", false), ("viewer", true)]);
+    let _hub = team.hub("shared-wins");
+    team.save("alice", LEVEL);
+    let _alice = team.agent("alice");
+    let viewer = team.agent("viewer");
+    team.converge(&["alice", "viewer"], LEVEL);
+    viewer.wait_for_line("(read-only)");
+    team.save("viewer", &with_x(LEVEL, "Door", 99));
+    viewer.wait_for_line("read-only");
+    wait_until(
+        "the refusal",
+        || viewer.output().contains("the hub refused level.json: this token is read-only").then_some(()),
+        || viewer.output(),
+    );
+    assert!(!team.git(&["log", "--format=%an"]).contains("viewer"));
+    // An unknown token: the agent stops with the hub's reason.
+    let mut stranger = levelmerge();
+    stranger.args(["sync", "--hub", &format!("127.0.0.1:{}", team.port), "--root"]).arg(team.copy("eve")).arg("level.json");
+    let out = stranger.env("LEVELMERGE_TOKEN", "0123").output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown or revoked token"), "{}", String::from_utf8_lossy(&out.stderr));
+    // Paths outside the working copy are refused before anything is sent.
+    let out = levelmerge().args(["sync", "--hub", "127.0.0.1:1", "--token", "x", "../outside.json"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("refused"));
+    // A revoked token no longer works.
+    let revoke = levelmerge().args(["hub", "token", "revoke", "alice", "--repo"]).arg(team.repo()).output().unwrap();
+    assert!(revoke.status.success());
+    let mut again = levelmerge();
+    again.args(["sync", "--hub", &format!("127.0.0.1:{}", team.port), "--root"]).arg(team.copy("alice2")).arg("level.json");
+    let out = again.env("LEVELMERGE_TOKEN", team.token("alice")).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}

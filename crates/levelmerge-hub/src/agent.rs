@@ -1,0 +1,280 @@
+//! The sync agent in a user's working copy: publishes each saved edit against its shadow (the
+//! last version it had from the hub) and writes back merged heads without ever losing an edit.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use futures_util::{SinkExt, StreamExt};
+use serde::{Deserialize, Serialize};
+use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
+use tokio_tungstenite::tungstenite::Message;
+
+use crate::core::Merger;
+use crate::protocol::{ClientMessage, Editing, Head, HubMessage, Rev, MAX_MESSAGE_BYTES, VERSION};
+
+/// What the agent needs besides merging: which objects an edit touched, for presence.
+pub trait Local: Merger {
+    fn changed_objects(&self, path: &str, old: &[u8], new: &[u8]) -> Vec<String>;
+}
+
+pub struct AgentOptions {
+    /// `ws://host:port/ws`.
+    pub hub: String,
+    pub token: String,
+    /// The working copy's root: paths are relative to it.
+    pub root: PathBuf,
+    pub paths: Vec<String>,
+    pub interval: Duration,
+    /// Receive, but publish nothing (a private draft).
+    pub paused: bool,
+}
+
+/// How long an edited object counts as being edited.
+const PRESENCE_FOR: Duration = Duration::from_secs(60);
+
+/// The last version of a file the agent had from the hub, kept on disk so that an agent
+/// restarted offline still knows what its user changed.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct Shadow {
+    rev: Rev,
+    content: String,
+}
+
+#[derive(Default)]
+struct FileState {
+    shadow: Option<Shadow>,
+    /// Published and not yet answered.
+    pending: Option<Vec<u8>>,
+    /// Refused by the hub: not sent again until it changes.
+    refused: Option<Vec<u8>>,
+    /// Objects edited, with when.
+    recent: Vec<(Instant, String)>,
+}
+
+pub struct Agent<L> {
+    options: AgentOptions,
+    local: L,
+    files: HashMap<String, FileState>,
+    /// Who is editing what, as last printed.
+    others: HashMap<String, Vec<Editing>>,
+    say: Box<dyn Fn(String) + Send>,
+}
+
+impl<L: Local> Agent<L> {
+    pub fn new(options: AgentOptions, local: L, say: Box<dyn Fn(String) + Send>) -> Self {
+        let mut files = HashMap::new();
+        for path in &options.paths {
+            let shadow = std::fs::read(shadow_file(&options.root, path)).ok().and_then(|b| serde_json::from_slice(&b).ok());
+            files.insert(path.clone(), FileState { shadow, ..FileState::default() });
+        }
+        Agent { options, local, files, others: HashMap::new(), say }
+    }
+
+    /// Runs until the process ends, reconnecting after any loss of the hub.
+    pub async fn run(mut self) -> Result<(), String> {
+        let mut wait = Duration::from_millis(200);
+        loop {
+            match self.session().await {
+                Ok(()) => {}
+                Err(Fatal(e)) => return Err(e),
+            }
+            for state in self.files.values_mut() {
+                state.pending = None;
+            }
+            tokio::time::sleep(wait).await;
+            wait = (wait * 2).min(Duration::from_secs(3));
+        }
+    }
+
+    /// One connection; Ok when it was lost (to be retried), Err when retrying is useless.
+    async fn session(&mut self) -> Result<(), Fatal> {
+        let config = WebSocketConfig::default().max_message_size(Some(MAX_MESSAGE_BYTES)).max_frame_size(Some(MAX_MESSAGE_BYTES));
+        let mut ws = match tokio_tungstenite::connect_async_with_config(self.options.hub.as_str(), Some(config), false).await {
+            Ok((ws, _)) => ws,
+            Err(e) => {
+                (self.say)(format!("sync: cannot reach the hub at {}: {e}; retrying", self.options.hub));
+                return Ok(());
+            }
+        };
+        let hello = ClientMessage::Hello { version: VERSION, token: self.options.token.clone(), paths: self.options.paths.clone() };
+        if ws.send(text(&hello)).await.is_err() {
+            return Ok(());
+        }
+        let mut tick = tokio::time::interval(self.options.interval);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tokio::select! {
+                received = ws.next() => {
+                    let message = match received {
+                        Some(Ok(Message::Text(t))) => match serde_json::from_str::<HubMessage>(t.as_str()) {
+                            Ok(m) => m,
+                            Err(e) => { (self.say)(format!("sync: a message from the hub was not understood: {e}")); continue }
+                        },
+                        Some(Ok(Message::Close(_))) | None | Some(Err(_)) => {
+                            (self.say)("sync: lost the hub; reconnecting".to_owned());
+                            return Ok(());
+                        }
+                        Some(Ok(_)) => continue,
+                    };
+                    self.receive(message)?;
+                }
+                _ = tick.tick() => {
+                    for message in self.round() {
+                        if ws.send(text(&message)).await.is_err() {
+                            return Ok(());
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    fn receive(&mut self, message: HubMessage) -> Result<(), Fatal> {
+        match message {
+            HubMessage::Welcome { user, read_only, heads, .. } => {
+                let mode = if read_only {
+                    " (read-only)"
+                } else if self.options.paused {
+                    " (paused: not publishing)"
+                } else {
+                    ""
+                };
+                (self.say)(format!("sync: connected to the hub as {user}{mode}"));
+                for head in heads {
+                    self.apply(head, false);
+                }
+            }
+            HubMessage::Head { head, author, own } => {
+                if !own {
+                    (self.say)(format!("sync: {} changed {}", author, head.path));
+                }
+                self.apply(head, own);
+            }
+            HubMessage::Unchanged { path, .. } => {
+                if let Some(s) = self.files.get_mut(&path) {
+                    s.pending = None;
+                }
+            }
+            HubMessage::Refused { path, reason } => {
+                (self.say)(format!("sync: the hub refused {path}: {reason}"));
+                if let Some(s) = self.files.get_mut(&path) {
+                    s.refused = s.pending.take();
+                }
+            }
+            HubMessage::Overruled { path, conflicts, kept } => {
+                (self.say)(format!(
+                    "sync: the team's version won over your edit of {path} ({}); your version is kept in the hub at {kept}",
+                    conflicts.join("; ")
+                ));
+            }
+            HubMessage::Presence { user, editing } => {
+                let before = self.others.get(&user).map_or(0, Vec::len);
+                if self.others.get(&user) != Some(&editing) {
+                    if editing.is_empty() && before > 0 {
+                        (self.say)(format!("{user} is not editing anything"));
+                    }
+                    for e in &editing {
+                        (self.say)(format!("{user} is editing {}", e.object));
+                    }
+                    self.others.insert(user, editing);
+                }
+            }
+            HubMessage::Error { reason } => return Err(Fatal(format!("the hub closed the session: {reason}"))),
+        }
+        Ok(())
+    }
+
+    /// A new head of a file: written over the user's file when they have not changed it,
+    /// merged with their edits when they have.
+    fn apply(&mut self, head: Head, own: bool) {
+        let Some(state) = self.files.get_mut(&head.path) else { return };
+        let file = self.options.root.join(&head.path);
+        let local = std::fs::read(&file).ok();
+        let published = if own { state.pending.take() } else { None };
+        let shadow = state.shadow.as_ref().map(|s| s.content.as_bytes());
+        let target = head.content.as_bytes();
+        let result: Option<Vec<u8>> = match &local {
+            None => Some(target.to_vec()),
+            Some(l) if l == target => None,
+            // Unchanged since it was published, or since the last head: the hub's word is final.
+            Some(l) if published.as_deref() == Some(l) || shadow == Some(l) => Some(target.to_vec()),
+            Some(l) => {
+                // Edited meanwhile: keep those edits (against what was published, or the shadow).
+                let base = published.as_deref().or(shadow).unwrap_or(target);
+                match self.local.merge(&head.path, base, l, target, true) {
+                    Ok(m) => Some(m.content),
+                    Err(e) => {
+                        (self.say)(format!("sync: {} cannot be merged with the hub's version yet ({e}); it is left as it is", head.path));
+                        return;
+                    }
+                }
+            }
+        };
+        if let Some(bytes) = result {
+            // Only over the file as it was read: a save in between wins, and is merged next round.
+            if std::fs::read(&file).ok() != local {
+                return;
+            }
+            if let Err(e) = write_atomically(&file, &bytes) {
+                (self.say)(format!("sync: cannot write {}: {e}", file.display()));
+                return;
+            }
+        }
+        let shadow = Shadow { rev: head.rev, content: head.content };
+        let _ = write_atomically(&shadow_file(&self.options.root, &head.path), &serde_json::to_vec(&shadow).expect("shadows serialize"));
+        state.shadow = Some(shadow);
+    }
+
+    /// What to send this round: each changed file against its shadow, and presence.
+    fn round(&mut self) -> Vec<ClientMessage> {
+        let mut out = Vec::new();
+        let now = Instant::now();
+        let mut editing = Vec::new();
+        for path in &self.options.paths {
+            let state = self.files.get_mut(path).expect("every path has a state");
+            state.recent.retain(|(when, _)| now.duration_since(*when) < PRESENCE_FOR);
+            let Ok(local) = std::fs::read(self.options.root.join(path)) else { continue };
+            let shadow = state.shadow.as_ref().map(|s| s.content.as_bytes());
+            let changed = shadow != Some(&local[..]);
+            if changed && !self.options.paused && state.pending.is_none() && state.refused.as_deref() != Some(&local[..]) {
+                let Ok(content) = String::from_utf8(local.clone()) else {
+                    (self.say)(format!("sync: {path} is not UTF-8 text: not published"));
+                    state.refused = Some(local);
+                    continue;
+                };
+                for object in self.local.changed_objects(path, shadow.unwrap_or_default(), &local) {
+                    state.recent.retain(|(_, o)| *o != object);
+                    state.recent.push((now, object));
+                }
+                out.push(ClientMessage::Publish { path: path.clone(), base: state.shadow.as_ref().map(|s| s.rev.clone()), content });
+                state.pending = Some(local);
+            }
+            editing.extend(state.recent.iter().map(|(_, object)| Editing { path: path.clone(), object: object.clone() }));
+        }
+        out.push(ClientMessage::Presence { editing });
+        out
+    }
+}
+
+/// An error no reconnection can cure.
+struct Fatal(String);
+
+fn text(message: &ClientMessage) -> Message {
+    Message::text(serde_json::to_string(message).expect("messages serialize"))
+}
+
+/// Where the shadow of `path` is kept.
+fn shadow_file(root: &Path, path: &str) -> PathBuf {
+    root.join(".levelmerge").join("sync").join(format!("{}.json", blake3::hash(path.as_bytes()).to_hex()))
+}
+
+fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir)?;
+    let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
+    std::io::Write::write_all(&mut tmp, bytes)?;
+    tmp.as_file().sync_all()?;
+    tmp.persist(path).map_err(|e| e.error)?;
+    Ok(())
+}

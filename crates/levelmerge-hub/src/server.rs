@@ -1,0 +1,209 @@
+//! The hub server: WebSocket connections (axum) around the state machine of `core`.
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
+use axum::extract::State;
+use axum::response::Response;
+use axum::routing::get;
+use axum::Router;
+use futures_util::{SinkExt, StreamExt};
+use tokio::sync::mpsc;
+
+use crate::auth::Tokens;
+use crate::core::{Core, Event, Merger, Next, Outgoing, PeerId, Policy};
+use crate::protocol::{ClientMessage, HubMessage, MAX_MESSAGE_BYTES};
+use crate::store::GitStore;
+
+/// How long a new connection may take to say hello.
+const HELLO_WITHIN: Duration = Duration::from_secs(10);
+
+pub struct HubOptions {
+    pub repo: PathBuf,
+    pub listen: SocketAddr,
+    pub policy: Policy,
+    /// Messages a connection may send per second before it is closed.
+    pub max_rate: u32,
+}
+
+struct Shared<M> {
+    core: Mutex<Core<GitStore, M>>,
+    peers: Mutex<HashMap<PeerId, mpsc::UnboundedSender<HubMessage>>>,
+    next_peer: AtomicU64,
+    repo: PathBuf,
+    max_rate: u32,
+    log: Box<dyn Fn(String) + Send + Sync>,
+}
+
+/// Serves until the process ends. `ready` receives the address listened on (useful with port 0).
+pub async fn serve<M: Merger + 'static>(
+    options: HubOptions,
+    merger: M,
+    ready: Option<tokio::sync::oneshot::Sender<SocketAddr>>,
+    log: Box<dyn Fn(String) + Send + Sync>,
+) -> Result<(), String> {
+    let store = GitStore::open(&options.repo)?;
+    Tokens::load(&options.repo)?;
+    let shared = Arc::new(Shared {
+        core: Mutex::new(Core::new(store, merger, options.policy)),
+        peers: Mutex::new(HashMap::new()),
+        next_peer: AtomicU64::new(1),
+        repo: options.repo.clone(),
+        max_rate: options.max_rate,
+        log,
+    });
+    let app = Router::new().route("/ws", get(upgrade::<M>)).with_state(shared.clone());
+    let listener = tokio::net::TcpListener::bind(options.listen).await.map_err(|e| format!("cannot listen on {}: {e}", options.listen))?;
+    let address = listener.local_addr().map_err(|e| e.to_string())?;
+    (shared.log)(format!("hub: serving {} on ws://{address}/ws", options.repo.display()));
+    if let Some(ready) = ready {
+        let _ = ready.send(address);
+    }
+    axum::serve(listener, app).await.map_err(|e| format!("the hub stopped: {e}"))
+}
+
+async fn upgrade<M: Merger + 'static>(State(shared): State<Arc<Shared<M>>>, ws: WebSocketUpgrade) -> Response {
+    ws.max_message_size(MAX_MESSAGE_BYTES).max_frame_size(MAX_MESSAGE_BYTES).on_upgrade(move |socket| connection(shared, socket))
+}
+
+impl<M: Merger> Shared<M> {
+    /// Runs `step` on the core (git work included, off the async workers), sends what it
+    /// says to whom, and logs what happened.
+    fn step(&self, step: impl FnOnce(&mut Core<GitStore, M>) -> (Vec<Outgoing>, Next)) -> Next {
+        let (out, next, events) = tokio::task::block_in_place(|| {
+            let mut core = self.core.lock().expect("no panic holds the core");
+            let (out, next) = step(&mut core);
+            (out, next, std::mem::take(&mut core.events))
+        });
+        let peers = self.peers.lock().expect("no panic holds the peers");
+        for o in out {
+            if let Some(tx) = peers.get(&o.to) {
+                let _ = tx.send(o.message);
+            }
+        }
+        for e in events {
+            (self.log)(describe(&e));
+        }
+        next
+    }
+}
+
+fn describe(event: &Event) -> String {
+    match event {
+        Event::Joined { user } => format!("hub: {user} joined"),
+        Event::Left { user } => format!("hub: {user} left"),
+        Event::Committed { user, path, rev, merged, settled } => {
+            let how = match (merged, settled) {
+                (false, _) => String::new(),
+                (true, 0) => " (merged)".to_owned(),
+                (true, n) => format!(" (merged, {n} conflict(s) settled by the policy)"),
+            };
+            format!("hub: {user} changed {path} → {}{how}", &rev[..rev.len().min(10)])
+        }
+        Event::Refused { user, path, reason } => format!("hub: refused {user}'s {path}: {reason}"),
+    }
+}
+
+async fn connection<M: Merger + 'static>(shared: Arc<Shared<M>>, socket: WebSocket) {
+    let peer = shared.next_peer.fetch_add(1, Ordering::Relaxed);
+    let (mut sink, mut stream) = socket.split();
+    let (tx, mut rx) = mpsc::unbounded_channel::<HubMessage>();
+    shared.peers.lock().expect("no panic holds the peers").insert(peer, tx);
+    let writer = tokio::spawn(async move {
+        while let Some(message) = rx.recv().await {
+            let close = matches!(message, HubMessage::Error { .. });
+            let text = serde_json::to_string(&message).expect("messages serialize");
+            if sink.send(Message::Text(text.into())).await.is_err() {
+                break;
+            }
+            if close {
+                let _ = sink.send(Message::Close(None)).await;
+                break;
+            }
+        }
+    });
+    let said_hello = serve_peer(&shared, peer, &mut stream).await;
+    if said_hello {
+        let out = tokio::task::block_in_place(|| shared.core.lock().expect("no panic holds the core").leave(peer));
+        shared.step(|_| (out, Next::Continue));
+    }
+    // Dropping the sender ends the writer once it has sent what is queued.
+    shared.peers.lock().expect("no panic holds the peers").remove(&peer);
+    let _ = writer.await;
+}
+
+/// Reads a peer's messages until it leaves or is closed; whether it got past hello.
+async fn serve_peer<M: Merger>(shared: &Shared<M>, peer: PeerId, stream: &mut futures_util::stream::SplitStream<WebSocket>) -> bool {
+    let refuse = |reason: &str| {
+        shared.step(|_| (vec![Outgoing { to: peer, message: HubMessage::Error { reason: reason.to_owned() } }], Next::Close));
+    };
+    let first = match tokio::time::timeout(HELLO_WITHIN, next_message(stream)).await {
+        Ok(Some(Ok(m))) => m,
+        Ok(Some(Err(e))) => {
+            refuse(&e);
+            return false;
+        }
+        Ok(None) => return false,
+        Err(_) => {
+            refuse("no hello in time");
+            return false;
+        }
+    };
+    let identity = match &first {
+        ClientMessage::Hello { token, .. } => match Tokens::load(&shared.repo) {
+            Ok(tokens) => tokens.identify(token),
+            Err(e) => {
+                (shared.log)(format!("hub: {e}"));
+                None
+            }
+        },
+        _ => None,
+    };
+    if shared.step(|core| core.hello(peer, identity, first)) == Next::Close {
+        return false;
+    }
+    let (mut window, mut count) = (Instant::now(), 0u32);
+    while let Some(message) = next_message(stream).await {
+        if window.elapsed() >= Duration::from_secs(1) {
+            (window, count) = (Instant::now(), 0);
+        }
+        count += 1;
+        if count > shared.max_rate {
+            refuse(&format!("more than {} messages a second", shared.max_rate));
+            return true;
+        }
+        match message {
+            Ok(m) => {
+                if shared.step(|core| core.handle(peer, m)) == Next::Close {
+                    return true;
+                }
+            }
+            // A malformed message is answered and ignored: the session goes on.
+            Err(e) => {
+                shared.step(|_| {
+                    (vec![Outgoing { to: peer, message: HubMessage::Refused { path: String::new(), reason: e } }], Next::Continue)
+                });
+            }
+        }
+    }
+    true
+}
+
+/// The next protocol message, an error text for one that is not, None when the peer is gone.
+async fn next_message(stream: &mut futures_util::stream::SplitStream<WebSocket>) -> Option<Result<ClientMessage, String>> {
+    loop {
+        match stream.next().await? {
+            Ok(Message::Text(text)) => {
+                return Some(serde_json::from_str(text.as_str()).map_err(|e| format!("not a levelmerge message: {e}")));
+            }
+            Ok(Message::Binary(_)) => return Some(Err("binary frames are not part of the protocol".into())),
+            Ok(Message::Close(_)) | Err(_) => return None,
+            Ok(_) => continue,
+        }
+    }
+}
