@@ -10,7 +10,7 @@ use anyhow::{anyhow, bail, Result};
 use levelmerge_core::policy::Policy;
 use levelmerge_core::text::{merge_lines, MarkerStyle};
 use levelmerge_core::{Options, Side, Sides};
-use levelmerge_hub::agent::{Agent, AgentOptions, Local};
+use levelmerge_hub::agent::{Agent, AgentOptions};
 use levelmerge_hub::auth::Tokens;
 use levelmerge_hub::core::{Merged, Merger, Policy as HubPolicy};
 use levelmerge_hub::server::HubOptions;
@@ -179,9 +179,13 @@ impl Merger for Codecs {
             }
         }
     }
-}
 
-impl Local for Codecs {
+    fn objects(&self, path: &str, content: &[u8]) -> Result<Vec<(Vec<String>, String)>, String> {
+        let Some(engine) = self.engine(path, &[content]) else { return Ok(Vec::new()) };
+        let objects = engine.objects(content).map_err(|e| e.to_string())?;
+        Ok(objects.into_iter().map(|o| (o.path, o.kind)).collect())
+    }
+
     fn changed_objects(&self, path: &str, old: &[u8], new: &[u8]) -> Vec<String> {
         let Some(engine) = self.engine(path, &[new, old]) else { return Vec::new() };
         let Ok(report) = engine.diff(old, new) else { return Vec::new() };

@@ -296,3 +296,52 @@ fn strangers_and_read_only_tokens_change_nothing() {
     let out = again.env("LEVELMERGE_TOKEN", team.token("alice")).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// A raw HTTP GET on loopback: the status line.
+fn http_status(port: u16, path: &str, token: Option<&str>) -> String {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    let auth = token.map_or(String::new(), |t| format!("Authorization: Bearer {t}\r\n"));
+    write!(stream, "GET {path} HTTP/1.1\r\nHost: localhost\r\n{auth}Connection: close\r\n\r\n").unwrap();
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).unwrap();
+    answer.lines().next().unwrap_or_default().to_owned()
+}
+
+#[test]
+fn the_dashboard_shows_the_level_with_who_is_editing_what_and_its_history() {
+    let Some(browser) = levelmerge_testutils::browser::require("the_dashboard_shows_the_level") else { return };
+    let team = Team::new(&[("alice", false), ("lead", true)]);
+    let _hub = team.hub("shared-wins");
+    team.save("alice", LEVEL);
+    let alice = team.agent("alice");
+    alice.wait_for_line("connected to the hub as alice");
+    wait_until("the level at the hub", || team.git(&["show", "HEAD:level.json"]).contains("Crate").then_some(()), || alice.output());
+    team.save("alice", &with_x(LEVEL, "Door", 4));
+    wait_until(
+        "alice's edit at the hub",
+        || team.git(&["show", "HEAD:level.json"]).contains("\"Door\", \"x\": 4").then_some(()),
+        || alice.output(),
+    );
+    // Presence goes with the next round.
+    std::thread::sleep(Duration::from_millis(600));
+    let lead = team.token("lead");
+    let url = format!("http://127.0.0.1:{}/#token={lead}&file=level.json", team.port);
+    let dom = browser.dom(&url);
+    assert!(dom.contains("alice is editing Door (entities)"), "{dom}");
+    let door = dom.find("data-key=\"Door\"").expect("the Door row");
+    let row = &dom[dom[..door].rfind('<').unwrap()..door + dom[door..].find("</div>").unwrap()];
+    assert!(row.contains("node editing") && row.contains("data-user=\"alice\""), "Door carries alice's marker: {row}");
+    let lamp = &dom[dom.find("data-key=\"Lamp\"").unwrap()..];
+    assert!(!lamp[..lamp.find("</div>").unwrap()].contains("data-user"), "nobody is on the lamp");
+    assert!(dom.contains("3 objects") && dom.contains("alice: Door (entities)"), "counts and history: {dom}");
+    assert!(dom.contains("signed in as lead (read-only)"), "{dom}");
+    // A wrong token gets the sign-in form, and the API answers 401 without a token.
+    let refused = browser.dom(&format!("http://127.0.0.1:{}/#token=nope", team.port));
+    assert!(refused.contains("That token is not valid here."), "{refused}");
+    assert!(http_status(team.port, "/api/files", None).contains("401"));
+    assert!(http_status(team.port, "/api/files", Some(&lead)).contains("200"));
+    assert!(http_status(team.port, "/api/objects?path=../x", Some(&lead)).contains("400"));
+    let png = browser.screenshot(&url, &team.dir.path().join("dashboard.png"));
+    assert!(png.starts_with(b"\x89PNG"));
+}

@@ -13,11 +13,6 @@ use tokio_tungstenite::tungstenite::Message;
 use crate::core::Merger;
 use crate::protocol::{ClientMessage, Editing, Head, HubMessage, Rev, MAX_MESSAGE_BYTES, VERSION};
 
-/// What the agent needs besides merging: which objects an edit touched, for presence.
-pub trait Local: Merger {
-    fn changed_objects(&self, path: &str, old: &[u8], new: &[u8]) -> Vec<String>;
-}
-
 pub struct AgentOptions {
     /// `ws://host:port/ws`.
     pub hub: String,
@@ -61,7 +56,7 @@ pub struct Agent<L> {
     say: Box<dyn Fn(String) + Send>,
 }
 
-impl<L: Local> Agent<L> {
+impl<L: Merger> Agent<L> {
     pub fn new(options: AgentOptions, local: L, say: Box<dyn Fn(String) + Send>) -> Self {
         let mut files = HashMap::new();
         for path in &options.paths {

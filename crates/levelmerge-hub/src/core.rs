@@ -26,6 +26,10 @@ pub trait Merger: Send {
     fn merge(&self, path: &str, base: &[u8], ours: &[u8], theirs: &[u8], prefer_ours: bool) -> Result<Merged, String>;
     /// Whether `content` is a sound level (parses, no markers, coherent).
     fn check(&self, path: &str, content: &[u8]) -> Result<(), String>;
+    /// The objects an edit touched, as people name them (`Level/Door (Transform)`): presence.
+    fn changed_objects(&self, path: &str, old: &[u8], new: &[u8]) -> Vec<String>;
+    /// The objects of a level, in file order: hierarchy path and type (the dashboard's tree).
+    fn objects(&self, path: &str, content: &[u8]) -> Result<Vec<(Vec<String>, String)>, String>;
 }
 
 /// A merge result and the conflicts the preference settled, described for people.
@@ -69,16 +73,27 @@ pub struct Core<S, M> {
     merger: M,
     policy: Policy,
     peers: BTreeMap<PeerId, Peer>,
+    /// What each connected user last said they are editing.
+    presence: BTreeMap<String, Vec<Editing>>,
     pub events: Vec<Event>,
 }
 
 impl<S: Store, M: Merger> Core<S, M> {
     pub fn new(store: S, merger: M, policy: Policy) -> Self {
-        Core { store, merger, policy, peers: BTreeMap::new(), events: Vec::new() }
+        Core { store, merger, policy, peers: BTreeMap::new(), presence: BTreeMap::new(), events: Vec::new() }
     }
 
     pub fn store(&self) -> &S {
         &self.store
+    }
+
+    pub fn merger(&self) -> &M {
+        &self.merger
+    }
+
+    /// Who is editing what now (users editing nothing are left out).
+    pub fn presence(&self) -> &BTreeMap<String, Vec<Editing>> {
+        &self.presence
     }
 
     pub fn users(&self) -> Vec<String> {
@@ -126,6 +141,11 @@ impl<S: Store, M: Merger> Core<S, M> {
             ClientMessage::Presence { editing } => {
                 let user = from.identity.user.clone();
                 let editing: Vec<Editing> = editing.into_iter().filter(|e| check_path(&e.path).is_ok()).take(200).collect();
+                if editing.is_empty() {
+                    self.presence.remove(&user);
+                } else {
+                    self.presence.insert(user.clone(), editing.clone());
+                }
                 let out = self
                     .others(peer)
                     .map(|to| Outgoing { to, message: HubMessage::Presence { user: user.clone(), editing: editing.clone() } });
@@ -140,6 +160,10 @@ impl<S: Store, M: Merger> Core<S, M> {
         let Some(gone) = self.peers.remove(&peer) else { return Vec::new() };
         self.events.push(Event::Left { user: gone.identity.user.clone() });
         let user = gone.identity.user;
+        // The same user may still be connected elsewhere (a dashboard and an agent).
+        if !self.peers.values().any(|p| p.identity.user == user) {
+            self.presence.remove(&user);
+        }
         self.others(peer).map(|to| Outgoing { to, message: HubMessage::Presence { user: user.clone(), editing: Vec::new() } }).collect()
     }
 
@@ -266,6 +290,12 @@ mod tests {
             let problems = levelmerge_json::JsonCodec::new(None, Default::default()).check(content);
             problems.first().map_or(Ok(()), |p| Err(p.to_string()))
         }
+        fn changed_objects(&self, _path: &str, _old: &[u8], _new: &[u8]) -> Vec<String> {
+            Vec::new()
+        }
+        fn objects(&self, _path: &str, _content: &[u8]) -> Result<Vec<(Vec<String>, String)>, String> {
+            Ok(Vec::new())
+        }
     }
 
     const LEVEL: &str = "{\n  \"entities\": [\n    { \"id\": 1, \"x\": 1 },\n    { \"id\": 2, \"x\": 2 }\n  ]\n}\n";
@@ -360,9 +390,11 @@ mod tests {
         let (out, _) = core.handle(1, ClientMessage::Presence { editing: editing.clone() });
         let to: Vec<PeerId> = out.iter().map(|o| o.to).collect();
         assert_eq!(to, [2, 3]);
-        assert_eq!(out[0].message, HubMessage::Presence { user: "alice".into(), editing });
+        assert_eq!(out[0].message, HubMessage::Presence { user: "alice".into(), editing: editing.clone() });
+        assert_eq!(core.presence()["alice"], editing);
         let out = core.leave(1);
         assert!(out.iter().all(|o| o.message == HubMessage::Presence { user: "alice".into(), editing: vec![] }));
         assert_eq!(core.users(), ["bob", "viewer"]);
+        assert!(core.presence().is_empty());
     }
 }

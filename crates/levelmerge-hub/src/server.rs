@@ -18,7 +18,7 @@ use tokio::sync::mpsc;
 use crate::auth::Tokens;
 use crate::core::{Core, Event, Merger, Next, Outgoing, PeerId, Policy};
 use crate::protocol::{ClientMessage, HubMessage, MAX_MESSAGE_BYTES};
-use crate::store::GitStore;
+use crate::store::{GitStore, Store};
 
 /// How long a new connection may take to say hello.
 const HELLO_WITHIN: Duration = Duration::from_secs(10);
@@ -57,7 +57,14 @@ pub async fn serve<M: Merger + 'static>(
         max_rate: options.max_rate,
         log,
     });
-    let app = Router::new().route("/ws", get(upgrade::<M>)).with_state(shared.clone());
+    let app = Router::new()
+        .route("/ws", get(upgrade::<M>))
+        .route("/", get(dashboard))
+        .route("/api/files", get(files::<M>))
+        .route("/api/objects", get(objects::<M>))
+        .route("/api/presence", get(presence::<M>))
+        .route("/api/history", get(history::<M>))
+        .with_state(shared.clone());
     let listener = tokio::net::TcpListener::bind(options.listen).await.map_err(|e| format!("cannot listen on {}: {e}", options.listen))?;
     let address = listener.local_addr().map_err(|e| e.to_string())?;
     (shared.log)(format!("hub: serving {} on ws://{address}/ws", options.repo.display()));
@@ -65,6 +72,94 @@ pub async fn serve<M: Merger + 'static>(
         let _ = ready.send(address);
     }
     axum::serve(listener, app).await.map_err(|e| format!("the hub stopped: {e}"))
+}
+
+/// The dashboard: one page, no network beyond this hub.
+async fn dashboard() -> axum::response::Html<&'static str> {
+    axum::response::Html(include_str!("../assets/dashboard.html"))
+}
+
+#[derive(serde::Deserialize)]
+struct FileQuery {
+    path: String,
+    /// Only commits that changed an object whose name contains this.
+    object: Option<String>,
+}
+
+type ApiResult = Result<axum::Json<serde_json::Value>, (axum::http::StatusCode, String)>;
+
+impl<M: Merger> Shared<M> {
+    /// The dashboard's API takes the same tokens as the agents, as `Authorization: Bearer`.
+    fn authorized(&self, headers: &axum::http::HeaderMap) -> Result<crate::auth::Identity, (axum::http::StatusCode, String)> {
+        let token = headers.get(axum::http::header::AUTHORIZATION).and_then(|v| v.to_str().ok()).and_then(|v| v.strip_prefix("Bearer "));
+        let known = token.and_then(|t| Tokens::load(&self.repo).ok()?.identify(t));
+        known.ok_or((axum::http::StatusCode::UNAUTHORIZED, "a valid token is needed".to_owned()))
+    }
+
+    /// Runs `read` on the core off the async workers; an error is a bad request.
+    fn read(&self, read: impl FnOnce(&Core<GitStore, M>) -> Result<serde_json::Value, String>) -> ApiResult {
+        let core = tokio::task::block_in_place(|| self.core.lock().expect("no panic holds the core"));
+        tokio::task::block_in_place(|| read(&core)).map(axum::Json).map_err(|e| (axum::http::StatusCode::BAD_REQUEST, e))
+    }
+}
+
+async fn files<M: Merger + 'static>(State(shared): State<Arc<Shared<M>>>, headers: axum::http::HeaderMap) -> ApiResult {
+    let who = shared.authorized(&headers)?;
+    shared.read(|core| Ok(serde_json::json!({ "files": core.store().files()?, "user": who.user, "read_only": who.read_only })))
+}
+
+async fn presence<M: Merger + 'static>(State(shared): State<Arc<Shared<M>>>, headers: axum::http::HeaderMap) -> ApiResult {
+    shared.authorized(&headers)?;
+    shared.read(|core| Ok(serde_json::json!({ "presence": core.presence() })))
+}
+
+async fn objects<M: Merger + 'static>(
+    State(shared): State<Arc<Shared<M>>>,
+    headers: axum::http::HeaderMap,
+    axum::extract::Query(q): axum::extract::Query<FileQuery>,
+) -> ApiResult {
+    shared.authorized(&headers)?;
+    check_path(&q.path)?;
+    shared.read(|core| {
+        let Some((rev, content)) = core.store().head(&q.path)? else { return Err(format!("{} is not in the hub", q.path)) };
+        let objects: Vec<_> = core
+            .merger()
+            .objects(&q.path, &content)?
+            .into_iter()
+            .map(|(path, kind)| serde_json::json!({ "path": path, "kind": kind }))
+            .collect();
+        Ok(serde_json::json!({ "rev": rev, "objects": objects }))
+    })
+}
+
+async fn history<M: Merger + 'static>(
+    State(shared): State<Arc<Shared<M>>>,
+    headers: axum::http::HeaderMap,
+    axum::extract::Query(q): axum::extract::Query<FileQuery>,
+) -> ApiResult {
+    shared.authorized(&headers)?;
+    check_path(&q.path)?;
+    shared.read(|core| {
+        let store = core.store();
+        let mut commits = Vec::new();
+        for c in store.history(&q.path, 50)? {
+            let new = store.at(&c.rev, &q.path)?.unwrap_or_default();
+            let old = match &c.parent {
+                Some(p) => store.at(p, &q.path)?.unwrap_or_default(),
+                None => Vec::new(),
+            };
+            let changed = core.merger().changed_objects(&q.path, &old, &new);
+            if q.object.as_deref().is_some_and(|o| !changed.iter().any(|c| c.contains(o))) {
+                continue;
+            }
+            commits.push(serde_json::json!({ "rev": c.rev, "author": c.author, "date": c.date, "message": c.message, "objects": changed }));
+        }
+        Ok(serde_json::json!({ "commits": commits }))
+    })
+}
+
+fn check_path(path: &str) -> Result<(), (axum::http::StatusCode, String)> {
+    crate::protocol::check_path(path).map_err(|e| (axum::http::StatusCode::BAD_REQUEST, e))
 }
 
 async fn upgrade<M: Merger + 'static>(State(shared): State<Arc<Shared<M>>>, ws: WebSocketUpgrade) -> Response {

@@ -161,6 +161,49 @@ impl GitStore {
     }
 }
 
+/// One commit of a file's history.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Commit {
+    pub rev: String,
+    pub parent: Option<String>,
+    pub author: String,
+    pub date: String,
+    pub message: String,
+}
+
+impl GitStore {
+    /// The files of the head revision.
+    pub fn files(&self) -> Result<Vec<String>, String> {
+        if self.resolve("HEAD").is_none() {
+            return Ok(Vec::new());
+        }
+        Ok(self.text(&["ls-tree", "-r", "--name-only", "HEAD"], None, &[])?.lines().map(str::to_owned).collect())
+    }
+
+    /// The newest `max` commits that changed `path`, newest first.
+    pub fn history(&self, path: &str, max: usize) -> Result<Vec<Commit>, String> {
+        if self.resolve("HEAD").is_none() {
+            return Ok(Vec::new());
+        }
+        let log = self.text(&["log", &format!("-n{max}"), "--format=%H%x1f%P%x1f%an%x1f%aI%x1f%s", "HEAD", "--", path], None, &[])?;
+        Ok(log
+            .lines()
+            .filter_map(|line| {
+                let mut f = line.split('\u{1f}');
+                let rev = f.next()?.to_owned();
+                let parent = f.next()?.split(' ').next().filter(|p| !p.is_empty()).map(str::to_owned);
+                Some(Commit {
+                    rev,
+                    parent,
+                    author: f.next()?.to_owned(),
+                    date: f.next()?.to_owned(),
+                    message: f.next().unwrap_or("").to_owned(),
+                })
+            })
+            .collect())
+    }
+}
+
 impl Store for GitStore {
     fn head(&self, path: &str) -> Result<Option<(Rev, Vec<u8>)>, String> {
         let Some(head) = self.resolve("HEAD") else { return Ok(None) };
@@ -214,6 +257,10 @@ mod tests {
         let authors = store.text(&["log", "--format=%an %s", "HEAD"], None, &[]).unwrap();
         assert_eq!(authors, "bob second\nalice first");
         assert_eq!(store.text(&["show", &format!("{kept}:levels/a.json")], None, &[]).unwrap(), "{\"v\": 9}");
+        assert_eq!(store.files().unwrap(), ["levels/a.json"]);
+        let history = store.history("levels/a.json", 10).unwrap();
+        assert_eq!(history.iter().map(|c| c.author.as_str()).collect::<Vec<_>>(), ["bob", "alice"]);
+        assert_eq!((history[0].parent.as_deref(), history[1].parent.as_deref()), (Some(first.as_str()), None));
         // A clone with a working tree is refused.
         let clone = dir.path().join("clone");
         assert!(Command::new("git").args(["clone", "-q"]).arg(&repo).arg(&clone).status().unwrap().success());

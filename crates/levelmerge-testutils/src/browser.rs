@@ -5,7 +5,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// Flags for a headless Chromium on a machine without network or display.
-const FLAGS: [&str; 9] = [
+const FLAGS: [&str; 10] = [
+    // Pages that fetch data are read once their requests and timers have run.
+    "--virtual-time-budget=10000",
     "--headless",
     "--no-sandbox",
     "--disable-gpu",
