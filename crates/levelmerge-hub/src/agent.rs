@@ -164,16 +164,15 @@ impl<L: Merger> Agent<L> {
                 ));
             }
             HubMessage::Presence { user, editing } => {
-                let before = self.others.get(&user).map_or(0, Vec::len);
-                if self.others.get(&user) != Some(&editing) {
-                    if editing.is_empty() && before > 0 {
-                        (self.say)(format!("{user} is not editing anything"));
-                    }
-                    for e in &editing {
-                        (self.say)(format!("{user} is editing {}", e.object));
-                    }
-                    self.others.insert(user, editing);
+                let before = self.others.remove(&user).unwrap_or_default();
+                // Each object once, when the user starts on it.
+                for e in editing.iter().filter(|e| !before.contains(e)) {
+                    (self.say)(format!("{user} is editing {}", e.object));
                 }
+                if editing.is_empty() && !before.is_empty() {
+                    (self.say)(format!("{user} is not editing anything"));
+                }
+                self.others.insert(user, editing);
             }
             HubMessage::Error { reason } => return Err(Fatal(format!("the hub closed the session: {reason}"))),
         }
@@ -238,7 +237,9 @@ impl<L: Merger> Agent<L> {
                     state.refused = Some(local);
                     continue;
                 };
-                for object in self.local.changed_objects(path, shadow.unwrap_or_default(), &local) {
+                // A first publish (no shadow) is not an edit of every object.
+                let edited = shadow.map(|old| self.local.changed_objects(path, old, &local)).unwrap_or_default();
+                for object in edited {
                     state.recent.retain(|(_, o)| *o != object);
                     state.recent.push((now, object));
                 }

@@ -148,7 +148,8 @@ async fn history<M: Merger + 'static>(
                 Some(p) => store.at(p, &q.path)?.unwrap_or_default(),
                 None => Vec::new(),
             };
-            let changed = core.merger().changed_objects(&q.path, &old, &new);
+            // The commit that added the file changed no object: it brought them all.
+            let changed = if old.is_empty() { Vec::new() } else { core.merger().changed_objects(&q.path, &old, &new) };
             if q.object.as_deref().is_some_and(|o| !changed.iter().any(|c| c.contains(o))) {
                 continue;
             }
