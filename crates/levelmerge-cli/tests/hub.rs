@@ -345,3 +345,71 @@ fn the_dashboard_shows_the_level_with_who_is_editing_what_and_its_history() {
     let png = browser.screenshot(&url, &team.dir.path().join("dashboard.png"));
     assert!(png.starts_with(b"\x89PNG"));
 }
+
+/// A raw protocol client: what a buggy or hostile program could send.
+fn raw_session(port: u16, frames: Vec<tokio_tungstenite::tungstenite::Message>) -> Vec<String> {
+    use futures_util::{SinkExt, StreamExt};
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    runtime.block_on(async move {
+        let (mut ws, _) =
+            tokio_tungstenite::connect_async(format!("ws://127.0.0.1:{port}/ws")).await.expect("the hub accepts a connection");
+        let mut answers = Vec::new();
+        for frame in frames {
+            // A hub that closed on an oversized frame may never take the rest of it.
+            if !matches!(tokio::time::timeout(Duration::from_secs(5), ws.send(frame)).await, Ok(Ok(()))) {
+                answers.push("(send failed)".to_owned());
+                break;
+            }
+        }
+        // Read for two seconds: the agents' presence keeps coming as long as it is open.
+        let until = tokio::time::Instant::now() + Duration::from_secs(2);
+        while let Ok(Some(Ok(message))) = tokio::time::timeout_at(until, ws.next()).await {
+            match message {
+                tokio_tungstenite::tungstenite::Message::Text(t) => answers.push(t.to_string()),
+                tokio_tungstenite::tungstenite::Message::Close(_) => {
+                    answers.push("(closed)".to_owned());
+                    break;
+                }
+                _ => {}
+            }
+        }
+        answers
+    })
+}
+
+#[test]
+fn malformed_oversized_and_unauthenticated_messages_do_not_harm_the_session() {
+    use tokio_tungstenite::tungstenite::Message;
+    let team = Team::new(&[("alice", false), ("bob", false)]);
+    let _hub = team.hub("shared-wins");
+    team.save("alice", LEVEL);
+    let _alice = team.agent("alice");
+    let _bob = team.agent("bob");
+    team.converge(&["alice", "bob"], LEVEL);
+    let hello =
+        |token: &str| Message::text(format!("{{\"type\":\"hello\",\"version\":1,\"token\":\"{token}\",\"paths\":[\"level.json\"]}}"));
+    // No token: an error, and nothing else.
+    let publish = Message::text(format!(
+        "{{\"type\":\"publish\",\"path\":\"level.json\",\"base\":null,\"content\":{:?}}}",
+        with_x(LEVEL, "Door", 66)
+    ));
+    let stranger = raw_session(team.port, vec![hello("wrong"), publish.clone()]);
+    assert!(stranger[0].contains("unknown or revoked token") && stranger.last().unwrap() == "(closed)", "{stranger:?}");
+    // Garbage after a good hello is refused and the session goes on; a path outside the
+    // repository is refused.
+    let alice = team.token("alice");
+    let outside = Message::text("{\"type\":\"publish\",\"path\":\"../../etc/passwd\",\"base\":null,\"content\":\"x\"}");
+    let answers = raw_session(team.port, vec![hello(&alice), Message::text("{not json"), Message::binary(vec![1, 2, 3]), outside]);
+    assert!(answers[0].contains("\"welcome\""), "{answers:?}");
+    assert!(answers.iter().any(|a| a.contains("not a levelmerge message")), "{answers:?}");
+    assert!(answers.iter().any(|a| a.contains("binary frames")), "{answers:?}");
+    assert!(answers.iter().any(|a| a.contains("refused") && a.contains("etc/passwd")), "{answers:?}");
+    // A frame over the size limit ends that connection only.
+    let huge = Message::text("x".repeat(65 << 20));
+    let cut = raw_session(team.port, vec![hello(&alice), huge]);
+    assert!(!cut.iter().any(|a| a.contains("\"head\"")), "{cut:?}");
+    // The others are unharmed: an edit still goes through.
+    team.save("alice", &with_x(LEVEL, "Lamp", 12));
+    team.converge(&["alice", "bob"], &with_x(LEVEL, "Lamp", 12));
+    assert!(!team.git(&["show", "HEAD:level.json"]).contains("66"), "the stranger's publish was not taken");
+}

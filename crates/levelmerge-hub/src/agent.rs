@@ -101,18 +101,36 @@ impl<L: Merger> Agent<L> {
         loop {
             tokio::select! {
                 received = ws.next() => {
-                    let message = match received {
-                        Some(Ok(Message::Text(t))) => match serde_json::from_str::<HubMessage>(t.as_str()) {
-                            Ok(m) => m,
-                            Err(e) => { (self.say)(format!("sync: a message from the hub was not understood: {e}")); continue }
-                        },
-                        Some(Ok(Message::Close(_))) | None | Some(Err(_)) => {
-                            (self.say)("sync: lost the hub; reconnecting".to_owned());
-                            return Ok(());
+                    // Whatever else has arrived is read too: of several heads of a file only
+                    // the newest is written (each is the whole file), which keeps a busy hub
+                    // from queueing merges in the agent.
+                    let mut batch = vec![received];
+                    while matches!(batch.last(), Some(Some(Ok(_)))) {
+                        match futures_util::FutureExt::now_or_never(ws.next()) {
+                            Some(more) => batch.push(more),
+                            None => break,
                         }
-                        Some(Ok(_)) => continue,
-                    };
-                    self.receive(message)?;
+                    }
+                    let mut messages = Vec::new();
+                    for received in batch {
+                        match received {
+                            Some(Ok(Message::Text(t))) => match serde_json::from_str::<HubMessage>(t.as_str()) {
+                                Ok(m) => messages.push(m),
+                                Err(e) => (self.say)(format!("sync: a message from the hub was not understood: {e}")),
+                            },
+                            Some(Ok(Message::Close(_))) | None | Some(Err(_)) => {
+                                for m in coalesce(messages) {
+                                    self.receive(m)?;
+                                }
+                                (self.say)("sync: lost the hub; reconnecting".to_owned());
+                                return Ok(());
+                            }
+                            Some(Ok(_)) => {}
+                        }
+                    }
+                    for m in coalesce(messages) {
+                        self.receive(m)?;
+                    }
                 }
                 _ = tick.tick() => {
                     for message in self.round() {
@@ -142,7 +160,7 @@ impl<L: Merger> Agent<L> {
             }
             HubMessage::Head { head, author, own } => {
                 if !own {
-                    (self.say)(format!("sync: {} changed {}", author, head.path));
+                    (self.say)(format!("sync: {author} changed {} at {}", head.path, &head.rev[..head.rev.len().min(10)]));
                 }
                 self.apply(head, own);
             }
@@ -183,41 +201,58 @@ impl<L: Merger> Agent<L> {
     /// merged with their edits when they have.
     fn apply(&mut self, head: Head, own: bool) {
         let Some(state) = self.files.get_mut(&head.path) else { return };
+        let published = if own { state.pending.take() } else { None };
+        // A save between reading the file and replacing it: read it again and redo the merge.
+        for _ in 0..5 {
+            if self.apply_once(&head, published.as_deref()) {
+                return;
+            }
+        }
+        // The next publish names the older shadow; the hub then merges against this agent's
+        // own last publish, which the file derives from.
+        (self.say)(format!("sync: {} keeps changing; the hub's version is merged in next round", head.path));
+    }
+
+    /// One attempt; false when the file changed while it was being merged.
+    fn apply_once(&mut self, head: &Head, published: Option<&[u8]>) -> bool {
+        let state = self.files.get_mut(&head.path).expect("a synced file");
         let file = self.options.root.join(&head.path);
         let local = std::fs::read(&file).ok();
-        let published = if own { state.pending.take() } else { None };
         let shadow = state.shadow.as_ref().map(|s| s.content.as_bytes());
         let target = head.content.as_bytes();
         let result: Option<Vec<u8>> = match &local {
             None => Some(target.to_vec()),
             Some(l) if l == target => None,
             // Unchanged since it was published, or since the last head: the hub's word is final.
-            Some(l) if published.as_deref() == Some(l) || shadow == Some(l) => Some(target.to_vec()),
+            Some(l) if published == Some(&l[..]) || shadow == Some(&l[..]) => Some(target.to_vec()),
             Some(l) => {
                 // Edited meanwhile: keep those edits (against what was published, or the shadow).
-                let base = published.as_deref().or(shadow).unwrap_or(target);
+                let base = published.or(shadow).unwrap_or(target);
                 match self.local.merge(&head.path, base, l, target, true) {
                     Ok(m) => Some(m.content),
                     Err(e) => {
                         (self.say)(format!("sync: {} cannot be merged with the hub's version yet ({e}); it is left as it is", head.path));
-                        return;
+                        return true;
                     }
                 }
             }
         };
         if let Some(bytes) = result {
-            // Only over the file as it was read: a save in between wins, and is merged next round.
+            // Only over the file as it was read: a save in between is merged on the next try.
             if std::fs::read(&file).ok() != local {
-                return;
+                return false;
             }
-            if let Err(e) = write_atomically(&file, &bytes) {
+            if let Err(e) = write_atomically(&file, &bytes, true) {
                 (self.say)(format!("sync: cannot write {}: {e}", file.display()));
-                return;
+                return true;
             }
         }
-        let shadow = Shadow { rev: head.rev, content: head.content };
-        let _ = write_atomically(&shadow_file(&self.options.root, &head.path), &serde_json::to_vec(&shadow).expect("shadows serialize"));
+        let shadow = Shadow { rev: head.rev.clone(), content: head.content.clone() };
+        // The shadow is a cache: not synced to disk on every head.
+        let bytes = serde_json::to_vec(&shadow).expect("shadows serialize");
+        let _ = write_atomically(&shadow_file(&self.options.root, &head.path), &bytes, false);
         state.shadow = Some(shadow);
+        true
     }
 
     /// What to send this round: each changed file against its shadow, and presence.
@@ -253,6 +288,36 @@ impl<L: Merger> Agent<L> {
     }
 }
 
+/// Messages with the heads of each file merged into its newest: `own` when any of them
+/// answered this agent's publish (whose content the newest head includes).
+fn coalesce(messages: Vec<HubMessage>) -> Vec<HubMessage> {
+    let newest: HashMap<String, usize> = messages
+        .iter()
+        .enumerate()
+        .filter_map(|(i, m)| match m {
+            HubMessage::Head { head, .. } => Some((head.path.clone(), i)),
+            _ => None,
+        })
+        .collect();
+    let own: Vec<String> = messages
+        .iter()
+        .filter_map(|m| match m {
+            HubMessage::Head { head, own: true, .. } => Some(head.path.clone()),
+            _ => None,
+        })
+        .collect();
+    messages
+        .into_iter()
+        .enumerate()
+        .filter_map(|(i, m)| match m {
+            HubMessage::Head { head, author, .. } => {
+                (newest.get(&head.path) == Some(&i)).then(|| HubMessage::Head { own: own.contains(&head.path), head, author })
+            }
+            other => Some(other),
+        })
+        .collect()
+}
+
 /// An error no reconnection can cure.
 struct Fatal(String);
 
@@ -265,12 +330,14 @@ fn shadow_file(root: &Path, path: &str) -> PathBuf {
     root.join(".levelmerge").join("sync").join(format!("{}.json", blake3::hash(path.as_bytes()).to_hex()))
 }
 
-fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+fn write_atomically(path: &Path, bytes: &[u8], durable: bool) -> std::io::Result<()> {
     let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir)?;
     let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
     std::io::Write::write_all(&mut tmp, bytes)?;
-    tmp.as_file().sync_all()?;
+    if durable {
+        tmp.as_file().sync_all()?;
+    }
     tmp.persist(path).map_err(|e| e.error)?;
     Ok(())
 }

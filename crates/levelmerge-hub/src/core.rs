@@ -75,12 +75,27 @@ pub struct Core<S, M> {
     peers: BTreeMap<PeerId, Peer>,
     /// What each connected user last said they are editing.
     presence: BTreeMap<String, Vec<Editing>>,
+    /// The order of the revisions committed since the hub started (older ones count as 0).
+    order: std::collections::HashMap<Rev, u64>,
+    /// Each user's last accepted publish of each file, with the order of the head it went into.
+    /// The user's copy derives from it, so it is a better base than an older revision they
+    /// name: their own earlier edit must never conflict with their later one.
+    last_publish: std::collections::HashMap<(String, String), (u64, Vec<u8>)>,
     pub events: Vec<Event>,
 }
 
 impl<S: Store, M: Merger> Core<S, M> {
     pub fn new(store: S, merger: M, policy: Policy) -> Self {
-        Core { store, merger, policy, peers: BTreeMap::new(), presence: BTreeMap::new(), events: Vec::new() }
+        Core {
+            store,
+            merger,
+            policy,
+            peers: BTreeMap::new(),
+            presence: BTreeMap::new(),
+            order: Default::default(),
+            last_publish: Default::default(),
+            events: Vec::new(),
+        }
     }
 
     pub fn store(&self) -> &S {
@@ -193,12 +208,16 @@ impl<S: Store, M: Merger> Core<S, M> {
         let (result, settled, merged) = match &head {
             None => (incoming.clone(), Vec::new(), false),
             Some((head_rev, head_content)) => {
+                let own_last = self.last_publish.get(&(identity.user.clone(), path.clone()));
                 let base_content = match base.as_deref().filter(|b| b != head_rev) {
-                    // Built on the head: a fast-forward.
-                    None if base.is_some() => None,
-                    // No shared history: the head is the base, the differences are edits.
+                    // Built on the head (a fast-forward), or no shared history (the head is the
+                    // base, the differences are edits).
                     None => None,
                     Some(b) => match self.store.at(b, &path) {
+                        // The sender's own later publish went into the head after that revision.
+                        Ok(Some(_)) if own_last.is_some_and(|(at, _)| *at > self.order.get(b).copied().unwrap_or(0)) => {
+                            own_last.map(|(_, content)| content.clone())
+                        }
                         Ok(Some(c)) => Some(c),
                         Ok(None) => return refused(self, format!("revision {b} of {path} is unknown to this hub")),
                         Err(e) => return refused(self, e),
@@ -217,8 +236,11 @@ impl<S: Store, M: Merger> Core<S, M> {
             }
         };
         let mut out = Vec::new();
+        let key = (identity.user.clone(), path.clone());
         if let Some((rev, content)) = &head {
             if *content == result {
+                let at = self.order.get(rev).copied().unwrap_or(0);
+                self.last_publish.insert(key, (at, incoming.clone()));
                 let head = Head { path: path.clone(), rev: rev.clone(), content: String::from_utf8_lossy(content).into_owned() };
                 out.push(Outgoing { to: peer, message: HubMessage::Head { head, author: identity.user.clone(), own: true } });
                 self.overruled(peer, &identity.user, &path, &incoming, &settled, &mut out);
@@ -231,6 +253,9 @@ impl<S: Store, M: Merger> Core<S, M> {
             Ok(rev) => rev,
             Err(e) => return refused(self, format!("the hub cannot commit: {e}")),
         };
+        let at = self.order.len() as u64 + 1;
+        self.order.insert(rev.clone(), at);
+        self.last_publish.insert(key, (at, incoming.clone()));
         self.events.push(Event::Committed {
             user: identity.user.clone(),
             path: path.clone(),
@@ -359,6 +384,20 @@ mod tests {
                 assert_eq!(core.store().kept["bob"], [("level.json".to_owned(), bob.into_bytes())]);
             }
         }
+    }
+
+    #[test]
+    fn a_user_s_own_earlier_edit_never_overrules_their_later_one() {
+        let mut core = hub(Policy::SharedWins);
+        let rev0 = head_of(&publish(&mut core, 1, None, LEVEL), 1).unwrap().rev;
+        publish(&mut core, 1, Some(&rev0), &LEVEL.replace("\"x\": 1", "\"x\": 176"));
+        publish(&mut core, 2, Some(&rev0), &LEVEL.replace("\"x\": 2", "\"x\": 20"));
+        // Alice's agent never took in its own head (the file changed meanwhile): it still
+        // names rev0, with a newer value of the same property.
+        let out = publish(&mut core, 1, Some(&rev0), &LEVEL.replace("\"x\": 1", "\"x\": 180"));
+        let head = head_of(&out, 1).unwrap();
+        assert!(head.content.contains("\"x\": 180") && head.content.contains("\"x\": 20"), "{}", head.content);
+        assert!(!out.iter().any(|o| matches!(o.message, HubMessage::Overruled { .. })), "{out:?}");
     }
 
     #[test]
