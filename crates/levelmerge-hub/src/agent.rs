@@ -239,18 +239,22 @@ impl<L: Merger> Agent<L> {
         };
         if let Some(bytes) = result {
             // Only over the file as it was read: a save in between is merged on the next try.
-            if std::fs::read(&file).ok() != local {
-                return false;
-            }
-            if let Err(e) = write_atomically(&file, &bytes, true) {
-                (self.say)(format!("sync: cannot write {}: {e}", file.display()));
-                return true;
+            // The new file is written and synced first, so that only a read and a rename lie
+            // between that check and the replacement.
+            let unchanged = || std::fs::read(&file).ok() == local;
+            match write_atomically_if(&file, &bytes, true, unchanged) {
+                Ok(true) => {}
+                Ok(false) => return false,
+                Err(e) => {
+                    (self.say)(format!("sync: cannot write {}: {e}", file.display()));
+                    return true;
+                }
             }
         }
         let shadow = Shadow { rev: head.rev.clone(), content: head.content.clone() };
         // The shadow is a cache: not synced to disk on every head.
         let bytes = serde_json::to_vec(&shadow).expect("shadows serialize");
-        let _ = write_atomically(&shadow_file(&self.options.root, &head.path), &bytes, false);
+        let _ = write_atomically_if(&shadow_file(&self.options.root, &head.path), &bytes, false, || true);
         state.shadow = Some(shadow);
         true
     }
@@ -330,7 +334,9 @@ fn shadow_file(root: &Path, path: &str) -> PathBuf {
     root.join(".levelmerge").join("sync").join(format!("{}.json", blake3::hash(path.as_bytes()).to_hex()))
 }
 
-fn write_atomically(path: &Path, bytes: &[u8], durable: bool) -> std::io::Result<()> {
+/// Replaces `path` with `bytes` by a rename, if `still` holds once the new file is ready;
+/// false when it did not (nothing was replaced).
+fn write_atomically_if(path: &Path, bytes: &[u8], durable: bool, still: impl FnOnce() -> bool) -> std::io::Result<bool> {
     let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir)?;
     let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
@@ -338,6 +344,9 @@ fn write_atomically(path: &Path, bytes: &[u8], durable: bool) -> std::io::Result
     if durable {
         tmp.as_file().sync_all()?;
     }
+    if !still() {
+        return Ok(false);
+    }
     tmp.persist(path).map_err(|e| e.error)?;
-    Ok(())
+    Ok(true)
 }
