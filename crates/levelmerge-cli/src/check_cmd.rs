@@ -152,10 +152,7 @@ fn check_item(item: Item, args: &CheckArgs, configs: &Configs) -> Result<FileRep
     };
     let config = configs.for_file(args.input.config.as_deref(), &item.path)?;
     let format = args.input.format.unwrap_or_else(|| format::detect(&[&bytes], Some(&item.path)));
-    let problems = match format::engine(format, &config) {
-        Some(engine) => engine.check(&bytes),
-        None => levelmerge_core::text::marker_lines(&bytes).into_iter().map(|line| Problem::ConflictMarker { line }).collect(),
-    };
+    let problems = format::problems(format::engine(format, &config).as_deref(), &bytes);
     Ok(FileReport { name: item.name, format: Some(format.name()), unreadable: None, found: problems.iter().map(Found::from).collect() })
 }
 

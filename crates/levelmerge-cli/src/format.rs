@@ -113,6 +113,17 @@ pub fn engine(format: Format, config: &Config) -> Option<Box<dyn Engine>> {
     }
 }
 
+/// What is wrong with `text`: its codec's checks, or only leftover conflict markers for a
+/// format without a codec.
+pub fn problems(engine: Option<&dyn Engine>, text: &[u8]) -> Vec<levelmerge_core::Problem> {
+    match engine {
+        Some(engine) => engine.check(text),
+        None => {
+            levelmerge_core::text::marker_lines(text).into_iter().map(|line| levelmerge_core::Problem::ConflictMarker { line }).collect()
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

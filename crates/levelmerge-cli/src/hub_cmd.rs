@@ -165,13 +165,7 @@ impl Merger for Codecs {
     }
 
     fn check(&self, path: &str, content: &[u8]) -> Result<(), String> {
-        let problems = match self.engine(path, &[content]) {
-            Some(engine) => engine.check(content),
-            None => levelmerge_core::text::marker_lines(content)
-                .into_iter()
-                .map(|line| levelmerge_core::Problem::ConflictMarker { line })
-                .collect(),
-        };
+        let problems = format::problems(self.engine(path, &[content]).as_deref(), content);
         match problems.first() {
             None => Ok(()),
             Some(p) => {

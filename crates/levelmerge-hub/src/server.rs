@@ -96,10 +96,17 @@ impl<M: Merger> Shared<M> {
         known.ok_or((axum::http::StatusCode::UNAUTHORIZED, "a valid token is needed".to_owned()))
     }
 
+    /// A request about one file: authorized, and for a path the hub may hold.
+    fn file_request(&self, headers: &axum::http::HeaderMap, q: &FileQuery) -> Result<(), (axum::http::StatusCode, String)> {
+        self.authorized(headers)?;
+        crate::protocol::check_path(&q.path).map_err(|e| (axum::http::StatusCode::BAD_REQUEST, e))
+    }
+
     /// Runs `read` on the core off the async workers; an error is a bad request.
     fn read(&self, read: impl FnOnce(&Core<GitStore, M>) -> Result<serde_json::Value, String>) -> ApiResult {
-        let core = tokio::task::block_in_place(|| self.core.lock().expect("no panic holds the core"));
-        tokio::task::block_in_place(|| read(&core)).map(axum::Json).map_err(|e| (axum::http::StatusCode::BAD_REQUEST, e))
+        tokio::task::block_in_place(|| read(&self.core.lock().expect("no panic holds the core")))
+            .map(axum::Json)
+            .map_err(|e| (axum::http::StatusCode::BAD_REQUEST, e))
     }
 }
 
@@ -118,8 +125,7 @@ async fn objects<M: Merger + 'static>(
     headers: axum::http::HeaderMap,
     axum::extract::Query(q): axum::extract::Query<FileQuery>,
 ) -> ApiResult {
-    shared.authorized(&headers)?;
-    check_path(&q.path)?;
+    shared.file_request(&headers, &q)?;
     shared.read(|core| {
         let Some((rev, content)) = core.store().head(&q.path)? else { return Err(format!("{} is not in the hub", q.path)) };
         let objects: Vec<_> = core
@@ -137,8 +143,7 @@ async fn history<M: Merger + 'static>(
     headers: axum::http::HeaderMap,
     axum::extract::Query(q): axum::extract::Query<FileQuery>,
 ) -> ApiResult {
-    shared.authorized(&headers)?;
-    check_path(&q.path)?;
+    shared.file_request(&headers, &q)?;
     shared.read(|core| {
         let store = core.store();
         let mut commits = Vec::new();
@@ -157,10 +162,6 @@ async fn history<M: Merger + 'static>(
         }
         Ok(serde_json::json!({ "commits": commits }))
     })
-}
-
-fn check_path(path: &str) -> Result<(), (axum::http::StatusCode, String)> {
-    crate::protocol::check_path(path).map_err(|e| (axum::http::StatusCode::BAD_REQUEST, e))
 }
 
 async fn upgrade<M: Merger + 'static>(State(shared): State<Arc<Shared<M>>>, ws: WebSocketUpgrade) -> Response {
@@ -225,8 +226,7 @@ async fn connection<M: Merger + 'static>(shared: Arc<Shared<M>>, socket: WebSock
     });
     let said_hello = serve_peer(&shared, peer, &mut stream).await;
     if said_hello {
-        let out = tokio::task::block_in_place(|| shared.core.lock().expect("no panic holds the core").leave(peer));
-        shared.step(|_| (out, Next::Continue));
+        shared.step(|core| (core.leave(peer), Next::Continue));
     }
     // Dropping the sender ends the writer once it has sent what is queued.
     shared.peers.lock().expect("no panic holds the peers").remove(&peer);
