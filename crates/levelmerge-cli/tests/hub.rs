@@ -387,7 +387,7 @@ fn malformed_oversized_and_unauthenticated_messages_do_not_harm_the_session() {
     let _bob = team.agent("bob");
     team.converge(&["alice", "bob"], LEVEL);
     let hello =
-        |token: &str| Message::text(format!("{{\"type\":\"hello\",\"version\":1,\"token\":\"{token}\",\"paths\":[\"level.json\"]}}"));
+        |token: &str| Message::text(format!("{{\"type\":\"hello\",\"version\":2,\"token\":\"{token}\",\"paths\":[\"level.json\"]}}"));
     // No token: an error, and nothing else.
     let publish = Message::text(format!(
         "{{\"type\":\"publish\",\"path\":\"level.json\",\"base\":null,\"content\":{:?}}}",

@@ -159,7 +159,9 @@ impl Cx<'_> {
                 }
             }
             (ValueKind::Children(oc), ValueKind::Children(nc)) => {
-                let kept: FxHashSet<&ObjectId> = oc.iter().filter(|id| nc.contains(id)).collect();
+                // Sets, not list scans: a level's root can hold thousands of children.
+                let now: FxHashSet<&ObjectId> = nc.iter().collect();
+                let kept: FxHashSet<&ObjectId> = oc.iter().filter(|id| now.contains(id)).collect();
                 let a = oc.iter().filter(|id| kept.contains(id));
                 let b = nc.iter().filter(|id| kept.contains(id));
                 if !a.eq(b) {

@@ -6,7 +6,6 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use futures_util::{SinkExt, StreamExt};
-use serde::{Deserialize, Serialize};
 use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 use tokio_tungstenite::tungstenite::Message;
 
@@ -28,23 +27,41 @@ pub struct AgentOptions {
 /// How long an edited object counts as being edited.
 const PRESENCE_FOR: Duration = Duration::from_secs(60);
 
+/// How often the files are looked at for saves (at most the interval).
+const POLL: Duration = Duration::from_millis(50);
+
 /// The last version of a file the agent had from the hub, kept on disk so that an agent
 /// restarted offline still knows what its user changed.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone)]
 struct Shadow {
     rev: Rev,
     content: String,
 }
+
+/// What a file's metadata says of its content: a save changes it.
+type Stamp = Option<(u64, std::time::SystemTime, u64)>;
 
 #[derive(Default)]
 struct FileState {
     shadow: Option<Shadow>,
     /// Published and not yet answered.
     pending: Option<Vec<u8>>,
+    /// A head held back while the user's own edit is on its way: the hub's answer to that
+    /// publish includes it, so writing it now would only cost a merge. Since when.
+    deferred: Option<(Head, Instant)>,
+    /// The newest head the hub sent (patches apply to it).
+    known: Option<Head>,
     /// Refused by the hub: not sent again until it changes.
     refused: Option<Vec<u8>>,
     /// Objects edited, with when.
     recent: Vec<(Instant, String)>,
+    /// The file's stamp at the last poll: a save is published once its stamp holds still.
+    stamp: Stamp,
+    /// The stamp when the file was last read with nothing left to publish.
+    read_stamp: Stamp,
+    /// When the file was last read in full (a stamp can miss a quick second save).
+    read_at: Option<Instant>,
+    last_publish: Option<Instant>,
 }
 
 pub struct Agent<L> {
@@ -54,16 +71,18 @@ pub struct Agent<L> {
     /// Who is editing what, as last printed.
     others: HashMap<String, Vec<Editing>>,
     say: Box<dyn Fn(String) + Send>,
+    /// When presence was last sent (it is also the heartbeat).
+    presence_at: Option<Instant>,
 }
 
 impl<L: Merger> Agent<L> {
     pub fn new(options: AgentOptions, local: L, say: Box<dyn Fn(String) + Send>) -> Self {
         let mut files = HashMap::new();
         for path in &options.paths {
-            let shadow = std::fs::read(shadow_file(&options.root, path)).ok().and_then(|b| serde_json::from_slice(&b).ok());
+            let shadow = read_shadow(&shadow_file(&options.root, path));
             files.insert(path.clone(), FileState { shadow, ..FileState::default() });
         }
-        Agent { options, local, files, others: HashMap::new(), say }
+        Agent { options, local, files, others: HashMap::new(), say, presence_at: None }
     }
 
     /// Runs until the process ends, reconnecting after any loss of the hub.
@@ -75,8 +94,12 @@ impl<L: Merger> Agent<L> {
                 Err(Fatal(e)) => return Err(e),
             }
             for state in self.files.values_mut() {
+                // The welcome of the next session brings the newest heads.
                 state.pending = None;
+                state.deferred = None;
+                state.known = None;
             }
+            self.presence_at = None;
             tokio::time::sleep(wait).await;
             wait = (wait * 2).min(Duration::from_secs(3));
         }
@@ -96,7 +119,7 @@ impl<L: Merger> Agent<L> {
         if ws.send(text(&hello)).await.is_err() {
             return Ok(());
         }
-        let mut tick = tokio::time::interval(self.options.interval);
+        let mut tick = tokio::time::interval(POLL.min(self.options.interval));
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
             tokio::select! {
@@ -115,7 +138,13 @@ impl<L: Merger> Agent<L> {
                     for received in batch {
                         match received {
                             Some(Ok(Message::Text(t))) => match serde_json::from_str::<HubMessage>(t.as_str()) {
-                                Ok(m) => messages.push(m),
+                                Ok(m) => match self.expand(m) {
+                                    Some(m) => messages.push(m),
+                                    None => {
+                                        (self.say)("sync: out of step with the hub; reconnecting".to_owned());
+                                        return Ok(());
+                                    }
+                                },
                                 Err(e) => (self.say)(format!("sync: a message from the hub was not understood: {e}")),
                             },
                             Some(Ok(Message::Close(_))) | None | Some(Err(_)) => {
@@ -133,7 +162,7 @@ impl<L: Merger> Agent<L> {
                     }
                 }
                 _ = tick.tick() => {
-                    for message in self.round() {
+                    for message in self.poll() {
                         if ws.send(text(&message)).await.is_err() {
                             return Ok(());
                         }
@@ -141,6 +170,31 @@ impl<L: Merger> Agent<L> {
                 }
             }
         }
+    }
+
+    /// A message with its patch applied: each head whole, and remembered as the newest. None
+    /// when a patch does not fit the newest head (then only a new session helps).
+    fn expand(&mut self, message: HubMessage) -> Option<HubMessage> {
+        let message = match message {
+            HubMessage::Patch { path, rev, from, at, remove, insert, author, own } => {
+                let Some(state) = self.files.get(&path) else { return Some(HubMessage::Unchanged { path, rev }) };
+                let known = state.known.as_ref().filter(|k| k.rev == from)?;
+                let content = crate::protocol::apply_splice(&known.content, at, remove, &insert)?;
+                HubMessage::Head { head: Head { path, rev, content }, author, own }
+            }
+            other => other,
+        };
+        let heads = match &message {
+            HubMessage::Welcome { heads, .. } => heads.iter().collect(),
+            HubMessage::Head { head, .. } => vec![head],
+            _ => Vec::new(),
+        };
+        for head in heads {
+            if let Some(state) = self.files.get_mut(&head.path) {
+                state.known = Some(head.clone());
+            }
+        }
+        Some(message)
     }
 
     fn receive(&mut self, message: HubMessage) -> Result<(), Fatal> {
@@ -155,14 +209,18 @@ impl<L: Merger> Agent<L> {
                 };
                 (self.say)(format!("sync: connected to the hub as {user}{mode}"));
                 for head in heads {
-                    self.apply(head, false);
+                    if !self.defer(&head) {
+                        self.apply(head, false);
+                    }
                 }
             }
             HubMessage::Head { head, author, own } => {
                 if !own {
                     (self.say)(format!("sync: {author} changed {} at {}", head.path, &head.rev[..head.rev.len().min(10)]));
                 }
-                self.apply(head, own);
+                if own || !self.defer(&head) {
+                    self.apply(head, own);
+                }
             }
             HubMessage::Unchanged { path, .. } => {
                 if let Some(s) = self.files.get_mut(&path) {
@@ -193,8 +251,27 @@ impl<L: Merger> Agent<L> {
                 self.others.insert(user, editing);
             }
             HubMessage::Error { reason } => return Err(Fatal(format!("the hub closed the session: {reason}"))),
+            // Expanded into heads on arrival.
+            HubMessage::Patch { .. } => {}
         }
         Ok(())
+    }
+
+    /// Whether another user's head can wait for the answer to this user's own publish, which
+    /// will include it: one is pending, or an unpublished save is about to go. Then it is
+    /// held (replacing an older held head).
+    fn defer(&mut self, head: &Head) -> bool {
+        let Some(state) = self.files.get_mut(&head.path) else { return false };
+        let waiting = state.pending.is_some() || {
+            let local = std::fs::read(self.options.root.join(&head.path)).ok();
+            let shadow = state.shadow.as_ref().map(|s| s.content.as_bytes());
+            local.is_some_and(|l| !self.options.paused && shadow.is_some_and(|s| s != l) && state.refused.as_deref() != Some(&l[..]))
+        };
+        if waiting {
+            let since = state.deferred.take().map_or_else(Instant::now, |(_, since)| since);
+            state.deferred = Some((head.clone(), since));
+        }
+        waiting
     }
 
     /// A new head of a file: written over the user's file when they have not changed it,
@@ -202,6 +279,8 @@ impl<L: Merger> Agent<L> {
     fn apply(&mut self, head: Head, own: bool) {
         let Some(state) = self.files.get_mut(&head.path) else { return };
         let published = if own { state.pending.take() } else { None };
+        // Heads arrive in order: whatever was held back is older than this one.
+        state.deferred = None;
         // A save between reading the file and replacing it: read it again and redo the merge.
         for _ in 0..5 {
             if self.apply_once(&head, published.as_deref()) {
@@ -229,6 +308,9 @@ impl<L: Merger> Agent<L> {
                 // Edited meanwhile: keep those edits (against what was published, or the shadow).
                 let base = published.or(shadow).unwrap_or(target);
                 match self.local.merge(&head.path, base, l, target, true) {
+                    // A conflict is the hub's to settle, by the team's policy: the file is
+                    // left as it is and published against the older shadow.
+                    Ok(m) if !m.settled.is_empty() => return true,
                     Ok(m) => Some(m.content),
                     Err(e) => {
                         (self.say)(format!("sync: {} cannot be merged with the hub's version yet ({e}); it is left as it is", head.path));
@@ -242,7 +324,10 @@ impl<L: Merger> Agent<L> {
             // The new file is written and synced first, so that only a read and a rename lie
             // between that check and the replacement.
             let unchanged = || std::fs::read(&file).ok() == local;
-            match write_atomically_if(&file, &bytes, true, unchanged) {
+            // The hub's own version can be fetched again; only a merge with local edits must
+            // reach the disk before it replaces the user's file.
+            let durable = bytes != target;
+            match write_atomically_if(&file, &bytes, durable, unchanged) {
                 Ok(true) => {}
                 Ok(false) => return false,
                 Err(e) => {
@@ -253,41 +338,88 @@ impl<L: Merger> Agent<L> {
         }
         let shadow = Shadow { rev: head.rev.clone(), content: head.content.clone() };
         // The shadow is a cache: not synced to disk on every head.
-        let bytes = serde_json::to_vec(&shadow).expect("shadows serialize");
+        let mut bytes = Vec::with_capacity(shadow.rev.len() + 1 + shadow.content.len());
+        bytes.extend_from_slice(shadow.rev.as_bytes());
+        bytes.push(b'\n');
+        bytes.extend_from_slice(shadow.content.as_bytes());
         let _ = write_atomically_if(&shadow_file(&self.options.root, &head.path), &bytes, false, || true);
         state.shadow = Some(shadow);
         true
     }
 
-    /// What to send this round: each changed file against its shadow, and presence.
-    fn round(&mut self) -> Vec<ClientMessage> {
+    /// What to send now: each file saved since the last look (once its save is complete, and
+    /// at most once per interval) against its shadow; presence once per interval. A held-back
+    /// head is written when no publish of this user's will bring it soon.
+    fn poll(&mut self) -> Vec<ClientMessage> {
         let mut out = Vec::new();
         let now = Instant::now();
-        let mut editing = Vec::new();
+        let interval = self.options.interval;
+        let mut to_apply = Vec::new();
         for path in &self.options.paths {
             let state = self.files.get_mut(path).expect("every path has a state");
             state.recent.retain(|(when, _)| now.duration_since(*when) < PRESENCE_FOR);
-            let Ok(local) = std::fs::read(self.options.root.join(path)) else { continue };
-            let shadow = state.shadow.as_ref().map(|s| s.content.as_bytes());
-            let changed = shadow != Some(&local[..]);
-            if changed && !self.options.paused && state.pending.is_none() && state.refused.as_deref() != Some(&local[..]) {
-                let Ok(content) = String::from_utf8(local.clone()) else {
-                    (self.say)(format!("sync: {path} is not UTF-8 text: not published"));
-                    state.refused = Some(local);
-                    continue;
-                };
-                // A first publish (no shadow) is not an edit of every object.
-                let edited = shadow.map(|old| self.local.changed_objects(path, old, &local)).unwrap_or_default();
-                for object in edited {
-                    state.recent.retain(|(_, o)| *o != object);
-                    state.recent.push((now, object));
+            let file = self.options.root.join(path);
+            let stamp = stamp_of(&file);
+            let settled = stamp == state.stamp;
+            let unseen = stamp != state.read_stamp;
+            state.stamp = stamp;
+            let stale = state.read_at.is_none_or(|at| now.duration_since(at) >= interval);
+            let rested = state.last_publish.is_none_or(|at| now.duration_since(at) >= interval);
+            let mut publishing = false;
+            if settled && ((unseen && rested) || stale || state.deferred.is_some()) {
+                state.read_at = Some(now);
+                if let Ok(local) = std::fs::read(&file) {
+                    let shadow = state.shadow.as_ref().map(|s| s.content.as_bytes());
+                    let changed = shadow != Some(&local[..]);
+                    let blocked = self.options.paused || state.refused.as_deref() == Some(&local[..]);
+                    if changed && !blocked && state.pending.is_none() && rested {
+                        match String::from_utf8(local.clone()) {
+                            Err(_) => {
+                                (self.say)(format!("sync: {path} is not UTF-8 text: not published"));
+                                state.refused = Some(local);
+                            }
+                            Ok(content) => {
+                                // A first publish (no shadow) is not an edit of every object.
+                                let edited = shadow.map(|old| self.local.changed_objects(path, old, &local)).unwrap_or_default();
+                                for object in edited {
+                                    state.recent.retain(|(_, o)| *o != object);
+                                    state.recent.push((now, object));
+                                }
+                                let base = state.shadow.as_ref().map(|s| s.rev.clone());
+                                out.push(ClientMessage::Publish { path: path.clone(), base, content });
+                                state.pending = Some(local);
+                                state.last_publish = Some(now);
+                                publishing = true;
+                            }
+                        }
+                    }
+                    let soon = changed && !blocked && state.pending.is_none();
+                    if publishing || !changed || blocked {
+                        state.read_stamp = stamp;
+                    }
+                    if !publishing && state.pending.is_none() && !soon {
+                        to_apply.extend(state.deferred.take().map(|(head, _)| head));
+                    }
                 }
-                out.push(ClientMessage::Publish { path: path.clone(), base: state.shadow.as_ref().map(|s| s.rev.clone()), content });
-                state.pending = Some(local);
             }
-            editing.extend(state.recent.iter().map(|(_, object)| Editing { path: path.clone(), object: object.clone() }));
+            // Held back too long (the user keeps saving): merged in here.
+            if state.pending.is_none() && state.deferred.as_ref().is_some_and(|(_, since)| now.duration_since(*since) >= interval) {
+                to_apply.extend(state.deferred.take().map(|(head, _)| head));
+            }
         }
-        out.push(ClientMessage::Presence { editing });
+        for head in to_apply {
+            self.apply(head, false);
+        }
+        if self.presence_at.is_none_or(|at| now.duration_since(at) >= interval) {
+            self.presence_at = Some(now);
+            let editing = self
+                .options
+                .paths
+                .iter()
+                .flat_map(|path| self.files[path].recent.iter().map(|(_, object)| Editing { path: path.clone(), object: object.clone() }))
+                .collect();
+            out.push(ClientMessage::Presence { editing });
+        }
         out
     }
 }
@@ -329,9 +461,27 @@ fn text(message: &ClientMessage) -> Message {
     Message::text(serde_json::to_string(message).expect("messages serialize"))
 }
 
-/// Where the shadow of `path` is kept.
+/// Where the shadow of `path` is kept: its revision on the first line, then the content.
 fn shadow_file(root: &Path, path: &str) -> PathBuf {
-    root.join(".levelmerge").join("sync").join(format!("{}.json", blake3::hash(path.as_bytes()).to_hex()))
+    root.join(".levelmerge").join("sync").join(format!("{}.shadow", blake3::hash(path.as_bytes()).to_hex()))
+}
+
+fn read_shadow(file: &Path) -> Option<Shadow> {
+    let bytes = std::fs::read(file).ok()?;
+    let text = String::from_utf8(bytes).ok()?;
+    let (rev, content) = text.split_once('\n')?;
+    Some(Shadow { rev: rev.to_owned(), content: content.to_owned() })
+}
+
+/// Size, modification time and inode: an atomic save (a rename) changes the inode even
+/// when the clock is too coarse to tell two saves apart.
+fn stamp_of(file: &Path) -> Stamp {
+    let meta = std::fs::metadata(file).ok()?;
+    #[cfg(unix)]
+    let inode = std::os::unix::fs::MetadataExt::ino(&meta);
+    #[cfg(not(unix))]
+    let inode = 0;
+    Some((meta.len(), meta.modified().ok()?, inode))
 }
 
 /// Replaces `path` with `bytes` by a rename, if `still` holds once the new file is ready;

@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use crate::auth::Identity;
-use crate::protocol::{check_path, ClientMessage, Editing, Head, HubMessage, Rev, VERSION};
+use crate::protocol::{check_path, splice_between, ClientMessage, Editing, Head, HubMessage, Rev, VERSION};
 use crate::store::Store;
 
 pub type PeerId = u64;
@@ -81,6 +81,8 @@ pub struct Core<S, M> {
     /// The user's copy derives from it, so it is a better base than an older revision they
     /// name: their own earlier edit must never conflict with their later one.
     last_publish: std::collections::HashMap<(String, String), (u64, Vec<u8>)>,
+    /// The revision of each file each peer was last sent: a new head goes to it as a splice.
+    sent: std::collections::HashMap<(PeerId, String), Rev>,
     pub events: Vec<Event>,
 }
 
@@ -94,6 +96,7 @@ impl<S: Store, M: Merger> Core<S, M> {
             presence: BTreeMap::new(),
             order: Default::default(),
             last_publish: Default::default(),
+            sent: Default::default(),
             events: Vec::new(),
         }
     }
@@ -138,6 +141,9 @@ impl<S: Store, M: Merger> Core<S, M> {
                 Err(e) => return refuse(format!("the hub cannot read {path}: {e}")),
             }
         }
+        for head in &heads {
+            self.sent.insert((peer, head.path.clone()), head.rev.clone());
+        }
         let welcome = HubMessage::Welcome { version: VERSION, user: identity.user.clone(), read_only: identity.read_only, heads };
         self.events.push(Event::Joined { user: identity.user.clone() });
         self.peers.insert(peer, Peer { identity, paths });
@@ -173,6 +179,7 @@ impl<S: Store, M: Merger> Core<S, M> {
     /// A peer is gone: the others see it is no longer editing anything.
     pub fn leave(&mut self, peer: PeerId) -> Vec<Outgoing> {
         let Some(gone) = self.peers.remove(&peer) else { return Vec::new() };
+        self.sent.retain(|(p, _), _| *p != peer);
         self.events.push(Event::Left { user: gone.identity.user.clone() });
         let user = gone.identity.user;
         // The same user may still be connected elsewhere (a dashboard and an agent).
@@ -237,12 +244,15 @@ impl<S: Store, M: Merger> Core<S, M> {
         };
         let mut out = Vec::new();
         let key = (identity.user.clone(), path.clone());
+        let previous = head.as_ref().map(|(rev, content)| (rev.clone(), String::from_utf8_lossy(content).into_owned()));
         if let Some((rev, content)) = &head {
             if *content == result {
                 let at = self.order.get(rev).copied().unwrap_or(0);
                 self.last_publish.insert(key, (at, incoming.clone()));
                 let head = Head { path: path.clone(), rev: rev.clone(), content: String::from_utf8_lossy(content).into_owned() };
-                out.push(Outgoing { to: peer, message: HubMessage::Head { head, author: identity.user.clone(), own: true } });
+                let splice = previous.as_ref().map(|(from, old)| (from, splice_between(old, &head.content)));
+                let message = self.head_for(peer, &head, splice, &identity.user, true);
+                out.push(Outgoing { to: peer, message });
                 self.overruled(peer, &identity.user, &path, &incoming, &settled, &mut out);
                 return out;
             }
@@ -264,14 +274,35 @@ impl<S: Store, M: Merger> Core<S, M> {
             settled: settled.len(),
         });
         let head = Head { path: path.clone(), rev, content: String::from_utf8_lossy(&result).into_owned() };
-        for (&to, p) in &self.peers {
-            let own = to == peer;
-            if own || p.paths.contains(&path) {
-                out.push(Outgoing { to, message: HubMessage::Head { head: head.clone(), author: identity.user.clone(), own } });
-            }
+        let to: Vec<PeerId> = self.peers.iter().filter(|(&to, p)| to == peer || p.paths.contains(&path)).map(|(&to, _)| to).collect();
+        // Computed once: every peer that follows the file was sent the previous head.
+        let splice = previous.as_ref().map(|(from, old)| (from, splice_between(old, &head.content)));
+        for to in to {
+            let message = self.head_for(to, &head, splice, &identity.user, to == peer);
+            out.push(Outgoing { to, message });
         }
         self.overruled(peer, &identity.user, &path, &incoming, &settled, &mut out);
         out
+    }
+
+    /// The message that brings `to` to `head`: the splice from the head before it when that
+    /// is what `to` was last sent, else the whole file.
+    fn head_for(&mut self, to: PeerId, head: &Head, splice: Option<(&Rev, (usize, usize, &str))>, author: &str, own: bool) -> HubMessage {
+        let key = (to, head.path.clone());
+        let known = self.sent.insert(key, head.rev.clone());
+        match splice {
+            Some((from, (at, remove, insert))) if known.as_ref() == Some(from) => HubMessage::Patch {
+                path: head.path.clone(),
+                rev: head.rev.clone(),
+                from: from.clone(),
+                at,
+                remove,
+                insert: insert.to_owned(),
+                author: author.to_owned(),
+                own,
+            },
+            _ => HubMessage::Head { head: head.clone(), author: author.to_owned(), own },
+        }
     }
 
     /// When the shared version won conflicts against this edit, the edit is kept in the
@@ -325,7 +356,13 @@ mod tests {
 
     const LEVEL: &str = "{\n  \"entities\": [\n    { \"id\": 1, \"x\": 1 },\n    { \"id\": 2, \"x\": 2 }\n  ]\n}\n";
 
-    fn hub(policy: Policy) -> Core<MemoryStore, Json> {
+    /// A hub with alice, bob and a read-only viewer, and what each of them was last sent.
+    struct Team {
+        core: Core<MemoryStore, Json>,
+        copies: std::collections::HashMap<PeerId, Head>,
+    }
+
+    fn hub(policy: Policy) -> Team {
         let mut core = Core::new(MemoryStore::default(), Json, policy);
         let paths = vec!["level.json".to_owned()];
         for (peer, user, read_only) in [(1, "alice", false), (2, "bob", false), (3, "viewer", true)] {
@@ -333,107 +370,132 @@ mod tests {
             let (_, next) = core.hello(peer, Some(Identity { user: user.into(), read_only }), hello);
             assert_eq!(next, Next::Continue);
         }
-        core
+        Team { core, copies: Default::default() }
     }
 
-    fn publish(core: &mut Core<MemoryStore, Json>, peer: PeerId, base: Option<&str>, content: &str) -> Vec<Outgoing> {
-        let message = ClientMessage::Publish { path: "level.json".into(), base: base.map(str::to_owned), content: content.into() };
-        core.handle(peer, message).0
-    }
+    impl Team {
+        fn publish(&mut self, peer: PeerId, base: Option<&str>, content: &str) -> Vec<Outgoing> {
+            let message = ClientMessage::Publish { path: "level.json".into(), base: base.map(str::to_owned), content: content.into() };
+            let out = self.core.handle(peer, message).0;
+            for o in &out {
+                match &o.message {
+                    HubMessage::Head { head, .. } => {
+                        self.copies.insert(o.to, head.clone());
+                    }
+                    HubMessage::Patch { path, rev, from, at, remove, insert, .. } => {
+                        let known = &self.copies[&o.to];
+                        assert_eq!(&known.rev, from, "a patch applies to what the peer was sent");
+                        let content = crate::protocol::apply_splice(&known.content, *at, *remove, insert).expect("the splice fits");
+                        self.copies.insert(o.to, Head { path: path.clone(), rev: rev.clone(), content });
+                    }
+                    _ => {}
+                }
+            }
+            out
+        }
 
-    fn head_of(out: &[Outgoing], to: PeerId) -> Option<Head> {
-        out.iter().find_map(|o| match &o.message {
-            HubMessage::Head { head, .. } if o.to == to => Some(head.clone()),
-            _ => None,
-        })
+        /// What `to` holds after `out`, if `out` sent it a head.
+        fn head_of(&self, out: &[Outgoing], to: PeerId) -> Option<Head> {
+            out.iter()
+                .any(|o| o.to == to && matches!(o.message, HubMessage::Head { .. } | HubMessage::Patch { .. }))
+                .then(|| self.copies[&to].clone())
+        }
     }
 
     #[test]
     fn edits_on_an_old_revision_are_merged_into_the_head_and_sent_to_everyone() {
-        let mut core = hub(Policy::SharedWins);
-        let first = publish(&mut core, 1, None, LEVEL);
-        let rev0 = head_of(&first, 1).unwrap().rev;
-        assert_eq!(head_of(&first, 2).unwrap().content, LEVEL, "bob receives the new file");
+        let mut team = hub(Policy::SharedWins);
+        let first = team.publish(1, None, LEVEL);
+        let rev0 = team.head_of(&first, 1).unwrap().rev;
+        assert_eq!(team.head_of(&first, 2).unwrap().content, LEVEL, "bob receives the new file");
         let alice = LEVEL.replace("\"x\": 1", "\"x\": 10");
-        let out = publish(&mut core, 1, Some(&rev0), &alice);
-        assert_eq!(head_of(&out, 2).unwrap().content, alice);
+        let out = team.publish(1, Some(&rev0), &alice);
+        assert_eq!(team.head_of(&out, 2).unwrap().content, alice);
+        let patch = out.iter().find_map(|o| match &o.message {
+            HubMessage::Patch { from, insert, remove, .. } if o.to == 2 => Some((from.clone(), insert.clone(), *remove)),
+            _ => None,
+        });
+        assert_eq!(patch, Some((rev0.clone(), "0".to_owned(), 0)), "a peer that has the previous head gets only the change");
         // Bob still works on rev0: his edit is merged with alice's.
         let bob = LEVEL.replace("\"x\": 2", "\"x\": 20");
-        let out = publish(&mut core, 2, Some(&rev0), &bob);
+        let out = team.publish(2, Some(&rev0), &bob);
         let both = LEVEL.replace("\"x\": 1", "\"x\": 10").replace("\"x\": 2", "\"x\": 20");
-        assert_eq!(head_of(&out, 1).unwrap().content, both);
-        assert_eq!(head_of(&out, 2).unwrap().content, both, "the sender gets the merged head");
-        assert_eq!(head_of(&out, 3).unwrap().content, both, "read-only peers follow too");
-        assert_eq!(core.store().log.iter().map(|(_, a, _)| a.as_str()).collect::<Vec<_>>(), ["alice", "alice", "bob"]);
+        assert_eq!(team.head_of(&out, 1).unwrap().content, both);
+        assert_eq!(team.head_of(&out, 2).unwrap().content, both, "the sender gets the merged head");
+        assert_eq!(team.head_of(&out, 3).unwrap().content, both, "read-only peers follow too");
+        assert_eq!(team.core.store().log.iter().map(|(_, a, _)| a.as_str()).collect::<Vec<_>>(), ["alice", "alice", "bob"]);
     }
 
     #[test]
     fn conflicts_follow_the_policy_and_the_losing_edit_is_kept() {
         for (policy, winner) in [(Policy::SharedWins, "\"x\": 10"), (Policy::IncomingWins, "\"x\": 30")] {
-            let mut core = hub(policy);
-            let rev0 = head_of(&publish(&mut core, 1, None, LEVEL), 1).unwrap().rev;
-            publish(&mut core, 1, Some(&rev0), &LEVEL.replace("\"x\": 1", "\"x\": 10"));
+            let mut team = hub(policy);
+            let first = team.publish(1, None, LEVEL);
+            let rev0 = team.head_of(&first, 1).unwrap().rev;
+            team.publish(1, Some(&rev0), &LEVEL.replace("\"x\": 1", "\"x\": 10"));
             let bob = LEVEL.replace("\"x\": 1", "\"x\": 30");
-            let out = publish(&mut core, 2, Some(&rev0), &bob);
-            let head = head_of(&out, 2).unwrap();
+            let out = team.publish(2, Some(&rev0), &bob);
+            let head = team.head_of(&out, 2).unwrap();
             assert!(head.content.contains(winner), "{policy:?}: {}", head.content);
             let overruled =
                 out.iter().any(|o| matches!(&o.message, HubMessage::Overruled { conflicts, .. } if o.to == 2 && !conflicts.is_empty()));
             assert_eq!(overruled, policy == Policy::SharedWins, "{policy:?}");
             if policy == Policy::SharedWins {
-                assert_eq!(core.store().kept["bob"], [("level.json".to_owned(), bob.into_bytes())]);
+                assert_eq!(team.core.store().kept["bob"], [("level.json".to_owned(), bob.into_bytes())]);
             }
         }
     }
 
     #[test]
     fn a_user_s_own_earlier_edit_never_overrules_their_later_one() {
-        let mut core = hub(Policy::SharedWins);
-        let rev0 = head_of(&publish(&mut core, 1, None, LEVEL), 1).unwrap().rev;
-        publish(&mut core, 1, Some(&rev0), &LEVEL.replace("\"x\": 1", "\"x\": 176"));
-        publish(&mut core, 2, Some(&rev0), &LEVEL.replace("\"x\": 2", "\"x\": 20"));
+        let mut team = hub(Policy::SharedWins);
+        let first = team.publish(1, None, LEVEL);
+        let rev0 = team.head_of(&first, 1).unwrap().rev;
+        team.publish(1, Some(&rev0), &LEVEL.replace("\"x\": 1", "\"x\": 176"));
+        team.publish(2, Some(&rev0), &LEVEL.replace("\"x\": 2", "\"x\": 20"));
         // Alice's agent never took in its own head (the file changed meanwhile): it still
         // names rev0, with a newer value of the same property.
-        let out = publish(&mut core, 1, Some(&rev0), &LEVEL.replace("\"x\": 1", "\"x\": 180"));
-        let head = head_of(&out, 1).unwrap();
+        let out = team.publish(1, Some(&rev0), &LEVEL.replace("\"x\": 1", "\"x\": 180"));
+        let head = team.head_of(&out, 1).unwrap();
         assert!(head.content.contains("\"x\": 180") && head.content.contains("\"x\": 20"), "{}", head.content);
         assert!(!out.iter().any(|o| matches!(o.message, HubMessage::Overruled { .. })), "{out:?}");
     }
 
     #[test]
     fn broken_saves_read_only_peers_and_strangers_change_nothing() {
-        let mut core = hub(Policy::SharedWins);
-        let rev0 = head_of(&publish(&mut core, 1, None, LEVEL), 1).unwrap().rev;
+        let mut team = hub(Policy::SharedWins);
+        let first = team.publish(1, None, LEVEL);
+        let rev0 = team.head_of(&first, 1).unwrap().rev;
         let truncated = &LEVEL[..LEVEL.len() / 2];
-        let out = publish(&mut core, 1, Some(&rev0), truncated);
+        let out = team.publish(1, Some(&rev0), truncated);
         assert!(matches!(&out[..], [Outgoing { to: 1, message: HubMessage::Refused { .. } }]), "{out:?}");
-        let out = publish(&mut core, 3, Some(&rev0), &LEVEL.replace("1", "5"));
+        let out = team.publish(3, Some(&rev0), &LEVEL.replace("1", "5"));
         assert!(matches!(&out[0].message, HubMessage::Refused { reason, .. } if reason.contains("read-only")));
-        let out = publish(&mut core, 1, Some("999"), LEVEL);
+        let out = team.publish(1, Some("999"), LEVEL);
         assert!(matches!(&out[0].message, HubMessage::Refused { reason, .. } if reason.contains("unknown")));
-        let (out, next) = core.handle(9, ClientMessage::Presence { editing: Vec::new() });
+        let (out, next) = team.core.handle(9, ClientMessage::Presence { editing: Vec::new() });
         assert_eq!((next, out.len()), (Next::Close, 1), "no hello, no service");
         let hello = ClientMessage::Hello { version: VERSION, token: "x".into(), paths: vec!["../etc/passwd".into()] };
-        assert_eq!(core.hello(10, Some(Identity { user: "eve".into(), read_only: false }), hello).1, Next::Close);
+        assert_eq!(team.core.hello(10, Some(Identity { user: "eve".into(), read_only: false }), hello).1, Next::Close);
         let hello = ClientMessage::Hello { version: VERSION, token: "x".into(), paths: vec![] };
-        assert_eq!(core.hello(11, None, hello).1, Next::Close);
+        assert_eq!(team.core.hello(11, None, hello).1, Next::Close);
         let message = ClientMessage::Publish { path: ".git/config".into(), base: None, content: LEVEL.into() };
-        assert!(matches!(&core.handle(1, message).0[0].message, HubMessage::Refused { .. }));
-        assert_eq!(core.store().log.len(), 1, "only the first publish was committed");
+        assert!(matches!(&team.core.handle(1, message).0[0].message, HubMessage::Refused { .. }));
+        assert_eq!(team.core.store().log.len(), 1, "only the first publish was committed");
     }
 
     #[test]
     fn presence_reaches_the_others_and_is_cleared_when_a_peer_leaves() {
-        let mut core = hub(Policy::SharedWins);
+        let mut team = hub(Policy::SharedWins);
         let editing = vec![Editing { path: "level.json".into(), object: "Level/Door [GameObject]".into() }];
-        let (out, _) = core.handle(1, ClientMessage::Presence { editing: editing.clone() });
+        let (out, _) = team.core.handle(1, ClientMessage::Presence { editing: editing.clone() });
         let to: Vec<PeerId> = out.iter().map(|o| o.to).collect();
         assert_eq!(to, [2, 3]);
         assert_eq!(out[0].message, HubMessage::Presence { user: "alice".into(), editing: editing.clone() });
-        assert_eq!(core.presence()["alice"], editing);
-        let out = core.leave(1);
+        assert_eq!(team.core.presence()["alice"], editing);
+        let out = team.core.leave(1);
         assert!(out.iter().all(|o| o.message == HubMessage::Presence { user: "alice".into(), editing: vec![] }));
-        assert_eq!(core.users(), ["bob", "viewer"]);
-        assert!(core.presence().is_empty());
+        assert_eq!(team.core.users(), ["bob", "viewer"]);
+        assert!(team.core.presence().is_empty());
     }
 }

@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 /// The protocol version this build speaks. A peer with another version is refused.
-pub const VERSION: u32 = 1;
+pub const VERSION: u32 = 2;
 
 /// The largest message a hub or agent accepts (a 4 MB scene fits many times over).
 pub const MAX_MESSAGE_BYTES: usize = 64 << 20;
@@ -43,6 +43,10 @@ pub enum HubMessage {
     /// A file's new head: sent to everyone syncing it after any accepted change, and to the
     /// sender as the answer to its `Publish`.
     Head { head: Head, author: String, own: bool },
+    /// A new head told as a change of the previous one this peer was sent (`from`): the bytes
+    /// `at..at + remove` of that content replaced by `insert`. A level of megabytes changes
+    /// by a few lines per edit; sending it whole to everyone is what would not scale.
+    Patch { path: String, rev: Rev, from: Rev, at: usize, remove: usize, insert: String, author: String, own: bool },
     /// A publish that changed nothing (the file already is so).
     Unchanged { path: String, rev: Rev },
     /// A publish the hub refused; it keeps its last good version.
@@ -62,6 +66,35 @@ pub struct Head {
     pub path: String,
     pub rev: Rev,
     pub content: String,
+}
+
+/// The change from `old` to `new` as one splice: where it starts, how many bytes of `old` it
+/// removes, and the text it inserts (common start and end trimmed, on character boundaries).
+pub fn splice_between<'a>(old: &str, new: &'a str) -> (usize, usize, &'a str) {
+    let (a, b) = (old.as_bytes(), new.as_bytes());
+    let mut start = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+    while !old.is_char_boundary(start) {
+        start -= 1;
+    }
+    let most = a.len().min(b.len()) - start;
+    let mut end = a.iter().rev().zip(b.iter().rev()).take(most).take_while(|(x, y)| x == y).count();
+    while !old.is_char_boundary(a.len() - end) || !new.is_char_boundary(b.len() - end) {
+        end -= 1;
+    }
+    (start, a.len() - end - start, &new[start..b.len() - end])
+}
+
+/// `old` with the splice applied; None when it does not fit (the peer is out of step).
+pub fn apply_splice(old: &str, at: usize, remove: usize, insert: &str) -> Option<String> {
+    let end = at.checked_add(remove)?;
+    if end > old.len() || !old.is_char_boundary(at) || !old.is_char_boundary(end) {
+        return None;
+    }
+    let mut out = String::with_capacity(old.len() - remove + insert.len());
+    out.push_str(&old[..at]);
+    out.push_str(insert);
+    out.push_str(&old[end..]);
+    Some(out)
 }
 
 /// A repository-relative path the hub may write: forward slashes, no `..`, no absolute path,
@@ -95,6 +128,32 @@ mod tests {
         let back: ClientMessage = serde_json::from_str(r#"{"type":"hello","version":1,"token":"t","paths":[]}"#).unwrap();
         assert_eq!(back, ClientMessage::Hello { version: 1, token: "t".into(), paths: vec![] });
         assert!(serde_json::from_str::<ClientMessage>(r#"{"type":"format_disk"}"#).is_err());
+    }
+
+    #[test]
+    fn a_splice_turns_the_old_text_into_the_new_one() {
+        let cases = [
+            ("", ""),
+            ("abc", "abc"),
+            ("abc", ""),
+            ("", "xyz"),
+            ("{ \"x\": 1 }", "{ \"x\": 10 }"),
+            ("aaaa", "aa"),
+            ("aa", "aaaa"),
+            ("héllo wörld", "hèllo wörld"),
+            ("😀😀", "😀😁"),
+            ("x😀", "x😁y"),
+        ];
+        for (old, new) in cases {
+            let (at, remove, insert) = splice_between(old, new);
+            assert_eq!(apply_splice(old, at, remove, insert).as_deref(), Some(new), "{old:?} → {new:?}");
+            assert!(insert.len() <= new.len());
+        }
+        let (at, remove, insert) = splice_between("0123456789", "0123X56789");
+        assert_eq!((at, remove, insert), (4, 1, "X"), "only the changed part travels");
+        assert_eq!(apply_splice("abc", 2, 5, ""), None, "past the end");
+        assert_eq!(apply_splice("é", 1, 0, "x"), None, "inside a character");
+        assert_eq!(apply_splice("abc", usize::MAX, 2, ""), None);
     }
 
     #[test]

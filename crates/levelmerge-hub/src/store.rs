@@ -58,11 +58,23 @@ struct Change<'a> {
     message: &'a str,
 }
 
-/// A bare git repository, driven through the git command's plumbing: the main line is the
-/// branch HEAD names; kept edits go to `refs/levelmerge/kept/<user>`.
-#[derive(Debug)]
+/// A bare git repository: the main line is the branch HEAD names; kept edits go to
+/// `refs/levelmerge/kept/<user>`. Revisions are read and committed in process (a publish
+/// must not wait for a dozen git processes); the git command creates the repository and
+/// reads the history the dashboard shows.
 pub struct GitStore {
     dir: PathBuf,
+    repo: gix::ThreadSafeRepository,
+}
+
+impl std::fmt::Debug for GitStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GitStore").field("dir", &self.dir).finish_non_exhaustive()
+    }
+}
+
+fn failed(what: &str) -> impl Fn(gix::Error) -> String + '_ {
+    move |e| format!("{what}: {e}")
 }
 
 impl GitStore {
@@ -85,14 +97,11 @@ impl GitStore {
         if dir.join(".git").exists() {
             return Err(worktree());
         }
-        let store = GitStore { dir: dir.to_path_buf() };
-        let bare = store
-            .git(&["rev-parse", "--is-bare-repository"], None, &[])
-            .map_err(|e| format!("{}: not a git repository: {e}", dir.display()))?;
-        if String::from_utf8_lossy(&bare).trim() != "true" {
+        let repo = gix::open(dir).map_err(|e| format!("{}: not a git repository: {e}", dir.display()))?.into_sync();
+        if !repo.to_thread_local().is_bare() {
             return Err(worktree());
         }
-        Ok(store)
+        Ok(GitStore { dir: dir.to_path_buf(), repo })
     }
 
     pub fn dir(&self) -> &Path {
@@ -120,44 +129,51 @@ impl GitStore {
     }
 
     /// The commit a ref points at, if it exists.
-    fn resolve(&self, reference: &str) -> Option<String> {
-        self.text(&["rev-parse", "--verify", "--quiet", &format!("{reference}^{{commit}}")], None, &[]).ok().filter(|s| !s.is_empty())
+    fn resolve(&self, reference: &str) -> Option<gix::ObjectId> {
+        let repo = self.repo.to_thread_local();
+        let mut found = repo.try_find_reference(reference).ok()??;
+        found.peel_to_id().ok().map(|id| id.detach())
+    }
+
+    /// The main line's commit, if it has one.
+    fn head_commit(&self) -> Option<gix::ObjectId> {
+        self.repo.to_thread_local().head_id().ok().map(|id| id.detach())
     }
 
     /// Commits the change on top of `parent`, with the other files of `tree_of`, and moves
-    /// `reference` from `parent` to it.
-    fn commit_on(&self, reference: &str, parent: Option<&str>, tree_of: Option<&str>, change: &Change<'_>) -> Result<String, String> {
+    /// `reference` from `parent` to it (failing rather than losing a commit made meanwhile).
+    fn commit_on(
+        &self,
+        reference: &str,
+        parent: Option<gix::ObjectId>,
+        tree_of: Option<gix::ObjectId>,
+        change: &Change<'_>,
+    ) -> Result<String, String> {
         let Change { path, content, author, message } = *change;
-        let blob = self.text(&["hash-object", "-w", "--stdin"], Some(content), &[])?;
-        let index = tempfile::NamedTempFile::new().map_err(|e| format!("cannot create a temporary index: {e}"))?;
-        let index_path = index.path().to_str().ok_or("a temporary path that is not UTF-8")?.to_owned();
-        let env = [("GIT_INDEX_FILE", index_path.as_str())];
-        match tree_of {
-            Some(commit) => self.git(&["read-tree", commit], None, &env)?,
-            None => self.git(&["read-tree", "--empty"], None, &env)?,
+        let repo = self.repo.to_thread_local();
+        let blob = repo.write_blob(content).map_err(failed("cannot write the file to git"))?.detach();
+        let tree = match tree_of {
+            Some(commit) => repo.find_commit(commit).and_then(|c| c.tree_id()).map_err(failed("cannot read the head revision"))?.detach(),
+            None => gix::ObjectId::empty_tree(repo.object_hash()),
         };
-        self.git(&["update-index", "--add", "--cacheinfo", &format!("100644,{blob},{path}")], None, &env)?;
-        let tree = self.text(&["write-tree"], None, &env)?;
+        let mut editor = repo.edit_tree(tree).map_err(failed("cannot read the head tree"))?;
+        editor.upsert(path, gix::object::tree::EntryKind::Blob, blob).map_err(failed("cannot place the file"))?;
+        let tree = editor.write().map_err(failed("cannot write the tree"))?.detach();
+        let seconds = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
+        let time = format!("{seconds} +0000");
         let email = format!("{author}@levelmerge-hub");
-        let people = [
-            ("GIT_AUTHOR_NAME", author),
-            ("GIT_AUTHOR_EMAIL", email.as_str()),
-            ("GIT_COMMITTER_NAME", "levelmerge hub"),
-            ("GIT_COMMITTER_EMAIL", "hub@levelmerge-hub"),
-        ];
-        let mut args = vec!["commit-tree", tree.as_str(), "-m", message];
-        if let Some(p) = parent {
-            args.extend(["-p", p]);
-        }
-        let commit = self.text(&args, None, &people)?;
-        // The old value makes the update fail rather than lose a commit made meanwhile.
-        let old = parent.unwrap_or("0000000000000000000000000000000000000000");
-        self.git(&["update-ref", reference, &commit, old], None, &[])?;
-        Ok(commit)
+        let author = gix::actor::SignatureRef { name: author.into(), email: email.as_str().into(), time: &time };
+        let committer = gix::actor::SignatureRef { name: "levelmerge hub".into(), email: "hub@levelmerge-hub".into(), time: &time };
+        let commit = repo
+            .commit_as(committer, author, reference, message, tree, parent)
+            .map_err(failed(&format!("cannot commit to {reference}")))?;
+        Ok(commit.to_string())
     }
 
     fn main_ref(&self) -> Result<String, String> {
-        self.text(&["symbolic-ref", "HEAD"], None, &[])
+        let repo = self.repo.to_thread_local();
+        let head = repo.head_name().map_err(failed("cannot read HEAD"))?;
+        head.map(|name| name.as_bstr().to_string()).ok_or_else(|| "HEAD is detached: the hub needs it on a branch".to_owned())
     }
 }
 
@@ -174,7 +190,7 @@ pub struct Commit {
 impl GitStore {
     /// The files of the head revision.
     pub fn files(&self) -> Result<Vec<String>, String> {
-        if self.resolve("HEAD").is_none() {
+        if self.head_commit().is_none() {
             return Ok(Vec::new());
         }
         Ok(self.text(&["ls-tree", "-r", "--name-only", "HEAD"], None, &[])?.lines().map(str::to_owned).collect())
@@ -182,7 +198,7 @@ impl GitStore {
 
     /// The newest `max` commits that changed `path`, newest first.
     pub fn history(&self, path: &str, max: usize) -> Result<Vec<Commit>, String> {
-        if self.resolve("HEAD").is_none() {
+        if self.head_commit().is_none() {
             return Ok(Vec::new());
         }
         let log = self.text(&["log", &format!("-n{max}"), "--format=%H%x1f%P%x1f%an%x1f%aI%x1f%s", "HEAD", "--", path], None, &[])?;
@@ -206,32 +222,37 @@ impl GitStore {
 
 impl Store for GitStore {
     fn head(&self, path: &str) -> Result<Option<(Rev, Vec<u8>)>, String> {
-        let Some(head) = self.resolve("HEAD") else { return Ok(None) };
+        let Some(head) = self.head_commit() else { return Ok(None) };
+        let head = head.to_string();
         Ok(self.at(&head, path)?.map(|c| (head, c)))
     }
 
     fn at(&self, rev: &str, path: &str) -> Result<Option<Vec<u8>>, String> {
-        if !rev.bytes().all(|b| b.is_ascii_hexdigit()) || rev.len() < 4 {
-            return Ok(None);
+        // Only full commit ids: revisions are what this hub handed out.
+        let Ok(id) = gix::ObjectId::from_hex(rev.as_bytes()) else { return Ok(None) };
+        let repo = self.repo.to_thread_local();
+        let Ok(commit) = repo.find_commit(id) else { return Ok(None) };
+        let tree = commit.tree().map_err(failed(&format!("cannot read revision {rev}")))?;
+        let entry = tree.lookup_entry(path.split('/')).map_err(failed(&format!("cannot read {path} at {rev}")))?;
+        match entry {
+            Some(e) if e.mode().is_blob() => {
+                Ok(Some(repo.find_object(e.object_id()).map_err(failed(&format!("cannot read {path} at {rev}")))?.detach().data))
+            }
+            _ => Ok(None),
         }
-        // `cat-file -e` first: a missing file is an answer, not an error.
-        if self.git(&["cat-file", "-e", &format!("{rev}:{path}")], None, &[]).is_err() {
-            return Ok(None);
-        }
-        self.git(&["cat-file", "blob", &format!("{rev}:{path}")], None, &[]).map(Some)
     }
 
     fn commit(&mut self, path: &str, content: &[u8], author: &str, message: &str) -> Result<Rev, String> {
-        let head = self.resolve("HEAD");
+        let head = self.head_commit();
         let reference = self.main_ref()?;
-        self.commit_on(&reference, head.as_deref(), head.as_deref(), &Change { path, content, author, message })
+        self.commit_on(&reference, head, head, &Change { path, content, author, message })
     }
 
     fn keep(&mut self, name: &str, path: &str, content: &[u8], author: &str, message: &str) -> Result<String, String> {
         let reference = format!("refs/levelmerge/kept/{name}");
         let parent = self.resolve(&reference);
-        let head = self.resolve("HEAD");
-        self.commit_on(&reference, parent.as_deref(), head.as_deref(), &Change { path, content, author, message })?;
+        let head = self.head_commit();
+        self.commit_on(&reference, parent, head, &Change { path, content, author, message })?;
         Ok(reference)
     }
 }
@@ -258,6 +279,8 @@ mod tests {
         assert_eq!(authors, "bob second\nalice first");
         assert_eq!(store.text(&["show", &format!("{kept}:levels/a.json")], None, &[]).unwrap(), "{\"v\": 9}");
         assert_eq!(store.files().unwrap(), ["levels/a.json"]);
+        // Written in process, read by git: the objects are sound.
+        store.git(&["fsck", "--strict", "--no-dangling"], None, &[]).unwrap();
         let history = store.history("levels/a.json", 10).unwrap();
         assert_eq!(history.iter().map(|c| c.author.as_str()).collect::<Vec<_>>(), ["bob", "alice"]);
         assert_eq!((history[0].parent.as_deref(), history[1].parent.as_deref()), (Some(first.as_str()), None));
