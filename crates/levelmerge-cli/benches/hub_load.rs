@@ -149,8 +149,12 @@ fn main() {
             if let Some(wait) = due.checked_duration_since(Instant::now()) {
                 std::thread::sleep(wait);
             }
+            // An editor that saves what is on disk, never a stale copy: it holds the agent's
+            // lock while it reads and rewrites the file.
+            let lock = levelmerge_hub::agent::lock_working_copy(copy).expect("the working copy's lock");
             let now = read(copy);
             std::fs::write(copy.join("level.json"), set_x(&now, object_of(u, users, objects), round)).unwrap();
+            drop(lock);
             saves.push((u, round, Instant::now()));
         }
     }
@@ -261,6 +265,40 @@ fn main() {
             "LOST: the copies did not converge on every last edit"
         }
     );
+    if !converged {
+        // What went wrong, for whoever reads the run: which copies miss whose last edit, and
+        // what those agents said last.
+        for (v, copy) in copies.iter().enumerate() {
+            let text = read(copy);
+            let missing: Vec<String> = (0..users)
+                .filter(|&u| x_of(&text, object_of(u, users, objects)) != Some(expected[u]))
+                .map(|u| format!("{} has {:?}", names[u], x_of(&text, object_of(u, users, objects))))
+                .collect();
+            if !missing.is_empty() {
+                println!("hub_load: {}'s copy: {}", names[v], missing.join(", "));
+            }
+        }
+        for (u, agent) in agents.iter().enumerate() {
+            if x_of(&read(&copies[u]), object_of(u, users, objects)) != Some(expected[u]) {
+                let lines = agent.lines.lock().unwrap();
+                let said: Vec<&String> =
+                    lines.iter().map(|(_, l)| l).filter(|l| l.starts_with("sync: ") && !l.contains(" changed ")).collect();
+                println!(
+                    "hub_load: {}'s agent said {} thing(s), the last: {:?}",
+                    names[u],
+                    said.len(),
+                    said.iter().rev().take(6).collect::<Vec<_>>()
+                );
+                let hub_said: Vec<&String> = hub_lines.iter().map(|(_, l)| l).filter(|l| l.contains(&names[u])).collect();
+                println!(
+                    "hub_load: the hub on {}: {} line(s), the last: {:?}",
+                    names[u],
+                    hub_said.len(),
+                    hub_said.iter().rev().take(4).collect::<Vec<_>>()
+                );
+            }
+        }
+    }
     // The processes are stopped before the exit code says how it went.
     drop(agents);
     drop(hub);

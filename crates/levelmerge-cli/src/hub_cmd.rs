@@ -31,7 +31,8 @@ pub struct HubArgs {
     /// Address to listen on.
     #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:7878")]
     pub listen: SocketAddr,
-    /// Who wins a conflict: the version already shared, or the incoming edit.
+    /// Who wins a conflict: the version already shared, the incoming edit, or nobody yet
+    /// (manual: the shared version stays and the conflict waits on the dashboard).
     #[arg(long, value_enum, default_value = "shared-wins")]
     pub policy: PolicyArg,
     /// Messages a connection may send per second before it is closed.
@@ -43,6 +44,7 @@ pub struct HubArgs {
 pub enum PolicyArg {
     SharedWins,
     IncomingWins,
+    Manual,
 }
 
 #[derive(Debug, clap::Subcommand)]
@@ -208,6 +210,7 @@ pub fn hub(args: &HubArgs, ui: &Ui) -> Result<u8> {
     let policy = match args.policy {
         PolicyArg::SharedWins => HubPolicy::SharedWins,
         PolicyArg::IncomingWins => HubPolicy::IncomingWins,
+        PolicyArg::Manual => HubPolicy::Manual,
     };
     let options = HubOptions { repo, listen: args.listen, policy, max_rate: args.max_rate };
     let quiet = ui.quiet;

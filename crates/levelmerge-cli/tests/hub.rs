@@ -299,13 +299,57 @@ fn strangers_and_read_only_tokens_change_nothing() {
 
 /// A raw HTTP GET on loopback: the status line.
 fn http_status(port: u16, path: &str, token: Option<&str>) -> String {
+    http(port, "GET", path, token, None).lines().next().unwrap_or_default().to_owned()
+}
+
+/// A raw HTTP request on loopback (a JSON body when given): the whole answer.
+fn http(port: u16, method: &str, path: &str, token: Option<&str>, body: Option<&str>) -> String {
     use std::io::{Read, Write};
     let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
     let auth = token.map_or(String::new(), |t| format!("Authorization: Bearer {t}\r\n"));
-    write!(stream, "GET {path} HTTP/1.1\r\nHost: localhost\r\n{auth}Connection: close\r\n\r\n").unwrap();
+    let body = body.map_or(String::new(), |b| format!("Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{b}", b.len()));
+    let body = if body.is_empty() { "\r\n".to_owned() } else { body };
+    write!(stream, "{method} {path} HTTP/1.1\r\nHost: localhost\r\n{auth}Connection: close\r\n{body}").unwrap();
     let mut answer = String::new();
     stream.read_to_string(&mut answer).unwrap();
-    answer.lines().next().unwrap_or_default().to_owned()
+    answer
+}
+
+#[test]
+fn under_the_manual_policy_a_conflict_waits_on_the_dashboard_until_someone_settles_it() {
+    let team = Team::new(&[("alice", false), ("bob", false), ("lead", true)]);
+    let hub = team.hub("manual");
+    team.save("alice", LEVEL);
+    let alice = team.agent("alice");
+    let bob = team.agent("bob");
+    team.converge(&["alice", "bob"], LEVEL);
+    // Bob edits the crate while away; alice edits it too.
+    drop(bob);
+    team.save("alice", &with_x(LEVEL, "Crate", 1));
+    wait_until(
+        "alice's edit at the hub",
+        || team.git(&["show", "HEAD:level.json"]).contains("\"Crate\", \"x\": 1 ").then_some(()),
+        || alice.output(),
+    );
+    team.save("bob", &with_x(LEVEL, "Crate", 2));
+    let bob = team.agent("bob");
+    bob.wait_for_line("the team's version won over your edit of level.json");
+    hub.wait_for_line("1 conflict(s) of bob's level.json wait to be settled");
+    team.converge(&["alice", "bob"], &with_x(LEVEL, "Crate", 1));
+    let queue = http(team.port, "GET", "/api/conflicts", Some(&team.token("lead")), None);
+    let id = queue.split("\"id\":").nth(1).and_then(|r| r.split(|c: char| !c.is_ascii_digit()).next()).expect(&queue).to_owned();
+    if let Some(browser) = levelmerge_testutils::browser::require("the conflict queue on the dashboard") {
+        let dom = browser.dom(&format!("http://127.0.0.1:{}/#token={}&file=level.json", team.port, team.token("lead")));
+        assert!(dom.contains(&format!("data-conflict=\"{id}\"")) && dom.contains("Take bob's edit"), "{dom}");
+    }
+    let settle = format!("{{\"id\":{id},\"take\":\"edit\"}}");
+    let answer = http(team.port, "POST", "/api/conflicts/settle", Some(&team.token("lead")), Some(&settle));
+    assert!(answer.starts_with("HTTP/1.1 403"), "a read-only token settles nothing: {answer}");
+    let answer = http(team.port, "POST", "/api/conflicts/settle", Some(&team.token("alice")), Some(&settle));
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    team.converge(&["alice", "bob"], &with_x(LEVEL, "Crate", 2));
+    assert_eq!(team.git(&["log", "-1", "--format=%an %s"]).trim(), "alice level.json: bob's edit, taken by alice");
+    assert!(http(team.port, "GET", "/api/conflicts", Some(&team.token("lead")), None).contains("\"conflicts\":[]"));
 }
 
 #[test]

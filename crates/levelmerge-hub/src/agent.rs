@@ -30,6 +30,9 @@ const PRESENCE_FOR: Duration = Duration::from_secs(60);
 /// How often the files are looked at for saves (at most the interval).
 const POLL: Duration = Duration::from_millis(50);
 
+/// Presence is sent every interval, and at least this often: it is the hub's heartbeat.
+const HEARTBEAT: Duration = Duration::from_secs(10);
+
 /// The last version of a file the agent had from the hub, kept on disk so that an agent
 /// restarted offline still knows what its user changed.
 #[derive(Debug, Clone)]
@@ -323,6 +326,9 @@ impl<L: Merger> Agent<L> {
             // Only over the file as it was read: a save in between is merged on the next try.
             // The new file is written and synced first, so that only a read and a rename lie
             // between that check and the replacement.
+            // A tool that edits the file by reading and rewriting it can hold the same lock
+            // so that its save never lands on a version it did not read.
+            let _lock = lock_working_copy(&self.options.root);
             let unchanged = || std::fs::read(&file).ok() == local;
             // The hub's own version can be fetched again; only a merge with local edits must
             // reach the disk before it replaces the user's file.
@@ -410,7 +416,7 @@ impl<L: Merger> Agent<L> {
         for head in to_apply {
             self.apply(head, false);
         }
-        if self.presence_at.is_none_or(|at| now.duration_since(at) >= interval) {
+        if self.presence_at.is_none_or(|at| now.duration_since(at) >= interval.min(HEARTBEAT)) {
             self.presence_at = Some(now);
             let editing = self
                 .options
@@ -471,6 +477,16 @@ fn read_shadow(file: &Path) -> Option<Shadow> {
     let text = String::from_utf8(bytes).ok()?;
     let (rev, content) = text.split_once('\n')?;
     Some(Shadow { rev: rev.to_owned(), content: content.to_owned() })
+}
+
+/// The agent's lock on the working copy, `ROOT/.levelmerge/sync/lock`: held while a file is
+/// replaced. None when it cannot be taken (the write then goes on without it).
+pub fn lock_working_copy(root: &Path) -> Option<std::fs::File> {
+    let dir = root.join(".levelmerge").join("sync");
+    std::fs::create_dir_all(&dir).ok()?;
+    let file = std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(dir.join("lock")).ok()?;
+    file.lock().ok()?;
+    Some(file)
 }
 
 /// Size, modification time and inode: an atomic save (a rename) changes the inode even

@@ -17,6 +17,27 @@ pub enum Policy {
     SharedWins,
     /// The incoming edit wins.
     IncomingWins,
+    /// The shared version stays for now and the conflict waits in a queue for someone to
+    /// settle it (the dashboard): take the edit, or keep the shared version.
+    Manual,
+}
+
+/// A conflict waiting to be settled by someone (the manual policy).
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Queued {
+    pub id: u64,
+    pub user: String,
+    pub path: String,
+    pub conflicts: Vec<String>,
+    /// The edit's base, the edit, and the head it was merged into with the shared version.
+    #[serde(skip)]
+    base: Vec<u8>,
+    #[serde(skip)]
+    incoming: Vec<u8>,
+    #[serde(skip)]
+    shared: Vec<u8>,
+    #[serde(skip)]
+    merged: Vec<u8>,
 }
 
 /// The merge the hub needs, given by the caller (the command line brings every codec).
@@ -66,6 +87,8 @@ pub enum Event {
     Left { user: String },
     Committed { user: String, path: String, rev: Rev, merged: bool, settled: usize },
     Refused { user: String, path: String, reason: String },
+    Queued { user: String, path: String, conflicts: usize },
+    Settled { by: String, user: String, path: String, took_edit: bool },
 }
 
 pub struct Core<S, M> {
@@ -83,6 +106,9 @@ pub struct Core<S, M> {
     last_publish: std::collections::HashMap<(String, String), (u64, Vec<u8>)>,
     /// The revision of each file each peer was last sent: a new head goes to it as a splice.
     sent: std::collections::HashMap<(PeerId, String), Rev>,
+    /// Conflicts waiting to be settled (manual policy), oldest first.
+    queue: Vec<Queued>,
+    next_queued: u64,
     pub events: Vec<Event>,
 }
 
@@ -97,6 +123,8 @@ impl<S: Store, M: Merger> Core<S, M> {
             order: Default::default(),
             last_publish: Default::default(),
             sent: Default::default(),
+            queue: Vec::new(),
+            next_queued: 1,
             events: Vec::new(),
         }
     }
@@ -112,6 +140,52 @@ impl<S: Store, M: Merger> Core<S, M> {
     /// Who is editing what now (users editing nothing are left out).
     pub fn presence(&self) -> &BTreeMap<String, Vec<Editing>> {
         &self.presence
+    }
+
+    /// The conflicts waiting to be settled, oldest first.
+    pub fn queue(&self) -> &[Queued] {
+        &self.queue
+    }
+
+    /// Settles a queued conflict as `by` decides: the edit's side of it (merged into today's
+    /// head, as the author of the edit would have had it) or the shared version (nothing
+    /// changes; the edit stays in its author's kept history).
+    pub fn settle(&mut self, id: u64, by: &Identity, take_edit: bool) -> Result<Vec<Outgoing>, String> {
+        if by.read_only {
+            return Err("this token is read-only".into());
+        }
+        let at = self.queue.iter().position(|q| q.id == id).ok_or_else(|| format!("no conflict {id} is waiting"))?;
+        let queued = self.queue[at].clone();
+        let mut out = Vec::new();
+        if take_edit {
+            let Queued { path, base, incoming, shared, merged, user, .. } = &queued;
+            // The edit winning against the version it met, then that difference brought into
+            // the head as it is now.
+            let edit_won = self.merger.merge(path, base, shared, incoming, false)?.content;
+            let head = self.store.head(path)?;
+            let (previous, current) = match &head {
+                Some((rev, content)) => (Some((rev.clone(), String::from_utf8_lossy(content).into_owned())), content.clone()),
+                None => (None, merged.clone()),
+            };
+            let result = self.merger.merge(path, merged, &current, &edit_won, false)?.content;
+            if result != current {
+                let message = format!("{path}: {user}'s edit, taken by {}", by.user);
+                let rev = self.store.commit(path, &result, &by.user, &message)?;
+                let order = self.order.len() as u64 + 1;
+                self.order.insert(rev.clone(), order);
+                self.events.push(Event::Committed {
+                    user: by.user.clone(),
+                    path: path.clone(),
+                    rev: rev.clone(),
+                    merged: true,
+                    settled: 0,
+                });
+                out = self.broadcast(None, path, previous, rev, &result, &by.user);
+            }
+        }
+        self.queue.remove(at);
+        self.events.push(Event::Settled { by: by.user.clone(), user: queued.user, path: queued.path, took_edit: take_edit });
+        Ok(out)
     }
 
     pub fn users(&self) -> Vec<String> {
@@ -189,6 +263,16 @@ impl<S: Store, M: Merger> Core<S, M> {
         self.others(peer).map(|to| Outgoing { to, message: HubMessage::Presence { user: user.clone(), editing: Vec::new() } }).collect()
     }
 
+    /// A peer has said nothing (not even its presence heartbeat) for a while: what it said
+    /// its user is editing is no longer believed, and the others are told.
+    pub fn silent(&mut self, peer: PeerId) -> Vec<Outgoing> {
+        let Some(user) = self.peers.get(&peer).map(|p| p.identity.user.clone()) else { return Vec::new() };
+        if self.presence.remove(&user).is_none() {
+            return Vec::new();
+        }
+        self.others(peer).map(|to| Outgoing { to, message: HubMessage::Presence { user: user.clone(), editing: Vec::new() } }).collect()
+    }
+
     fn others(&self, peer: PeerId) -> impl Iterator<Item = PeerId> + '_ {
         self.peers.keys().copied().filter(move |&p| p != peer)
     }
@@ -212,6 +296,7 @@ impl<S: Store, M: Merger> Core<S, M> {
             Ok(h) => h,
             Err(e) => return refused(self, format!("the hub cannot read {path}: {e}")),
         };
+        let mut base_used = None;
         let (result, settled, merged) = match &head {
             None => (incoming.clone(), Vec::new(), false),
             Some((head_rev, head_content)) => {
@@ -233,11 +318,14 @@ impl<S: Store, M: Merger> Core<S, M> {
                 match base_content {
                     None => (incoming.clone(), Vec::new(), false),
                     Some(base_content) => {
-                        let prefer_ours = self.policy == Policy::SharedWins;
-                        match self.merger.merge(&path, &base_content, head_content, &incoming, prefer_ours) {
+                        // Manual: the shared version stays until someone settles the queue.
+                        let prefer_ours = self.policy != Policy::IncomingWins;
+                        let merged = match self.merger.merge(&path, &base_content, head_content, &incoming, prefer_ours) {
                             Ok(m) => (m.content, m.settled, true),
                             Err(e) => return refused(self, format!("cannot merge into the head: {e}")),
-                        }
+                        };
+                        base_used = Some(base_content);
+                        merged
                     }
                 }
             }
@@ -254,6 +342,10 @@ impl<S: Store, M: Merger> Core<S, M> {
                 let message = self.head_for(peer, &head, splice, &identity.user, true);
                 out.push(Outgoing { to: peer, message });
                 self.overruled(peer, &identity.user, &path, &incoming, &settled, &mut out);
+                if self.policy == Policy::Manual && !settled.is_empty() {
+                    let shared = content.clone();
+                    self.enqueue(&identity.user, &path, settled, base_used.unwrap_or_default(), incoming, shared, result);
+                }
                 return out;
             }
         }
@@ -273,16 +365,53 @@ impl<S: Store, M: Merger> Core<S, M> {
             merged,
             settled: settled.len(),
         });
-        let head = Head { path: path.clone(), rev, content: String::from_utf8_lossy(&result).into_owned() };
-        let to: Vec<PeerId> = self.peers.iter().filter(|(&to, p)| to == peer || p.paths.contains(&path)).map(|(&to, _)| to).collect();
+        out.extend(self.broadcast(Some(peer), &path, previous, rev, &result, &identity.user));
+        self.overruled(peer, &identity.user, &path, &incoming, &settled, &mut out);
+        if self.policy == Policy::Manual && !settled.is_empty() {
+            let base = base_used.unwrap_or_default();
+            self.enqueue(&identity.user, &path, settled, base, incoming, head.map(|(_, c)| c).unwrap_or_default(), result);
+        }
+        out
+    }
+
+    /// A new head of `path`, sent to the peers that follow it (and to `sender`, as its answer).
+    fn broadcast(
+        &mut self,
+        sender: Option<PeerId>,
+        path: &str,
+        previous: Option<(Rev, String)>,
+        rev: Rev,
+        content: &[u8],
+        author: &str,
+    ) -> Vec<Outgoing> {
+        let head = Head { path: path.to_owned(), rev, content: String::from_utf8_lossy(content).into_owned() };
+        let to: Vec<PeerId> =
+            self.peers.iter().filter(|(&to, p)| Some(to) == sender || p.paths.iter().any(|p| p == path)).map(|(&to, _)| to).collect();
         // Computed once: every peer that follows the file was sent the previous head.
         let splice = previous.as_ref().map(|(from, old)| (from, splice_between(old, &head.content)));
-        for to in to {
-            let message = self.head_for(to, &head, splice, &identity.user, to == peer);
-            out.push(Outgoing { to, message });
-        }
-        self.overruled(peer, &identity.user, &path, &incoming, &settled, &mut out);
-        out
+        to.into_iter()
+            .map(|to| {
+                let message = self.head_for(to, &head, splice, author, Some(to) == sender);
+                Outgoing { to, message }
+            })
+            .collect()
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn enqueue(
+        &mut self,
+        user: &str,
+        path: &str,
+        conflicts: Vec<String>,
+        base: Vec<u8>,
+        incoming: Vec<u8>,
+        shared: Vec<u8>,
+        merged: Vec<u8>,
+    ) {
+        let id = self.next_queued;
+        self.next_queued += 1;
+        self.events.push(Event::Queued { user: user.to_owned(), path: path.to_owned(), conflicts: conflicts.len() });
+        self.queue.push(Queued { id, user: user.to_owned(), path: path.to_owned(), conflicts, base, incoming, shared, merged });
     }
 
     /// The message that brings `to` to `head`: the splice from the head before it when that
@@ -308,12 +437,13 @@ impl<S: Store, M: Merger> Core<S, M> {
     /// When the shared version won conflicts against this edit, the edit is kept in the
     /// history and its author told.
     fn overruled(&mut self, peer: PeerId, user: &str, path: &str, incoming: &[u8], settled: &[String], out: &mut Vec<Outgoing>) {
-        if settled.is_empty() || self.policy != Policy::SharedWins {
+        if settled.is_empty() || self.policy == Policy::IncomingWins {
             return;
         }
+        let why = if self.policy == Policy::Manual { "waiting for the team to settle it" } else { "overruled by the shared version" };
         let kept = self
             .store
-            .keep(user, path, incoming, user, &format!("{path}: {user}'s edit, overruled by the shared version"))
+            .keep(user, path, incoming, user, &format!("{path}: {user}'s edit, {why}"))
             .unwrap_or_else(|e| format!("(not kept: {e})"));
         out.push(Outgoing { to: peer, message: HubMessage::Overruled { path: path.to_owned(), conflicts: settled.to_vec(), kept } });
     }
@@ -447,6 +577,45 @@ mod tests {
     }
 
     #[test]
+    fn under_the_manual_policy_a_conflict_waits_until_someone_settles_it() {
+        for take_edit in [true, false] {
+            let mut team = hub(Policy::Manual);
+            let first = team.publish(1, None, LEVEL);
+            let rev0 = team.head_of(&first, 1).unwrap().rev;
+            team.publish(1, Some(&rev0), &LEVEL.replace("\"x\": 1", "\"x\": 10"));
+            // Bob, still on rev0, sets the same property and another one.
+            let bob = LEVEL.replace("\"x\": 1", "\"x\": 30").replace("\"x\": 2", "\"x\": 20");
+            let out = team.publish(2, Some(&rev0), &bob);
+            let head = team.head_of(&out, 1).unwrap();
+            assert!(
+                head.content.contains("\"x\": 10") && head.content.contains("\"x\": 20"),
+                "the shared value stays meanwhile: {}",
+                head.content
+            );
+            assert!(out.iter().any(|o| o.to == 2 && matches!(o.message, HubMessage::Overruled { .. })), "bob is told");
+            assert_eq!(team.core.queue().len(), 1);
+            let queued = team.core.queue()[0].clone();
+            assert_eq!((queued.user.as_str(), queued.conflicts.len()), ("bob", 1), "{:?}", queued.conflicts);
+            let viewer = Identity { user: "viewer".into(), read_only: true };
+            assert!(team.core.settle(queued.id, &viewer, true).unwrap_err().contains("read-only"));
+            assert!(team.core.settle(999, &Identity { user: "alice".into(), read_only: false }, true).is_err());
+            let commits = team.core.store().log.len();
+            let out = team.core.settle(queued.id, &Identity { user: "alice".into(), read_only: false }, take_edit).unwrap();
+            assert!(team.core.queue().is_empty());
+            if take_edit {
+                let now = team.core.store().head("level.json").unwrap().unwrap().1;
+                let now = String::from_utf8(now).unwrap();
+                assert!(now.contains("\"x\": 30") && now.contains("\"x\": 20"), "bob's side is taken: {now}");
+                assert_eq!(team.core.store().log.last().unwrap().1, "alice", "committed by whoever settled it");
+                assert_eq!(out.iter().map(|o| o.to).collect::<Vec<_>>(), [1, 2, 3], "everyone gets the new head");
+            } else {
+                assert!(out.is_empty());
+                assert_eq!(team.core.store().log.len(), commits, "keeping the shared version changes nothing");
+            }
+        }
+    }
+
+    #[test]
     fn a_user_s_own_earlier_edit_never_overrules_their_later_one() {
         let mut team = hub(Policy::SharedWins);
         let first = team.publish(1, None, LEVEL);
@@ -497,5 +666,19 @@ mod tests {
         assert!(out.iter().all(|o| o.message == HubMessage::Presence { user: "alice".into(), editing: vec![] }));
         assert_eq!(team.core.users(), ["bob", "viewer"]);
         assert!(team.core.presence().is_empty());
+    }
+
+    #[test]
+    fn presence_expires_when_a_peer_goes_silent() {
+        let mut team = hub(Policy::SharedWins);
+        let editing = vec![Editing { path: "level.json".into(), object: "Level/Door [GameObject]".into() }];
+        team.core.handle(2, ClientMessage::Presence { editing });
+        let out = team.core.silent(2);
+        let to: Vec<PeerId> = out.iter().map(|o| o.to).collect();
+        assert_eq!(to, [1, 3], "the others hear bob stopped");
+        assert!(out.iter().all(|o| o.message == HubMessage::Presence { user: "bob".into(), editing: vec![] }));
+        assert!(team.core.presence().is_empty());
+        assert!(team.core.silent(2).is_empty(), "told once");
+        assert_eq!(team.core.users(), ["alice", "bob", "viewer"], "still connected");
     }
 }

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
 use axum::extract::State;
 use axum::response::Response;
-use axum::routing::get;
+use axum::routing::{get, post};
 use axum::Router;
 use futures_util::{SinkExt, StreamExt};
 use tokio::sync::mpsc;
@@ -22,6 +22,9 @@ use crate::store::{GitStore, Store};
 
 /// How long a new connection may take to say hello.
 const HELLO_WITHIN: Duration = Duration::from_secs(10);
+
+/// A peer silent this long (agents send presence at least every 10 s) edits nothing any more.
+const QUIET_AFTER: Duration = Duration::from_secs(30);
 
 pub struct HubOptions {
     pub repo: PathBuf,
@@ -64,6 +67,8 @@ pub async fn serve<M: Merger + 'static>(
         .route("/api/objects", get(objects::<M>))
         .route("/api/presence", get(presence::<M>))
         .route("/api/history", get(history::<M>))
+        .route("/api/conflicts", get(conflicts::<M>))
+        .route("/api/conflicts/settle", post(settle::<M>))
         .with_state(shared.clone());
     let listener = tokio::net::TcpListener::bind(options.listen).await.map_err(|e| format!("cannot listen on {}: {e}", options.listen))?;
     let address = listener.local_addr().map_err(|e| e.to_string())?;
@@ -118,6 +123,42 @@ async fn files<M: Merger + 'static>(State(shared): State<Arc<Shared<M>>>, header
 async fn presence<M: Merger + 'static>(State(shared): State<Arc<Shared<M>>>, headers: axum::http::HeaderMap) -> ApiResult {
     shared.authorized(&headers)?;
     shared.read(|core| Ok(serde_json::json!({ "presence": core.presence() })))
+}
+
+async fn conflicts<M: Merger + 'static>(State(shared): State<Arc<Shared<M>>>, headers: axum::http::HeaderMap) -> ApiResult {
+    shared.authorized(&headers)?;
+    shared.read(|core| Ok(serde_json::json!({ "conflicts": core.queue() })))
+}
+
+#[derive(serde::Deserialize)]
+struct Settle {
+    id: u64,
+    /// `edit` (the queued edit's side) or `shared` (the version the hub kept).
+    take: String,
+}
+
+/// Settles a queued conflict (manual policy); the new head goes to every agent.
+async fn settle<M: Merger + 'static>(
+    State(shared): State<Arc<Shared<M>>>,
+    headers: axum::http::HeaderMap,
+    axum::Json(request): axum::Json<Settle>,
+) -> ApiResult {
+    let who = shared.authorized(&headers)?;
+    let take_edit = match request.take.as_str() {
+        "edit" => true,
+        "shared" => false,
+        other => return Err((axum::http::StatusCode::BAD_REQUEST, format!("take must be edit or shared, not {other:?}"))),
+    };
+    let mut outcome = Ok(());
+    shared.step(|core| match core.settle(request.id, &who, take_edit) {
+        Ok(out) => (out, Next::Continue),
+        Err(e) => {
+            outcome = Err(e);
+            (Vec::new(), Next::Continue)
+        }
+    });
+    let status = if who.read_only { axum::http::StatusCode::FORBIDDEN } else { axum::http::StatusCode::BAD_REQUEST };
+    outcome.map(|()| axum::Json(serde_json::json!({ "settled": request.id }))).map_err(|e| (status, e))
 }
 
 async fn objects<M: Merger + 'static>(
@@ -203,6 +244,13 @@ fn describe(event: &Event) -> String {
             format!("hub: {user} changed {path} → {}{how}", &rev[..rev.len().min(10)])
         }
         Event::Refused { user, path, reason } => format!("hub: refused {user}'s {path}: {reason}"),
+        Event::Queued { user, path, conflicts } => format!("hub: {conflicts} conflict(s) of {user}'s {path} wait to be settled"),
+        Event::Settled { by, user, path, took_edit } => {
+            format!(
+                "hub: {by} settled {user}'s conflict in {path}: {}",
+                if *took_edit { "took the edit" } else { "kept the shared version" }
+            )
+        }
     }
 }
 
@@ -264,7 +312,15 @@ async fn serve_peer<M: Merger>(shared: &Shared<M>, peer: PeerId, stream: &mut fu
         return false;
     }
     let (mut window, mut count) = (Instant::now(), 0u32);
-    while let Some(message) = next_message(stream).await {
+    loop {
+        let message = match tokio::time::timeout(QUIET_AFTER, next_message(stream)).await {
+            Ok(Some(message)) => message,
+            Ok(None) => break,
+            Err(_) => {
+                shared.step(|core| (core.silent(peer), Next::Continue));
+                continue;
+            }
+        };
         if window.elapsed() >= Duration::from_secs(1) {
             (window, count) = (Instant::now(), 0);
         }
