@@ -121,53 +121,77 @@ pub struct Codecs {
 }
 
 impl Codecs {
-    fn engine(&self, path: &str, texts: &[&[u8]]) -> Option<Box<dyn levelmerge_core::codec::Engine>> {
-        let config = match &self.root {
-            Some(root) => Config::for_file(None, &root.join(path)).unwrap_or_default(),
-            None => Config::default(),
-        };
+    /// The settings for `path`: the team's file as the hub holds it when given, else the
+    /// working copy's `.levelmerge.toml`, else the defaults.
+    fn config(&self, path: &str, settings: Option<&[u8]>) -> Result<Config, String> {
+        match (settings, &self.root) {
+            (Some(text), _) => {
+                Config::parse(&String::from_utf8_lossy(text), Path::new(levelmerge_hub::core::SETTINGS)).map_err(|e| format!("{e:#}"))
+            }
+            (None, Some(root)) => Ok(Config::for_file(None, &root.join(path)).unwrap_or_default()),
+            (None, None) => Ok(Config::default()),
+        }
+    }
+
+    fn engine(&self, path: &str, texts: &[&[u8]], config: &Config) -> Option<Box<dyn levelmerge_core::codec::Engine>> {
+        // The settings are text, merged by lines (their soundness is checked apart).
+        if path == levelmerge_hub::core::SETTINGS {
+            return None;
+        }
         let format = format::detect(texts, Some(Path::new(path)));
-        format::engine(format, &config)
+        format::engine(format, config)
     }
 }
 
 impl Merger for Codecs {
-    fn merge(&self, path: &str, base: &[u8], ours: &[u8], theirs: &[u8], prefer_ours: bool) -> Result<Merged, String> {
+    fn merge(
+        &self,
+        path: &str,
+        base: &[u8],
+        ours: &[u8],
+        theirs: &[u8],
+        prefer_ours: bool,
+        settings: Option<&[u8]>,
+    ) -> Result<Merged, String> {
         let style = MarkerStyle::default();
-        let Some(engine) = self.engine(path, &[ours, theirs, base]) else {
+        let config = self.config(path, settings)?;
+        let Some(engine) = self.engine(path, &[ours, theirs, base], &config) else {
             let m = merge_lines(base, ours, theirs, &style);
             return if m.conflicts == 0 {
-                Ok(Merged { content: m.text, settled: Vec::new() })
+                Ok(Merged { content: m.text, settled: Vec::new(), theirs_lost: Vec::new() })
             } else {
                 Err("conflicting edits of a text file".into())
             };
         };
         let prefer = Some(if prefer_ours { Side::Ours } else { Side::Theirs });
-        let options = Options { policy: Policy { prefer, rules: Vec::new() }, ..Options::default() };
+        let options = Options { policy: Policy { prefer, rules: config.rules.clone() }, ..Options::default() };
         let outcome = engine.merge(Sides::new(base, ours, theirs), &options, &style).map_err(|e| e.to_string())?;
         if outcome.open_conflicts > 0 {
             return Err(format!("{} conflict(s) the policy could not settle", outcome.open_conflicts));
         }
         let show = |t: &Option<String>| t.as_deref().map_or("(deleted)".to_owned(), |t| crate::ui::shorten(t, 40));
-        let settled = outcome
-            .conflicts
-            .iter()
-            .filter(|c| c.resolved.is_some())
-            .map(|c| {
-                format!(
-                    "{}{}: ours {} · theirs {}",
-                    c.object,
-                    if c.path.is_empty() { String::new() } else { format!(" › {}", c.path) },
-                    show(&c.ours),
-                    show(&c.theirs)
-                )
-            })
-            .collect();
-        Ok(Merged { content: outcome.text, settled })
+        let describe = |c: &levelmerge_core::codec::ConflictReport| {
+            format!(
+                "{}{}: ours {} · theirs {}",
+                c.object,
+                if c.path.is_empty() { String::new() } else { format!(" › {}", c.path) },
+                show(&c.ours),
+                show(&c.theirs)
+            )
+        };
+        let settled = outcome.conflicts.iter().filter(|c| c.resolved.is_some()).map(describe).collect();
+        let theirs_lost =
+            outcome.conflicts.iter().filter(|c| c.resolved.as_ref().is_some_and(|(side, _)| *side != Side::Theirs)).map(describe).collect();
+        Ok(Merged { content: outcome.text, settled, theirs_lost })
     }
 
     fn check(&self, path: &str, content: &[u8]) -> Result<(), String> {
-        let problems = format::problems(self.engine(path, &[content]).as_deref(), content);
+        // The team's settings are shared through the hub too: a broken one is refused.
+        if path == levelmerge_hub::core::SETTINGS {
+            self.config(path, Some(content))?;
+        }
+        let config = self.config(path, None)?;
+        let problems = format::problems(self.engine(path, &[content], &config).as_deref(), content);
         match problems.first() {
             None => Ok(()),
             Some(p) => {
@@ -177,13 +201,13 @@ impl Merger for Codecs {
     }
 
     fn objects(&self, path: &str, content: &[u8]) -> Result<Vec<(Vec<String>, String)>, String> {
-        let Some(engine) = self.engine(path, &[content]) else { return Ok(Vec::new()) };
+        let Some(engine) = self.engine(path, &[content], &self.config(path, None)?) else { return Ok(Vec::new()) };
         let objects = engine.objects(content).map_err(|e| e.to_string())?;
         Ok(objects.into_iter().map(|o| (o.path, o.kind)).collect())
     }
 
     fn changed_objects(&self, path: &str, old: &[u8], new: &[u8]) -> Vec<String> {
-        let Some(engine) = self.engine(path, &[new, old]) else { return Vec::new() };
+        let Some(engine) = self.engine(path, &[new, old], &self.config(path, None).unwrap_or_default()) else { return Vec::new() };
         let Ok(report) = engine.diff(old, new) else { return Vec::new() };
         report
             .objects

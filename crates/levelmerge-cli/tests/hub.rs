@@ -116,9 +116,13 @@ impl Team {
     }
 
     fn agent(&self, user: &str) -> Running {
+        self.agent_of(user, &["level.json"])
+    }
+
+    fn agent_of(&self, user: &str, paths: &[&str]) -> Running {
         let mut c = levelmerge();
         c.args(["sync", "--hub", &format!("127.0.0.1:{}", self.port), "--interval", INTERVAL, "--root"]).arg(self.copy(user));
-        c.arg("level.json").env("LEVELMERGE_TOKEN", self.token(user));
+        c.args(paths).env("LEVELMERGE_TOKEN", self.token(user));
         Running::spawn(c)
     }
 
@@ -456,4 +460,37 @@ fn malformed_oversized_and_unauthenticated_messages_do_not_harm_the_session() {
     team.save("alice", &with_x(LEVEL, "Lamp", 12));
     team.converge(&["alice", "bob"], &with_x(LEVEL, "Lamp", 12));
     assert!(!team.git(&["show", "HEAD:level.json"]).contains("66"), "the stranger's publish was not taken");
+}
+
+#[test]
+fn the_team_s_per_property_rules_travel_through_the_hub_and_apply_there() {
+    let team = Team::new(&[("alice", false), ("bob", false)]);
+    let hub = team.hub("incoming-wins");
+    team.save("alice", LEVEL);
+    // The team's settings are synced like a level: `x` stays as shared, whatever the policy.
+    let rules = "[[rule]]\nproperty = \"x\"\ntake = \"ours\"\n";
+    std::fs::write(team.copy("alice").join(".levelmerge.toml"), rules).unwrap();
+    let alice = team.agent_of("alice", &["level.json", ".levelmerge.toml"]);
+    wait_until("the rules at the hub", || team.git(&["show", "HEAD:.levelmerge.toml"]).contains("take").then_some(()), || alice.output());
+    let bob = team.agent("bob");
+    team.converge(&["alice", "bob"], LEVEL);
+    drop(bob);
+    team.save("alice", &with_x(LEVEL, "Crate", 1));
+    wait_until(
+        "alice's edit at the hub",
+        || team.git(&["show", "HEAD:level.json"]).contains("\"Crate\", \"x\": 1 ").then_some(()),
+        || alice.output(),
+    );
+    team.save("bob", &with_x(&with_x(LEVEL, "Crate", 2), "Door", 9));
+    let bob = team.agent("bob");
+    // Incoming-wins would take bob's crate; the rule keeps alice's, and bob's other edit lands.
+    let expected = with_x(&with_x(LEVEL, "Crate", 1), "Door", 9);
+    team.converge(&["alice", "bob"], &expected);
+    bob.wait_for_line("the team's version won over your edit of level.json");
+    assert!(team.git(&["show", "refs/levelmerge/kept/bob:level.json"]).contains("\"Crate\", \"x\": 2 "));
+    // A broken settings file is refused like a broken level.
+    std::fs::write(team.copy("alice").join(".levelmerge.toml"), "[[rule]]\nproperty = 3\n").unwrap();
+    alice.wait_for_line("the hub refused .levelmerge.toml");
+    assert!(team.git(&["show", "HEAD:.levelmerge.toml"]).contains("take = \"ours\""));
+    drop(hub);
 }

@@ -310,7 +310,7 @@ impl<L: Merger> Agent<L> {
             Some(l) => {
                 // Edited meanwhile: keep those edits (against what was published, or the shadow).
                 let base = published.or(shadow).unwrap_or(target);
-                match self.local.merge(&head.path, base, l, target, true) {
+                match self.local.merge(&head.path, base, l, target, true, None) {
                     // A conflict is the hub's to settle, by the team's policy: the file is
                     // left as it is and published against the older shadow.
                     Ok(m) if !m.settled.is_empty() => return true,

@@ -10,6 +10,9 @@ use crate::store::Store;
 
 pub type PeerId = u64;
 
+/// Where the team's settings live in the hub's repository.
+pub const SETTINGS: &str = ".levelmerge.toml";
+
 /// How a conflict between the shared head and an incoming edit is settled.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Policy {
@@ -43,8 +46,18 @@ pub struct Queued {
 /// The merge the hub needs, given by the caller (the command line brings every codec).
 pub trait Merger: Send {
     /// Three-way merge of `path`; conflicts go to `ours` when `prefer_ours`, else to
-    /// `theirs`. Err when an input is not a sound level.
-    fn merge(&self, path: &str, base: &[u8], ours: &[u8], theirs: &[u8], prefer_ours: bool) -> Result<Merged, String>;
+    /// `theirs`, except where the per-property rules of `settings` (the team's
+    /// `.levelmerge.toml` as the hub holds it; None: the merger's own) say otherwise. Err when
+    /// an input is not a sound level.
+    fn merge(
+        &self,
+        path: &str,
+        base: &[u8],
+        ours: &[u8],
+        theirs: &[u8],
+        prefer_ours: bool,
+        settings: Option<&[u8]>,
+    ) -> Result<Merged, String>;
     /// Whether `content` is a sound level (parses, no markers, coherent).
     fn check(&self, path: &str, content: &[u8]) -> Result<(), String>;
     /// The objects an edit touched, as people name them (`Level/Door (Transform)`): presence.
@@ -58,6 +71,8 @@ pub trait Merger: Send {
 pub struct Merged {
     pub content: Vec<u8>,
     pub settled: Vec<String>,
+    /// Those of `settled` that `theirs` lost (by the preference or by a per-property rule).
+    pub theirs_lost: Vec<String>,
 }
 
 /// A message for one peer.
@@ -161,13 +176,14 @@ impl<S: Store, M: Merger> Core<S, M> {
             let Queued { path, base, incoming, shared, merged, user, .. } = &queued;
             // The edit winning against the version it met, then that difference brought into
             // the head as it is now.
-            let edit_won = self.merger.merge(path, base, shared, incoming, false)?.content;
+            let settings = self.settings();
+            let edit_won = self.merger.merge(path, base, shared, incoming, false, settings.as_deref())?.content;
             let head = self.store.head(path)?;
             let (previous, current) = match &head {
                 Some((rev, content)) => (Some((rev.clone(), String::from_utf8_lossy(content).into_owned())), content.clone()),
                 None => (None, merged.clone()),
             };
-            let result = self.merger.merge(path, merged, &current, &edit_won, false)?.content;
+            let result = self.merger.merge(path, merged, &current, &edit_won, false, settings.as_deref())?.content;
             if result != current {
                 let message = format!("{path}: {user}'s edit, taken by {}", by.user);
                 let rev = self.store.commit(path, &result, &by.user, &message)?;
@@ -186,6 +202,11 @@ impl<S: Store, M: Merger> Core<S, M> {
         self.queue.remove(at);
         self.events.push(Event::Settled { by: by.user.clone(), user: queued.user, path: queued.path, took_edit: take_edit });
         Ok(out)
+    }
+
+    /// The team's settings: `.levelmerge.toml` at the head, synced like any other file.
+    fn settings(&self) -> Option<Vec<u8>> {
+        self.store.head(SETTINGS).ok().flatten().map(|(_, content)| content)
     }
 
     pub fn users(&self) -> Vec<String> {
@@ -320,10 +341,13 @@ impl<S: Store, M: Merger> Core<S, M> {
                     Some(base_content) => {
                         // Manual: the shared version stays until someone settles the queue.
                         let prefer_ours = self.policy != Policy::IncomingWins;
-                        let merged = match self.merger.merge(&path, &base_content, head_content, &incoming, prefer_ours) {
-                            Ok(m) => (m.content, m.settled, true),
-                            Err(e) => return refused(self, format!("cannot merge into the head: {e}")),
-                        };
+                        let settings = self.settings();
+                        let merged =
+                            match self.merger.merge(&path, &base_content, head_content, &incoming, prefer_ours, settings.as_deref()) {
+                                // What the policy or a rule settled against the incoming edit.
+                                Ok(m) => (m.content, m.theirs_lost, true),
+                                Err(e) => return refused(self, format!("cannot merge into the head: {e}")),
+                            };
                         base_used = Some(base_content);
                         merged
                     }
@@ -437,7 +461,7 @@ impl<S: Store, M: Merger> Core<S, M> {
     /// When the shared version won conflicts against this edit, the edit is kept in the
     /// history and its author told.
     fn overruled(&mut self, peer: PeerId, user: &str, path: &str, incoming: &[u8], settled: &[String], out: &mut Vec<Outgoing>) {
-        if settled.is_empty() || self.policy == Policy::IncomingWins {
+        if settled.is_empty() {
             return;
         }
         let why = if self.policy == Policy::Manual { "waiting for the team to settle it" } else { "overruled by the shared version" };
@@ -458,7 +482,15 @@ mod tests {
     struct Json;
 
     impl Merger for Json {
-        fn merge(&self, _path: &str, base: &[u8], ours: &[u8], theirs: &[u8], prefer_ours: bool) -> Result<Merged, String> {
+        fn merge(
+            &self,
+            _path: &str,
+            base: &[u8],
+            ours: &[u8],
+            theirs: &[u8],
+            prefer_ours: bool,
+            _settings: Option<&[u8]>,
+        ) -> Result<Merged, String> {
             use levelmerge_core::codec::Engine;
             use levelmerge_core::text::MarkerStyle;
             let codec = levelmerge_json::JsonCodec::new(None, Default::default());
@@ -468,8 +500,15 @@ mod tests {
             let out = codec
                 .merge(levelmerge_core::Sides::new(base, ours, theirs), &options, &MarkerStyle::default())
                 .map_err(|e| e.to_string())?;
-            let settled = out.conflicts.iter().filter(|c| c.resolved.is_some()).map(|c| format!("{} › {}", c.object, c.path)).collect();
-            Ok(Merged { content: out.text, settled })
+            let describe = |c: &levelmerge_core::codec::ConflictReport| format!("{} › {}", c.object, c.path);
+            let settled = out.conflicts.iter().filter(|c| c.resolved.is_some()).map(describe).collect();
+            let theirs_lost = out
+                .conflicts
+                .iter()
+                .filter(|c| c.resolved.as_ref().is_some_and(|(side, _)| *side != levelmerge_core::Side::Theirs))
+                .map(describe)
+                .collect();
+            Ok(Merged { content: out.text, settled, theirs_lost })
         }
         fn check(&self, _path: &str, content: &[u8]) -> Result<(), String> {
             use levelmerge_core::codec::Engine;
