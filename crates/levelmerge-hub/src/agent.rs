@@ -64,6 +64,9 @@ struct FileState {
     read_stamp: Stamp,
     /// When the file was last read in full (a stamp can miss a quick second save).
     read_at: Option<Instant>,
+    /// The revision a restarted agent found on disk: the file derives from it, and the hub
+    /// (which keeps every revision) merges the first publish against it.
+    restored: Option<Rev>,
     last_publish: Option<Instant>,
 }
 
@@ -82,8 +85,9 @@ impl<L: Merger> Agent<L> {
     pub fn new(options: AgentOptions, local: L, say: Box<dyn Fn(String) + Send>) -> Self {
         let mut files = HashMap::new();
         for path in &options.paths {
-            let shadow = read_shadow(&shadow_file(&options.root, path));
-            files.insert(path.clone(), FileState { shadow, ..FileState::default() });
+            let restored =
+                std::fs::read_to_string(shadow_file(&options.root, path)).ok().map(|r| r.trim().to_owned()).filter(|r| !r.is_empty());
+            files.insert(path.clone(), FileState { restored, ..FileState::default() });
         }
         Agent { options, local, files, others: HashMap::new(), say, presence_at: None }
     }
@@ -268,7 +272,12 @@ impl<L: Merger> Agent<L> {
         let waiting = state.pending.is_some() || {
             let local = std::fs::read(self.options.root.join(&head.path)).ok();
             let shadow = state.shadow.as_ref().map(|s| s.content.as_bytes());
-            local.is_some_and(|l| !self.options.paused && shadow.is_some_and(|s| s != l) && state.refused.as_deref() != Some(&l[..]))
+            // A restarted agent's file may carry edits made offline: they go to the hub first.
+            let edited = |l: &[u8]| match shadow {
+                Some(s) => s != l,
+                None => state.restored.is_some() && l != head.content.as_bytes(),
+            };
+            local.is_some_and(|l| !self.options.paused && edited(&l) && state.refused.as_deref() != Some(&l[..]))
         };
         if waiting {
             let since = state.deferred.take().map_or_else(Instant::now, |(_, since)| since);
@@ -284,6 +293,17 @@ impl<L: Merger> Agent<L> {
         let published = if own { state.pending.take() } else { None };
         // Heads arrive in order: whatever was held back is older than this one.
         state.deferred = None;
+        if let Some(p) = &published {
+            // The user saved again while this publish was on its way: that save goes out
+            // next, and the hub's answer to it brings this head too; merging here would only
+            // repeat the hub's work.
+            let local = std::fs::read(self.options.root.join(&head.path)).ok();
+            let saved_again = local.is_some_and(|l| l != *p && l != head.content.as_bytes() && state.refused.as_deref() != Some(&l[..]));
+            if saved_again && !self.options.paused {
+                state.deferred = Some((head, Instant::now()));
+                return;
+            }
+        }
         // A save between reading the file and replacing it: read it again and redo the merge.
         for _ in 0..5 {
             if self.apply_once(&head, published.as_deref()) {
@@ -299,7 +319,13 @@ impl<L: Merger> Agent<L> {
     fn apply_once(&mut self, head: &Head, published: Option<&[u8]>) -> bool {
         let state = self.files.get_mut(&head.path).expect("a synced file");
         let file = self.options.root.join(&head.path);
-        let local = std::fs::read(&file).ok();
+        // Read through a handle that is kept: after the replacement it still shows the file
+        // that was replaced, and so any save that landed on it in the last instant.
+        let mut handle = std::fs::File::open(&file).ok();
+        let local = handle.as_mut().and_then(|h| {
+            let mut bytes = Vec::new();
+            std::io::Read::read_to_end(h, &mut bytes).ok().map(|_| bytes)
+        });
         let shadow = state.shadow.as_ref().map(|s| s.content.as_bytes());
         let target = head.content.as_bytes();
         let result: Option<Vec<u8>> = match &local {
@@ -334,7 +360,15 @@ impl<L: Merger> Agent<L> {
             // reach the disk before it replaces the user's file.
             let durable = bytes != target;
             match write_atomically_if(&file, &bytes, durable, unchanged) {
-                Ok(true) => {}
+                Ok(true) => {
+                    if let Some(saved) = handle.and_then(|h| saved_meanwhile(h, local.as_deref())) {
+                        // The user's save wins that race: it goes back in place, the shadow
+                        // stays, and it is published (and this head merged) as any save.
+                        let _ = write_atomically_if(&file, &saved, true, || true);
+                        (self.say)(format!("sync: {} was saved while the hub's version was being written; the save is kept", head.path));
+                        return true;
+                    }
+                }
                 Ok(false) => return false,
                 Err(e) => {
                     (self.say)(format!("sync: cannot write {}: {e}", file.display()));
@@ -342,14 +376,10 @@ impl<L: Merger> Agent<L> {
                 }
             }
         }
-        let shadow = Shadow { rev: head.rev.clone(), content: head.content.clone() };
-        // The shadow is a cache: not synced to disk on every head.
-        let mut bytes = Vec::with_capacity(shadow.rev.len() + 1 + shadow.content.len());
-        bytes.extend_from_slice(shadow.rev.as_bytes());
-        bytes.push(b'\n');
-        bytes.extend_from_slice(shadow.content.as_bytes());
-        let _ = write_atomically_if(&shadow_file(&self.options.root, &head.path), &bytes, false, || true);
-        state.shadow = Some(shadow);
+        // Only the revision goes to disk (the hub keeps its content): a small write per head.
+        let _ = write_atomically_if(&shadow_file(&self.options.root, &head.path), format!("{}\n", head.rev).as_bytes(), false, || true);
+        state.shadow = Some(Shadow { rev: head.rev.clone(), content: head.content.clone() });
+        state.restored = None;
         true
     }
 
@@ -391,7 +421,7 @@ impl<L: Merger> Agent<L> {
                                     state.recent.retain(|(_, o)| *o != object);
                                     state.recent.push((now, object));
                                 }
-                                let base = state.shadow.as_ref().map(|s| s.rev.clone());
+                                let base = state.shadow.as_ref().map(|s| s.rev.clone()).or_else(|| state.restored.clone());
                                 out.push(ClientMessage::Publish { path: path.clone(), base, content });
                                 state.pending = Some(local);
                                 state.last_publish = Some(now);
@@ -467,16 +497,35 @@ fn text(message: &ClientMessage) -> Message {
     Message::text(serde_json::to_string(message).expect("messages serialize"))
 }
 
-/// Where the shadow of `path` is kept: its revision on the first line, then the content.
+/// Where the revision of the shadow of `path` is kept.
 fn shadow_file(root: &Path, path: &str) -> PathBuf {
     root.join(".levelmerge").join("sync").join(format!("{}.shadow", blake3::hash(path.as_bytes()).to_hex()))
 }
 
-fn read_shadow(file: &Path) -> Option<Shadow> {
-    let bytes = std::fs::read(file).ok()?;
-    let text = String::from_utf8(bytes).ok()?;
-    let (rev, content) = text.split_once('\n')?;
-    Some(Shadow { rev: rev.to_owned(), content: content.to_owned() })
+/// What a replaced file holds now, if a save landed on it after it was read (an editor that
+/// writes in place, in the instant between the agent's last check and its rename). Waits for
+/// that save to finish first.
+fn saved_meanwhile(mut replaced: std::fs::File, read: Option<&[u8]>) -> Option<Vec<u8>> {
+    use std::io::{Read, Seek};
+    let content = |f: &mut std::fs::File| -> Option<Vec<u8>> {
+        let mut bytes = Vec::new();
+        f.seek(std::io::SeekFrom::Start(0)).ok()?;
+        f.read_to_end(&mut bytes).ok()?;
+        Some(bytes)
+    };
+    let mut now = content(&mut replaced)?;
+    if Some(&now[..]) == read {
+        return None;
+    }
+    for _ in 0..50 {
+        std::thread::sleep(Duration::from_millis(20));
+        let later = content(&mut replaced)?;
+        if later == now {
+            break;
+        }
+        now = later;
+    }
+    (!now.is_empty()).then_some(now)
 }
 
 /// The agent's lock on the working copy, `ROOT/.levelmerge/sync/lock`: held while a file is
@@ -515,4 +564,38 @@ fn write_atomically_if(path: &Path, bytes: &[u8], durable: bool, still: impl FnO
     }
     tmp.persist(path).map_err(|e| e.error)?;
     Ok(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_save_that_lands_on_the_replaced_file_is_found() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("level.json");
+        std::fs::write(&file, "old").unwrap();
+        // The agent reads through a handle; an editor holds the file open to save in place.
+        let mut agent = std::fs::File::open(&file).unwrap();
+        let mut read = Vec::new();
+        std::io::Read::read_to_end(&mut agent, &mut read).unwrap();
+        let mut editor = std::fs::OpenOptions::new().write(true).open(&file).unwrap();
+        assert!(write_atomically_if(&file, b"head", false, || true).unwrap());
+        // Nothing saved meanwhile: nothing found.
+        assert_eq!(saved_meanwhile(agent.try_clone().unwrap(), Some(&read)), None);
+        // The editor's save lands on the file the rename replaced.
+        std::io::Write::write_all(&mut editor, b"mine").unwrap();
+        assert_eq!(saved_meanwhile(agent, Some(&read)).as_deref(), Some(&b"mine"[..]));
+        assert_eq!(std::fs::read(&file).unwrap(), b"head", "the path holds the new file; the save is only on the old one");
+    }
+
+    #[test]
+    fn the_working_copy_lock_is_exclusive() {
+        let dir = tempfile::tempdir().unwrap();
+        let held = lock_working_copy(dir.path()).expect("the lock");
+        let other = std::fs::OpenOptions::new().write(true).open(dir.path().join(".levelmerge/sync/lock")).unwrap();
+        assert!(other.try_lock().is_err(), "a second holder waits");
+        drop(held);
+        assert!(other.try_lock().is_ok());
+    }
 }
