@@ -177,6 +177,7 @@ fn main() {
     };
     let settle = settled.elapsed();
     let (cpu, peak_kb) = cpu_and_peak_memory(hub.child.id());
+    let agents_cpu: f64 = agents.iter().map(|a| cpu_and_peak_memory(a.child.id()).0).sum();
     let total = started.elapsed();
 
     // Which revision first held each edit, from the hub's history.
@@ -257,6 +258,7 @@ fn main() {
         cpu / total.as_secs_f64() * 100.0,
         peak_kb as f64 / 1024.0
     );
+    println!("hub_load: the {users} agents' CPU {agents_cpu:.1} s ({:.0}% of one core)", agents_cpu / total.as_secs_f64() * 100.0);
     println!(
         "hub_load: {}",
         if converged {

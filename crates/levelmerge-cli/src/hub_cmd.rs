@@ -158,7 +158,12 @@ impl Merger for Codecs {
         let Some(engine) = self.engine(path, &[ours, theirs, base], &config) else {
             let m = merge_lines(base, ours, theirs, &style);
             return if m.conflicts == 0 {
-                Ok(Merged { content: m.text, settled: Vec::new(), theirs_lost: Vec::new() })
+                let mut problems: Vec<String> =
+                    levelmerge_core::text::marker_lines(&m.text).iter().map(|l| format!("line {l}: a conflict marker")).collect();
+                if path == levelmerge_hub::core::SETTINGS {
+                    problems.extend(self.config(path, Some(&m.text)).err());
+                }
+                Ok(Merged { content: m.text, settled: Vec::new(), theirs_lost: Vec::new(), problems })
             } else {
                 Err("conflicting edits of a text file".into())
             };
@@ -182,7 +187,9 @@ impl Merger for Codecs {
         let settled = outcome.conflicts.iter().filter(|c| c.resolved.is_some()).map(describe).collect();
         let theirs_lost =
             outcome.conflicts.iter().filter(|c| c.resolved.as_ref().is_some_and(|(side, _)| *side != Side::Theirs)).map(describe).collect();
-        Ok(Merged { content: outcome.text, settled, theirs_lost })
+        let mut problems: Vec<String> = outcome.problems.iter().map(|p| p.to_string()).collect();
+        problems.extend(levelmerge_core::text::marker_lines(&outcome.text).iter().map(|l| format!("line {l}: a conflict marker")));
+        Ok(Merged { content: outcome.text, settled, theirs_lost, problems })
     }
 
     fn check(&self, path: &str, content: &[u8]) -> Result<(), String> {
@@ -208,18 +215,45 @@ impl Merger for Codecs {
 
     fn changed_objects(&self, path: &str, old: &[u8], new: &[u8]) -> Vec<String> {
         let Some(engine) = self.engine(path, &[new, old], &self.config(path, None).unwrap_or_default()) else { return Vec::new() };
-        let Ok(report) = engine.diff(old, new) else { return Vec::new() };
-        report
-            .objects
-            .iter()
-            .map(|o| {
-                let mut parts: Vec<&str> = o.entries.iter().map(|e| e.kind.as_str()).filter(|k| !k.is_empty()).collect();
-                parts.dedup();
-                let parts = if parts.is_empty() { o.kind.clone() } else { parts.join(", ") };
-                format!("{} ({parts})", crate::diff_view::path_text(&o.path))
-            })
-            .collect()
+        // The changed lines, placed in their objects: one reading of the file instead of the
+        // two and the comparison a full diff costs (this runs on every save).
+        let (in_old, in_new) = changed_lines(&String::from_utf8_lossy(old), &String::from_utf8_lossy(new));
+        let mut objects = Vec::new();
+        for (text, lines) in [(new, in_new), (old, in_old)] {
+            if lines.is_empty() {
+                continue;
+            }
+            let Ok(found) = engine.locate(text, &lines) else { continue };
+            for o in found.into_iter().flatten().filter(|o| !o.path.is_empty()) {
+                let name = format!("{} ({})", crate::diff_view::path_text(&o.path), o.kind);
+                if !objects.contains(&name) {
+                    objects.push(name);
+                }
+            }
+        }
+        objects
     }
+}
+
+/// The 1-based lines of `old` that were removed (or replaced by a different number of lines)
+/// and of `new` that were added or changed.
+fn changed_lines(old: &str, new: &str) -> (Vec<usize>, Vec<usize>) {
+    let (mut in_old, mut in_new) = (Vec::new(), Vec::new());
+    for op in similar::TextDiff::from_lines(old, new).ops() {
+        match *op {
+            similar::DiffOp::Equal { .. } => {}
+            similar::DiffOp::Delete { old_index, old_len, .. } => in_old.extend(old_index + 1..=old_index + old_len),
+            similar::DiffOp::Insert { new_index, new_len, .. } => in_new.extend(new_index + 1..=new_index + new_len),
+            similar::DiffOp::Replace { old_index, old_len, new_index, new_len } => {
+                in_new.extend(new_index + 1..=new_index + new_len);
+                // Lines that became fewer or more may have taken whole objects with them.
+                if old_len != new_len {
+                    in_old.extend(old_index + 1..=old_index + old_len);
+                }
+            }
+        }
+    }
+    (in_old, in_new)
 }
 
 fn runtime() -> Result<tokio::runtime::Runtime> {
@@ -313,6 +347,17 @@ pub fn sync(args: &SyncArgs, ui: &Ui) -> Result<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_edit_is_placed_in_the_objects_it_touched() {
+        let old = "{\n  \"entities\": [\n    { \"id\": 1, \"name\": \"Door\", \"x\": 0 },\n    { \"id\": 2, \"name\": \"Lamp\", \"x\": 0 },\n    { \"id\": 3, \"name\": \"Crate\", \"x\": 0 }\n  ]\n}\n";
+        let new = old.replace("\"Lamp\", \"x\": 0", "\"Lamp\", \"x\": 4").replace("    { \"id\": 3, \"name\": \"Crate\", \"x\": 0 }\n", "");
+        let new = new.replace("\"Lamp\", \"x\": 4 },", "\"Lamp\", \"x\": 4 }");
+        assert_eq!(changed_lines(old, &new), (vec![4, 5], vec![4]));
+        let codecs = Codecs { root: None };
+        assert_eq!(codecs.changed_objects("level.json", old.as_bytes(), new.as_bytes()), ["Lamp (entities)", "Crate (entities)"]);
+        assert!(codecs.changed_objects("level.json", old.as_bytes(), old.as_bytes()).is_empty());
+    }
 
     #[test]
     fn intervals_are_read_in_seconds_or_milliseconds() {

@@ -132,6 +132,10 @@ pub struct MergeOutcome {
     pub notes: Vec<String>,
     /// How long each phase took (read, merge, check, write, mark), for `LEVELMERGE_TIMINGS`.
     pub timings: Vec<(&'static str, std::time::Duration)>,
+    /// Every problem of a cleanly merged level, including those an input already had (the
+    /// merge fails only on new ones): what `check` would say of the text, without reading it
+    /// again.
+    pub problems: Vec<Problem>,
 }
 
 /// Why a structured merge could not run.
@@ -209,14 +213,14 @@ fn report(merged: &crate::merge::MergedLevel<'_>) -> Vec<ConflictReport> {
 
 /// Read a merged text back and refuse it if it breaks a rule none of the inputs broke (the
 /// inputs are read again in full: for merging, parts identical everywhere were read opaquely).
-fn verify_output<C: Codec>(codec: &C, text: &[u8], inputs: Sides<&[u8]>) -> Result<(), MergeError> {
+fn verify_output<C: Codec>(codec: &C, text: &[u8], inputs: Sides<&[u8]>) -> Result<Vec<Problem>, MergeError> {
     // Parts identical in the output and every input cannot hold a new problem.
     let doc =
         codec.parse_among(text, &[inputs.base, inputs.ours, inputs.theirs]).map_err(|p| MergeError::Incoherent { problems: vec![p] })?;
     let level = codec.lower(&doc, Side::Ours, &[]).map_err(|problems| MergeError::Incoherent { problems })?;
     let mut found = level.problems();
     found.extend(codec.level_problems(&level));
-    let new = new_problems(found, || {
+    let new = new_problems(found.clone(), || {
         let mut known = Vec::new();
         for input in [inputs.base, inputs.ours, inputs.theirs] {
             let Ok(doc) = codec.parse(input) else { continue };
@@ -226,7 +230,7 @@ fn verify_output<C: Codec>(codec: &C, text: &[u8], inputs: Sides<&[u8]>) -> Resu
         known
     });
     if new.is_empty() {
-        Ok(())
+        Ok(found)
     } else {
         Err(MergeError::Incoherent { problems: new })
     }
@@ -345,23 +349,28 @@ where
     clock.lap("merge");
     let doc_refs = docs.as_ref();
     let with_refs = merged.references;
+    // All the problems of a resolved level, and those of them no input had.
     let check = |r: &Resolved<'_>| {
-        new_problems(crate::coherence::check(&r.graph(with_refs)), || {
+        let all = crate::coherence::check(&r.graph(with_refs));
+        let new = new_problems(all.clone(), || {
             [&levels.base, &levels.ours, &levels.theirs].iter().flat_map(|l| l.problems()).map(|p| p.key()).collect()
-        })
+        });
+        (all, new)
     };
     let open = merged.open_conflicts();
     let mut ours_view = merged.resolve(Side::Ours);
+    let mut result_problems = Vec::new();
     if open == 0 {
-        let mut problems = check(&ours_view);
+        let (mut all, mut problems) = check(&ours_view);
         if !problems.is_empty() && keep_deleted_objects(&mut merged) {
             // A policy took a deletion that the other side still refers to: keep the object.
             ours_view = merged.resolve(Side::Ours);
-            problems = check(&ours_view);
+            (all, problems) = check(&ours_view);
         }
         if !problems.is_empty() {
             return Err(MergeError::Incoherent { problems });
         }
+        result_problems = all;
     }
     clock.lap("check");
     let mut notes: Vec<String> = renumbered.as_ref().map(|r| r.notes.clone()).unwrap_or_default();
@@ -371,18 +380,28 @@ where
     clock.lap("write");
     if open == 0 && codec.checks_output() {
         // The written text is checked against the inputs in the file's own form.
-        verify_output(codec, &ours_text, if restores { originals } else { texts })?;
+        // The written text, read again, is the fuller account.
+        result_problems = verify_output(codec, &ours_text, if restores { originals } else { texts })?;
         clock.lap("verify");
     }
     if open == 0 {
-        return Ok(MergeOutcome { text: ours_text, open_conflicts: 0, marked_regions: 0, conflicts, notes, timings: clock.laps });
+        let problems = result_problems;
+        return Ok(MergeOutcome { text: ours_text, open_conflicts: 0, marked_regions: 0, conflicts, notes, timings: clock.laps, problems });
     }
     let theirs_view = merged.resolve(Side::Theirs);
     let theirs_text = finish(codec.render(doc_refs, &theirs_view))?;
     let marked = mark_differences(&ours_text, &theirs_text, style);
     clock.lap("mark conflicts");
     let open = if marked.conflicts == 0 { 0 } else { open };
-    Ok(MergeOutcome { text: marked.text, open_conflicts: open, marked_regions: marked.conflicts, conflicts, notes, timings: clock.laps })
+    Ok(MergeOutcome {
+        text: marked.text,
+        open_conflicts: open,
+        marked_regions: marked.conflicts,
+        conflicts,
+        notes,
+        timings: clock.laps,
+        problems: Vec::new(),
+    })
 }
 
 /// Everything wrong with one text: leftover markers, syntax, duplicate ids, dangling

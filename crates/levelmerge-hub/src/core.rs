@@ -73,6 +73,9 @@ pub struct Merged {
     pub settled: Vec<String>,
     /// Those of `settled` that `theirs` lost (by the preference or by a per-property rule).
     pub theirs_lost: Vec<String>,
+    /// What is wrong with the merged level (inputs' problems it kept included): what `check`
+    /// of `content` would say, found without reading it again.
+    pub problems: Vec<String>,
 }
 
 /// A message for one peer.
@@ -310,9 +313,7 @@ impl<S: Store, M: Merger> Core<S, M> {
         if let Err(e) = check_path(&path) {
             return refused(self, e);
         }
-        if let Err(e) = self.merger.check(&path, &incoming) {
-            return refused(self, format!("the saved file is not a sound level, the hub keeps its last good version: {e}"));
-        }
+        let unsound = |e: String| format!("the saved file is not a sound level, the hub keeps its last good version: {e}");
         let head = match self.store.head(&path) {
             Ok(h) => h,
             Err(e) => return refused(self, format!("the hub cannot read {path}: {e}")),
@@ -344,9 +345,17 @@ impl<S: Store, M: Merger> Core<S, M> {
                         let settings = self.settings();
                         let merged =
                             match self.merger.merge(&path, &base_content, head_content, &incoming, prefer_ours, settings.as_deref()) {
+                                // The merge read the edit: its problems are the result's.
+                                Ok(m) if !m.problems.is_empty() => return refused(self, unsound(m.problems.join("; "))),
                                 // What the policy or a rule settled against the incoming edit.
                                 Ok(m) => (m.content, m.theirs_lost, true),
-                                Err(e) => return refused(self, format!("cannot merge into the head: {e}")),
+                                Err(e) => {
+                                    let why = match self.merger.check(&path, &incoming) {
+                                        Err(problem) => unsound(problem),
+                                        Ok(()) => format!("cannot merge into the head: {e}"),
+                                    };
+                                    return refused(self, why);
+                                }
                             };
                         base_used = Some(base_content);
                         merged
@@ -354,6 +363,11 @@ impl<S: Store, M: Merger> Core<S, M> {
                 }
             }
         };
+        if !merged {
+            if let Err(e) = self.merger.check(&path, &incoming) {
+                return refused(self, unsound(e));
+            }
+        }
         let mut out = Vec::new();
         let key = (identity.user.clone(), path.clone());
         let previous = head.as_ref().map(|(rev, content)| (rev.clone(), String::from_utf8_lossy(content).into_owned()));
@@ -508,7 +522,8 @@ mod tests {
                 .filter(|c| c.resolved.as_ref().is_some_and(|(side, _)| *side != levelmerge_core::Side::Theirs))
                 .map(describe)
                 .collect();
-            Ok(Merged { content: out.text, settled, theirs_lost })
+            let problems = out.problems.iter().map(|p| p.to_string()).collect();
+            Ok(Merged { content: out.text, settled, theirs_lost, problems })
         }
         fn check(&self, _path: &str, content: &[u8]) -> Result<(), String> {
             use levelmerge_core::codec::Engine;
@@ -679,6 +694,13 @@ mod tests {
         assert!(matches!(&out[..], [Outgoing { to: 1, message: HubMessage::Refused { .. } }]), "{out:?}");
         let out = team.publish(3, Some(&rev0), &LEVEL.replace("1", "5"));
         assert!(matches!(&out[0].message, HubMessage::Refused { reason, .. } if reason.contains("read-only")));
+        // Also when the edit has to be merged (the head moved on since its base).
+        team.publish(2, Some(&rev0), &LEVEL.replace("\"x\": 2", "\"x\": 20"));
+        let out = team.publish(1, Some(&rev0), truncated);
+        assert!(
+            matches!(&out[..], [Outgoing { to: 1, message: HubMessage::Refused { reason, .. } }] if reason.contains("not a sound level")),
+            "{out:?}"
+        );
         let out = team.publish(1, Some("999"), LEVEL);
         assert!(matches!(&out[0].message, HubMessage::Refused { reason, .. } if reason.contains("unknown")));
         let (out, next) = team.core.handle(9, ClientMessage::Presence { editing: Vec::new() });
@@ -689,7 +711,7 @@ mod tests {
         assert_eq!(team.core.hello(11, None, hello).1, Next::Close);
         let message = ClientMessage::Publish { path: ".git/config".into(), base: None, content: LEVEL.into() };
         assert!(matches!(&team.core.handle(1, message).0[0].message, HubMessage::Refused { .. }));
-        assert_eq!(team.core.store().log.len(), 1, "only the first publish was committed");
+        assert_eq!(team.core.store().log.len(), 2, "only the first publish and bob's edit were committed");
     }
 
     #[test]

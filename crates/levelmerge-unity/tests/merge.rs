@@ -312,3 +312,20 @@ fn a_diff_shows_components_at_their_game_object_by_hierarchy_path() {
     let props = report.objects.iter().find(|o| o.path == ["Level", "Props"]).expect("the parent's children changed");
     assert!(props.entries.iter().any(|e| e.property().as_deref() == Some("Transform.m_Children.41")), "{props:?}");
 }
+
+#[test]
+fn a_clean_merge_reports_every_problem_of_its_result_as_check_would() {
+    // Theirs refers to a transform nobody has: the merge keeps what theirs brought (the
+    // problem is not new), and says so as `check` of the result would.
+    let base = scene(&[go(10, "Root", 11), tr(11, 10, 0, &[], "0")]);
+    let ours = scene(&[go(10, "Root", 11), tr(11, 10, 0, &[], "5")]);
+    let theirs = scene(&[go(10, "Root", 11), tr(11, 10, 0, &[], "0"), go(20, "Lamp", 21), tr(21, 20, 99, &[], "1")]);
+    let r = merge(&base, &ours, &theirs);
+    assert_eq!(r.open_conflicts, 0, "{}", text(&r));
+    let checked: Vec<String> = check_text(&UnityCodec, &r.text).iter().map(|p| p.key()).collect();
+    assert!(!checked.is_empty(), "the result has the orphan theirs brought");
+    let reported: Vec<String> = r.problems.iter().map(|p| p.key()).collect();
+    assert_eq!(reported, checked);
+    // A sound merge reports none.
+    assert!(merge(&base, &ours, &base).problems.is_empty());
+}
