@@ -18,10 +18,13 @@ fn levelmerge() -> Command {
     Command::new(env!("CARGO_BIN_EXE_levelmerge"))
 }
 
+/// Output lines, collected as they come.
+type Lines = Arc<Mutex<Vec<String>>>;
+
 /// A child process whose output lines are collected as they come.
 struct Running {
     child: Child,
-    lines: Arc<Mutex<Vec<String>>>,
+    lines: Lines,
 }
 
 impl Running {
@@ -73,13 +76,15 @@ fn wait_until<T>(what: &str, mut check: impl FnMut() -> Option<T>, context: impl
 struct Team {
     dir: tempfile::TempDir,
     port: u16,
+    /// What every process started for the team said, shown when a wait fails.
+    said: Mutex<Vec<(String, Lines)>>,
 }
 
 impl Team {
     fn new(users: &[(&str, bool)]) -> Team {
         let dir = tempfile::tempdir().unwrap();
         let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-        let team = Team { dir, port };
+        let team = Team { dir, port, said: Mutex::new(Vec::new()) };
         for (user, read_only) in users {
             let mut add = levelmerge();
             add.args(["hub", "token", "add", user, "--repo"]).arg(team.repo());
@@ -101,6 +106,7 @@ impl Team {
         let mut c = levelmerge();
         c.args(["hub", "--policy", policy, "--listen", &format!("127.0.0.1:{}", self.port), "--repo"]).arg(self.repo());
         let hub = Running::spawn(c);
+        self.said.lock().unwrap().push(("hub".into(), hub.lines.clone()));
         hub.wait_for_line("serving");
         hub
     }
@@ -123,7 +129,9 @@ impl Team {
         let mut c = levelmerge();
         c.args(["sync", "--hub", &format!("127.0.0.1:{}", self.port), "--interval", INTERVAL, "--root"]).arg(self.copy(user));
         c.args(paths).env("LEVELMERGE_TOKEN", self.token(user));
-        Running::spawn(c)
+        let agent = Running::spawn(c);
+        self.said.lock().unwrap().push((format!("{user}'s agent"), agent.lines.clone()));
+        agent
     }
 
     fn read(&self, user: &str) -> String {
@@ -145,7 +153,17 @@ impl Team {
         wait_until(
             "every copy to converge",
             || users.iter().all(|u| self.read(u) == text).then_some(()),
-            || users.iter().map(|u| format!("{u}:\n{}", self.read(u))).collect::<Vec<_>>().join("\n"),
+            || {
+                let copies = users.iter().map(|u| format!("{u}:\n{}", self.read(u)));
+                let said = self
+                    .said
+                    .lock()
+                    .unwrap()
+                    .iter()
+                    .map(|(who, lines)| format!("{who} said:\n{}", lines.lock().unwrap().join("\n")))
+                    .collect::<Vec<_>>();
+                copies.chain(said).collect::<Vec<_>>().join("\n")
+            },
         );
     }
 }
@@ -372,8 +390,12 @@ fn the_dashboard_shows_the_level_with_who_is_editing_what_and_its_history() {
         || alice.output(),
     );
     // Presence goes with the next round.
-    std::thread::sleep(Duration::from_millis(600));
     let lead = team.token("lead");
+    wait_until(
+        "alice's presence at the hub",
+        || http(team.port, "GET", "/api/presence", Some(&lead), None).contains("Door").then_some(()),
+        || alice.output(),
+    );
     let url = format!("http://127.0.0.1:{}/#token={lead}&file=level.json", team.port);
     let dom = browser.dom(&url);
     assert!(dom.contains("alice is editing Door (entities)"), "{dom}");

@@ -44,6 +44,13 @@ struct Shadow {
 /// What a file's metadata says of its content: a save changes it.
 type Stamp = Option<(u64, std::time::SystemTime, u64)>;
 
+impl FileState {
+    /// Whether a file with this stamp holds the shadow.
+    fn holds_shadow(&self, stamp: &Stamp) -> bool {
+        stamp.is_some() && *stamp == self.written && self.shadow.is_some()
+    }
+}
+
 #[derive(Default)]
 struct FileState {
     shadow: Option<Shadow>,
@@ -62,8 +69,13 @@ struct FileState {
     stamp: Stamp,
     /// The stamp when the file was last read with nothing left to publish.
     read_stamp: Stamp,
+    /// The stamp of the file when it last held the shadow (as the agent wrote or found it):
+    /// while it stays so, the file need not be read to know it is unchanged.
+    written: Stamp,
     /// When the file was last read in full (a stamp can miss a quick second save).
     read_at: Option<Instant>,
+    /// Where the shadow's revision is kept, open.
+    rev_file: Option<std::fs::File>,
     /// The revision a restarted agent found on disk: the file derives from it, and the hub
     /// (which keeps every revision) merges the first publish against it.
     restored: Option<Rev>,
@@ -85,8 +97,10 @@ impl<L: Merger> Agent<L> {
     pub fn new(options: AgentOptions, local: L, say: Box<dyn Fn(String) + Send>) -> Self {
         let mut files = HashMap::new();
         for path in &options.paths {
-            let restored =
-                std::fs::read_to_string(shadow_file(&options.root, path)).ok().map(|r| r.trim().to_owned()).filter(|r| !r.is_empty());
+            let restored = std::fs::read_to_string(shadow_file(&options.root, path))
+                .ok()
+                .and_then(|r| r.lines().next().map(|l| l.trim().to_owned()))
+                .filter(|r| !r.is_empty());
             files.insert(path.clone(), FileState { restored, ..FileState::default() });
         }
         Agent { options, local, files, others: HashMap::new(), say, presence_at: None }
@@ -269,16 +283,18 @@ impl<L: Merger> Agent<L> {
     /// held (replacing an older held head).
     fn defer(&mut self, head: &Head) -> bool {
         let Some(state) = self.files.get_mut(&head.path) else { return false };
-        let waiting = state.pending.is_some() || {
-            let local = std::fs::read(self.options.root.join(&head.path)).ok();
-            let shadow = state.shadow.as_ref().map(|s| s.content.as_bytes());
-            // A restarted agent's file may carry edits made offline: they go to the hub first.
-            let edited = |l: &[u8]| match shadow {
-                Some(s) => s != l,
-                None => state.restored.is_some() && l != head.content.as_bytes(),
-            };
-            local.is_some_and(|l| !self.options.paused && edited(&l) && state.refused.as_deref() != Some(&l[..]))
-        };
+        let file = self.options.root.join(&head.path);
+        let waiting = state.pending.is_some()
+            || (!state.holds_shadow(&stamp_of(&file)) && {
+                let local = std::fs::read(&file).ok();
+                let shadow = state.shadow.as_ref().map(|s| s.content.as_bytes());
+                // A restarted agent's file may carry edits made offline: they go to the hub first.
+                let edited = |l: &[u8]| match shadow {
+                    Some(s) => s != l,
+                    None => state.restored.is_some() && l != head.content.as_bytes(),
+                };
+                local.is_some_and(|l| !self.options.paused && edited(&l) && state.refused.as_deref() != Some(&l[..]))
+            });
         if waiting {
             let since = state.deferred.take().map_or_else(Instant::now, |(_, since)| since);
             state.deferred = Some((head.clone(), since));
@@ -322,11 +338,16 @@ impl<L: Merger> Agent<L> {
         // Read through a handle that is kept: after the replacement it still shows the file
         // that was replaced, and so any save that landed on it in the last instant.
         let mut handle = std::fs::File::open(&file).ok();
-        let local = handle.as_mut().and_then(|h| {
-            let mut bytes = Vec::new();
-            std::io::Read::read_to_end(h, &mut bytes).ok().map(|_| bytes)
-        });
+        let read_stamp = handle.as_ref().and_then(|h| stamp_from(&h.metadata().ok()?));
         let shadow = state.shadow.as_ref().map(|s| s.content.as_bytes());
+        let local = match (state.holds_shadow(&read_stamp), shadow) {
+            // As the agent left it: no need to read it.
+            (true, Some(s)) => Some(s.to_vec()),
+            _ => handle.as_mut().and_then(|h| {
+                let mut bytes = Vec::new();
+                std::io::Read::read_to_end(h, &mut bytes).ok().map(|_| bytes)
+            }),
+        };
         let target = head.content.as_bytes();
         let result: Option<Vec<u8>> = match &local {
             None => Some(target.to_vec()),
@@ -355,7 +376,9 @@ impl<L: Merger> Agent<L> {
             // A tool that edits the file by reading and rewriting it can hold the same lock
             // so that its save never lands on a version it did not read.
             let _lock = lock_working_copy(&self.options.root);
-            let unchanged = || std::fs::read(&file).ok() == local;
+            // Replaced (a new inode) or rewritten (a new time or size) since it was read; a
+            // rewrite too quick for the clock is caught after the rename, through the handle.
+            let unchanged = || stamp_of(&file) == read_stamp;
             // The hub's own version can be fetched again; only a merge with local edits must
             // reach the disk before it replaces the user's file.
             let durable = bytes != target;
@@ -376,8 +399,15 @@ impl<L: Merger> Agent<L> {
                 }
             }
         }
-        // Only the revision goes to disk (the hub keeps its content): a small write per head.
-        let _ = write_atomically_if(&shadow_file(&self.options.root, &head.path), format!("{}\n", head.rev).as_bytes(), false, || true);
+        state.written = stamp_of(&file);
+        // Only the revision goes to disk (the hub keeps its content): a small write per head,
+        // in place through a kept handle (a new file per head costs the file system more).
+        if state.rev_file.is_none() {
+            state.rev_file = open_rev_file(&shadow_file(&self.options.root, &head.path));
+        }
+        if let Some(f) = &state.rev_file {
+            let _ = write_rev(f, &head.rev);
+        }
         state.shadow = Some(Shadow { rev: head.rev.clone(), content: head.content.clone() });
         state.restored = None;
         true
@@ -404,10 +434,13 @@ impl<L: Merger> Agent<L> {
             let mut publishing = false;
             if settled && ((unseen && rested) || stale || state.deferred.is_some()) {
                 state.read_at = Some(now);
-                if let Ok(local) = std::fs::read(&file) {
+                // A file as the agent left it is the shadow: not read again.
+                let as_left = state.holds_shadow(&stamp) && !stale;
+                let local = if as_left { Some(Vec::new()) } else { std::fs::read(&file).ok() };
+                if let Some(local) = local {
                     let shadow = state.shadow.as_ref().map(|s| s.content.as_bytes());
-                    let changed = shadow != Some(&local[..]);
-                    let blocked = self.options.paused || state.refused.as_deref() == Some(&local[..]);
+                    let changed = !as_left && shadow != Some(&local[..]);
+                    let blocked = self.options.paused || (!as_left && state.refused.as_deref() == Some(&local[..]));
                     if changed && !blocked && state.pending.is_none() && rested {
                         match String::from_utf8(local.clone()) {
                             Err(_) => {
@@ -497,6 +530,21 @@ fn text(message: &ClientMessage) -> Message {
     Message::text(serde_json::to_string(message).expect("messages serialize"))
 }
 
+fn open_rev_file(path: &Path) -> Option<std::fs::File> {
+    std::fs::create_dir_all(path.parent()?).ok()?;
+    std::fs::OpenOptions::new().create(true).truncate(false).read(true).write(true).open(path).ok()
+}
+
+/// Writes `rev` over the file's content: one small write at the start, then the length (a
+/// reader meanwhile sees the old or the new revision; revisions all have one length).
+fn write_rev(file: &std::fs::File, rev: &str) -> std::io::Result<()> {
+    use std::io::{Seek, Write};
+    let mut f = file;
+    f.seek(std::io::SeekFrom::Start(0))?;
+    f.write_all(format!("{rev}\n").as_bytes())?;
+    file.set_len(rev.len() as u64 + 1)
+}
+
 /// Where the revision of the shadow of `path` is kept.
 fn shadow_file(root: &Path, path: &str) -> PathBuf {
     root.join(".levelmerge").join("sync").join(format!("{}.shadow", blake3::hash(path.as_bytes()).to_hex()))
@@ -541,9 +589,12 @@ pub fn lock_working_copy(root: &Path) -> Option<std::fs::File> {
 /// Size, modification time and inode: an atomic save (a rename) changes the inode even
 /// when the clock is too coarse to tell two saves apart.
 fn stamp_of(file: &Path) -> Stamp {
-    let meta = std::fs::metadata(file).ok()?;
+    stamp_from(&std::fs::metadata(file).ok()?)
+}
+
+fn stamp_from(meta: &std::fs::Metadata) -> Stamp {
     #[cfg(unix)]
-    let inode = std::os::unix::fs::MetadataExt::ino(&meta);
+    let inode = std::os::unix::fs::MetadataExt::ino(meta);
     #[cfg(not(unix))]
     let inode = 0;
     Some((meta.len(), meta.modified().ok()?, inode))
