@@ -217,7 +217,8 @@ impl Merger for Codecs {
         let Some(engine) = self.engine(path, &[new, old], &self.config(path, None).unwrap_or_default()) else { return Vec::new() };
         // The changed lines, placed in their objects: one reading of the file instead of the
         // two and the comparison a full diff costs (this runs on every save).
-        let (in_old, in_new) = changed_lines(&String::from_utf8_lossy(old), &String::from_utf8_lossy(new));
+        let (Ok(old_text), Ok(new_text)) = (std::str::from_utf8(old), std::str::from_utf8(new)) else { return Vec::new() };
+        let (in_old, in_new) = changed_lines(old_text, new_text);
         let mut objects = Vec::new();
         for (text, lines) in [(new, in_new), (old, in_old)] {
             if lines.is_empty() {
@@ -238,17 +239,25 @@ impl Merger for Codecs {
 /// The 1-based lines of `old` that were removed (or replaced by a different number of lines)
 /// and of `new` that were added or changed.
 fn changed_lines(old: &str, new: &str) -> (Vec<usize>, Vec<usize>) {
+    // The lines both share at the start and at the end are set aside first: a save changes a
+    // few lines of a big file, and only the middle needs a line diff.
+    let (old_lines, new_lines): (Vec<&str>, Vec<&str>) = (old.split_inclusive('\n').collect(), new.split_inclusive('\n').collect());
+    let head = old_lines.iter().zip(&new_lines).take_while(|(a, b)| a == b).count();
+    let most = old_lines.len().min(new_lines.len()) - head;
+    let tail = old_lines.iter().rev().zip(new_lines.iter().rev()).take(most).take_while(|(a, b)| a == b).count();
+    let (old_mid, new_mid) = (&old_lines[head..old_lines.len() - tail], &new_lines[head..new_lines.len() - tail]);
     let (mut in_old, mut in_new) = (Vec::new(), Vec::new());
-    for op in similar::TextDiff::from_lines(old, new).ops() {
-        match *op {
+    for op in similar::capture_diff_slices(similar::Algorithm::Myers, old_mid, new_mid) {
+        let at = |index: usize, len: usize| head + index + 1..=head + index + len;
+        match op {
             similar::DiffOp::Equal { .. } => {}
-            similar::DiffOp::Delete { old_index, old_len, .. } => in_old.extend(old_index + 1..=old_index + old_len),
-            similar::DiffOp::Insert { new_index, new_len, .. } => in_new.extend(new_index + 1..=new_index + new_len),
+            similar::DiffOp::Delete { old_index, old_len, .. } => in_old.extend(at(old_index, old_len)),
+            similar::DiffOp::Insert { new_index, new_len, .. } => in_new.extend(at(new_index, new_len)),
             similar::DiffOp::Replace { old_index, old_len, new_index, new_len } => {
-                in_new.extend(new_index + 1..=new_index + new_len);
+                in_new.extend(at(new_index, new_len));
                 // Lines that became fewer or more may have taken whole objects with them.
                 if old_len != new_len {
-                    in_old.extend(old_index + 1..=old_index + old_len);
+                    in_old.extend(at(old_index, old_len));
                 }
             }
         }
@@ -357,6 +366,10 @@ mod tests {
         let codecs = Codecs { root: None };
         assert_eq!(codecs.changed_objects("level.json", old.as_bytes(), new.as_bytes()), ["Lamp (entities)", "Crate (entities)"]);
         assert!(codecs.changed_objects("level.json", old.as_bytes(), old.as_bytes()).is_empty());
+        // Edits at both ends and in the middle, lines added and removed.
+        assert_eq!(changed_lines("a\nb\nc\nd\ne\n", "A\nb\nc\nx\nd\n"), (vec![5], vec![1, 4]));
+        assert_eq!(changed_lines("a\nb\n", "a\nb\nc"), (vec![], vec![3]));
+        assert_eq!(changed_lines("a\nb\nc\n", "a\nc\n"), (vec![2], vec![]));
     }
 
     #[test]

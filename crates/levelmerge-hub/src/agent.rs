@@ -454,8 +454,15 @@ impl<L: Merger> Agent<L> {
                                     state.recent.retain(|(_, o)| *o != object);
                                     state.recent.push((now, object));
                                 }
-                                let base = state.shadow.as_ref().map(|s| s.rev.clone()).or_else(|| state.restored.clone());
-                                out.push(ClientMessage::Publish { path: path.clone(), base, content });
+                                // Against a shadow the agent holds, only the change travels.
+                                out.push(match &state.shadow {
+                                    Some(s) => {
+                                        let (at, remove, insert) = crate::protocol::splice_between(&s.content, &content);
+                                        let insert = insert.to_owned();
+                                        ClientMessage::Edit { path: path.clone(), base: s.rev.clone(), at, remove, insert }
+                                    }
+                                    None => ClientMessage::Publish { path: path.clone(), base: state.restored.clone(), content },
+                                });
                                 state.pending = Some(local);
                                 state.last_publish = Some(now);
                                 publishing = true;

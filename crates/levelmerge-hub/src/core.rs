@@ -271,6 +271,19 @@ impl<S: Store, M: Merger> Core<S, M> {
                 (out.collect(), Next::Continue)
             }
             ClientMessage::Publish { path, base, content } => (self.publish(peer, path, base, content.into_bytes()), Next::Continue),
+            ClientMessage::Edit { path, base, at, remove, insert } => {
+                let whole = match check_path(&path).and_then(|()| self.store.at(&base, &path)) {
+                    Ok(Some(old)) => crate::protocol::apply_splice(&String::from_utf8_lossy(&old), at, remove, &insert),
+                    _ => None,
+                };
+                match whole {
+                    Some(content) => (self.publish(peer, path, Some(base), content.into_bytes()), Next::Continue),
+                    None => {
+                        let reason = format!("the edit does not fit revision {base} of {path}; send the whole file");
+                        (vec![Outgoing { to: peer, message: HubMessage::Refused { path, reason } }], Next::Continue)
+                    }
+                }
+            }
         }
     }
 
@@ -667,6 +680,23 @@ mod tests {
                 assert_eq!(team.core.store().log.len(), commits, "keeping the shared version changes nothing");
             }
         }
+    }
+
+    #[test]
+    fn an_edit_sent_as_a_splice_is_a_publish_of_the_whole_file() {
+        let mut team = hub(Policy::SharedWins);
+        let first = team.publish(1, None, LEVEL);
+        let rev0 = team.head_of(&first, 1).unwrap().rev;
+        team.publish(1, Some(&rev0), &LEVEL.replace("\"x\": 1", "\"x\": 10"));
+        let bob = LEVEL.replace("\"x\": 2", "\"x\": 20");
+        let (at, remove, insert) = crate::protocol::splice_between(LEVEL, &bob);
+        let edit = ClientMessage::Edit { path: "level.json".into(), base: rev0.clone(), at, remove, insert: insert.into() };
+        team.core.handle(2, edit);
+        let head = String::from_utf8(team.core.store().head("level.json").unwrap().unwrap().1).unwrap();
+        assert_eq!(head, LEVEL.replace("\"x\": 1", "\"x\": 10").replace("\"x\": 2", "\"x\": 20"));
+        let misfit = ClientMessage::Edit { path: "level.json".into(), base: rev0, at: 10_000, remove: 1, insert: String::new() };
+        let (out, _) = team.core.handle(2, misfit);
+        assert!(matches!(&out[0].message, HubMessage::Refused { reason, .. } if reason.contains("does not fit")), "{out:?}");
     }
 
     #[test]

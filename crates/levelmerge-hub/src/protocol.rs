@@ -21,6 +21,10 @@ pub enum ClientMessage {
     /// A saved edit: the file as it is now, against the revision the sender last had
     /// (`None` when it never had one).
     Publish { path: String, base: Option<Rev>, content: String },
+    /// A saved edit told as a change of the revision `base` (which the sender has): the bytes
+    /// `at..at + remove` of that revision's content replaced by `insert`. The hub treats it as
+    /// the `Publish` of the whole file.
+    Edit { path: String, base: Rev, at: usize, remove: usize, insert: String },
     /// The objects this user changed in the last minute (also a heartbeat).
     Presence { editing: Vec<Editing> },
 }
