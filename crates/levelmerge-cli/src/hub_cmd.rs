@@ -176,9 +176,14 @@ impl Merger for Codecs {
         }
         let show = |t: &Option<String>| t.as_deref().map_or("(deleted)".to_owned(), |t| crate::ui::shorten(t, 40));
         let describe = |c: &levelmerge_core::codec::ConflictReport| {
+            // By its place in the hierarchy when the codec can tell it (`Spawn (Transform)`).
+            let object = if c.object_path.is_empty() {
+                c.object.clone()
+            } else {
+                format!("{} ({})", crate::diff_view::path_text(&c.object_path), c.object_kind)
+            };
             format!(
-                "{}{}: ours {} · theirs {}",
-                c.object,
+                "{object}{}: ours {} · theirs {}",
                 if c.path.is_empty() { String::new() } else { format!(" › {}", c.path) },
                 show(&c.ours),
                 show(&c.theirs)
@@ -370,6 +375,17 @@ mod tests {
         assert_eq!(changed_lines("a\nb\nc\nd\ne\n", "A\nb\nc\nx\nd\n"), (vec![5], vec![1, 4]));
         assert_eq!(changed_lines("a\nb\n", "a\nb\nc"), (vec![], vec![3]));
         assert_eq!(changed_lines("a\nb\nc\n", "a\nc\n"), (vec![2], vec![]));
+    }
+
+    #[test]
+    fn conflicts_the_policy_settled_are_named_by_their_objects() {
+        let base = "{\n  \"entities\": [\n    { \"id\": 1, \"name\": \"Door\", \"x\": 0 }\n  ]\n}\n";
+        let (ours, theirs) = (base.replace("\"x\": 0", "\"x\": 5"), base.replace("\"x\": 0", "\"x\": 7"));
+        let merged = Codecs { root: None }.merge("level.json", base.as_bytes(), ours.as_bytes(), theirs.as_bytes(), true, None).unwrap();
+        assert_eq!(merged.content, ours.as_bytes());
+        assert_eq!(merged.settled, ["Door (entities) › x: ours 5 · theirs 7"]);
+        assert_eq!(merged.theirs_lost, merged.settled, "the incoming side lost it");
+        assert!(merged.problems.is_empty());
     }
 
     #[test]

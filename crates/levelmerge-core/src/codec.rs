@@ -110,6 +110,8 @@ pub struct Renumbered {
 pub struct ConflictReport {
     pub object: String,
     pub object_kind: String,
+    /// The object's hierarchy path as people name it (`Level/Spawn`); empty when unknown.
+    pub object_path: Vec<String>,
     pub path: String,
     pub kind: &'static str,
     pub base: Option<String>,
@@ -187,13 +189,14 @@ fn new_problems(result: Vec<Problem>, known: impl FnOnce() -> Vec<String>) -> Ve
     result.into_iter().filter(|p| !known.contains(&p.key())).collect()
 }
 
-fn report(merged: &crate::merge::MergedLevel<'_>) -> Vec<ConflictReport> {
+fn report(merged: &crate::merge::MergedLevel<'_>, path_of: impl Fn(&crate::model::ObjectId) -> Vec<String>) -> Vec<ConflictReport> {
     merged
         .conflicts
         .iter()
         .map(|c| ConflictReport {
             object: c.object.to_string(),
             object_kind: c.object_kind.clone(),
+            object_path: path_of(&c.object),
             path: c.path.to_string(),
             kind: c.kind.name(),
             base: c.text(Side::Base),
@@ -375,7 +378,14 @@ where
     clock.lap("check");
     let mut notes: Vec<String> = renumbered.as_ref().map(|r| r.notes.clone()).unwrap_or_default();
     notes.extend(merged.notes.iter().map(|n| format!("{}: {}", n.object, n.message)));
-    let conflicts = report(&merged);
+    // Objects are named from whichever version has them (the outline is only built when
+    // there is a conflict to name).
+    let outlines: Vec<crate::outline::Outline> = if merged.conflicts.is_empty() {
+        Vec::new()
+    } else {
+        [&levels.ours, &levels.theirs, &levels.base].iter().map(|l| codec.outline(l)).collect()
+    };
+    let conflicts = report(&merged, |id| outlines.iter().find(|o| o.kind(id).is_some()).map(|o| o.path(id)).unwrap_or_default());
     let ours_text = finish(codec.render(doc_refs, &ours_view))?;
     clock.lap("write");
     if open == 0 && codec.checks_output() {
