@@ -149,6 +149,20 @@ impl Team {
     }
 
     /// Waits until every copy reads `text`.
+    /// Bob's agent stops; alice sets the crate to 1 on top of `from`, and it reaches the hub;
+    /// bob saves `bob_saves` meanwhile, then his agent comes back.
+    fn clash_on_the_crate(&self, alice: &Running, bob: Running, from: &str, bob_saves: &str) -> Running {
+        drop(bob);
+        self.save("alice", &with_x(from, "Crate", 1));
+        wait_until(
+            "alice's edit at the hub",
+            || self.git(&["show", "HEAD:level.json"]).contains("\"Crate\", \"x\": 1 ").then_some(()),
+            || alice.output(),
+        );
+        self.save("bob", bob_saves);
+        self.agent("bob")
+    }
+
     fn converge(&self, users: &[&str], text: &str) {
         wait_until(
             "every copy to converge",
@@ -223,16 +237,7 @@ fn concurrent_edits_are_merged_and_a_conflict_follows_the_policy_without_losing_
     let both = with_x(&with_x(LEVEL, "Door", 5), "Lamp", 7);
     team.converge(&["alice", "bob"], &both);
     // Same property while bob's agent is away: the shared version wins, bob's is kept.
-    drop(bob);
-    team.save("alice", &with_x(&both, "Crate", 1));
-    team.converge(&["alice"], &with_x(&both, "Crate", 1));
-    wait_until(
-        "alice's edit at the hub",
-        || team.git(&["show", "HEAD:level.json"]).contains("\"Crate\", \"x\": 1 ").then_some(()),
-        || alice.output(),
-    );
-    team.save("bob", &with_x(&both, "Crate", 2));
-    let bob = team.agent("bob");
+    let bob = team.clash_on_the_crate(&alice, bob, &both, &with_x(&both, "Crate", 2));
     let shared = with_x(&both, "Crate", 1);
     team.converge(&["alice", "bob"], &shared);
     bob.wait_for_line("the team's version won over your edit of level.json");
@@ -346,15 +351,7 @@ fn under_the_manual_policy_a_conflict_waits_on_the_dashboard_until_someone_settl
     let bob = team.agent("bob");
     team.converge(&["alice", "bob"], LEVEL);
     // Bob edits the crate while away; alice edits it too.
-    drop(bob);
-    team.save("alice", &with_x(LEVEL, "Crate", 1));
-    wait_until(
-        "alice's edit at the hub",
-        || team.git(&["show", "HEAD:level.json"]).contains("\"Crate\", \"x\": 1 ").then_some(()),
-        || alice.output(),
-    );
-    team.save("bob", &with_x(LEVEL, "Crate", 2));
-    let bob = team.agent("bob");
+    let bob = team.clash_on_the_crate(&alice, bob, LEVEL, &with_x(LEVEL, "Crate", 2));
     bob.wait_for_line("the team's version won over your edit of level.json");
     hub.wait_for_line("1 conflict(s) of bob's level.json wait to be settled");
     team.converge(&["alice", "bob"], &with_x(LEVEL, "Crate", 1));
@@ -496,15 +493,7 @@ fn the_team_s_per_property_rules_travel_through_the_hub_and_apply_there() {
     wait_until("the rules at the hub", || team.git(&["show", "HEAD:.levelmerge.toml"]).contains("take").then_some(()), || alice.output());
     let bob = team.agent("bob");
     team.converge(&["alice", "bob"], LEVEL);
-    drop(bob);
-    team.save("alice", &with_x(LEVEL, "Crate", 1));
-    wait_until(
-        "alice's edit at the hub",
-        || team.git(&["show", "HEAD:level.json"]).contains("\"Crate\", \"x\": 1 ").then_some(()),
-        || alice.output(),
-    );
-    team.save("bob", &with_x(&with_x(LEVEL, "Crate", 2), "Door", 9));
-    let bob = team.agent("bob");
+    let bob = team.clash_on_the_crate(&alice, bob, LEVEL, &with_x(&with_x(LEVEL, "Crate", 2), "Door", 9));
     // Incoming-wins would take bob's crate; the rule keeps alice's, and bob's other edit lands.
     let expected = with_x(&with_x(LEVEL, "Crate", 1), "Door", 9);
     team.converge(&["alice", "bob"], &expected);
