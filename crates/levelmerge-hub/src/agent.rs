@@ -430,7 +430,8 @@ impl<L: Merger> Agent<L> {
             let unseen = stamp != state.read_stamp;
             state.stamp = stamp;
             let stale = state.read_at.is_none_or(|at| now.duration_since(at) >= interval);
-            let rested = state.last_publish.is_none_or(|at| now.duration_since(at) >= interval);
+            // A head held back for this save is worth more than the interval's spacing.
+            let rested = state.deferred.is_some() || state.last_publish.is_none_or(|at| now.duration_since(at) >= interval);
             let mut publishing = false;
             if settled && ((unseen && rested) || stale || state.deferred.is_some()) {
                 state.read_at = Some(now);
