@@ -87,7 +87,7 @@ pub struct Options {
     /// say no: deleting the object loses no one's work.
     pub added_fields_are_edits: bool,
     /// A member that numbers the layout of the map holding it (Unity's `serializedVersion`):
-    /// two sides with different layouts are never mixed; the newer layout is taken whole.
+    /// two sides with different layouts are never mixed; the layout a side re-saved is taken whole.
     pub layout_key: Option<&'static str>,
 }
 
@@ -222,15 +222,15 @@ fn member<'v, 'a>(m: &'v [(Key<'a>, Value<'a>)], k: &str) -> Option<&'v Value<'a
     m.iter().find(|(mk, _)| *mk == k).map(|(_, v)| v)
 }
 
-/// Whether every member `older` added, changed or removed relative to `base` is one the newer
-/// layout holds in the same way (present when `older` has it, absent when `older` removed it),
-/// and `older` kept the base's layout.
-fn edits_fit_layout(layout_key: &str, base: &Value<'_>, older: &Value<'_>, newer: &Value<'_>) -> bool {
-    let (Some(b), Some(o), Some(n)) = (map_entries(base), map_entries(older), map_entries(newer)) else {
+/// Whether every member `kept` added, changed or removed relative to `base` is one the re-saved
+/// layout holds in the same way (present when `kept` has it, absent when `kept` removed it),
+/// and `kept` kept the base's layout.
+fn edits_fit_layout(layout_key: &str, base: &Value<'_>, kept: &Value<'_>, relaid: &Value<'_>) -> bool {
+    let (Some(b), Some(o), Some(n)) = (map_entries(base), map_entries(kept), map_entries(relaid)) else {
         return false;
     };
     let find = |m: &[(Key<'_>, Value<'_>)], k: &str| member(m, k).is_some();
-    if !base.get(layout_key).zip(older.get(layout_key)).is_some_and(|(bl, ol)| bl.same(ol)) {
+    if !base.get(layout_key).zip(kept.get(layout_key)).is_some_and(|(bl, ol)| bl.same(ol)) {
         return false; // both sides re-laid the struct out
     }
     let changed = o.iter().filter(|(k, v)| *k != layout_key && member(b, k).is_none_or(|bv| !bv.same(v)));
@@ -377,8 +377,8 @@ impl<'a> Merger<'a> {
                         }
                     }
                 }
-                if let Some(newer) = self.newer_layout(path, b, ov, tv) {
-                    return Some(newer);
+                if let Some(relaid) = self.relaid_layout(path, b, ov, tv) {
+                    return Some(relaid);
                 }
                 let tpl = template(b, o, t);
                 match (b.map(|b| &b.kind), &ov.kind, &tv.kind) {
@@ -413,34 +413,46 @@ impl<'a> Merger<'a> {
         }
     }
 
-    /// When the two sides hold one struct in different layouts (one was re-saved by a newer
-    /// editor), the newer layout is taken whole; edits the other side made to it are reported.
-    fn newer_layout(&mut self, path: &[Seg<'a>], b: Option<&'a Value<'a>>, o: &'a Value<'a>, t: &'a Value<'a>) -> Option<MValue<'a>> {
+    /// When the two sides hold one struct in different layouts (one was re-saved by another
+    /// editor version), the re-saved layout is taken whole; edits the other side made to it are
+    /// reported.
+    fn relaid_layout(&mut self, path: &[Seg<'a>], b: Option<&'a Value<'a>>, o: &'a Value<'a>, t: &'a Value<'a>) -> Option<MValue<'a>> {
         let key = self.layout_key?;
         let layout = |v: &Value<'_>| v.get(key).and_then(|l| l.raw.trim().parse::<i64>().ok());
         let (lo, lt) = (layout(o)?, layout(t)?);
         if lo == lt || o.has_children || t.has_children {
             return None;
         }
-        let (newer, older, older_side) = if lo > lt { (o, t, Side::Theirs) } else { (t, o, Side::Ours) };
-        if b.is_some_and(|b| edits_fit_layout(key, b, older, newer)) {
-            // The older side only edited members the newer layout holds too: a member-wise
+        // The side that re-laid the struct out relative to the base wins, even when it went back
+        // to an older layout (re-saved by an older editor); when both did, the newer one does.
+        let lb = b.and_then(layout);
+        let ours_relaid = if lb == Some(lt) {
+            true
+        } else if lb == Some(lo) {
+            false
+        } else {
+            lo > lt
+        };
+        let (relaid, kept, kept_side) = if ours_relaid { (o, t, Side::Theirs) } else { (t, o, Side::Ours) };
+        if b.is_some_and(|b| edits_fit_layout(key, b, kept, relaid)) {
+            // The other side only edited members the re-saved layout holds too: a member-wise
             // merge keeps both sides' work without mixing layouts.
             return None;
         }
-        if b.is_some_and(|b| !older.identical(b) && !older.same(b)) {
+        if b.is_some_and(|b| !kept.identical(b) && !kept.same(b)) {
             let at = to_path(path);
             let place = if at.0.is_empty() { String::new() } else { format!(" › {at}") };
             self.notes.push(Note {
                 object: self.object.clone(),
                 message: format!(
-                    "{}{place}: kept the newer layout ({key} {}); the edits {older_side} made to the older one were dropped",
+                    "{}{place}: kept the layout {} re-saved ({key} {}); the edits {kept_side} made to the other one were dropped",
                     self.object_kind,
-                    lo.max(lt)
+                    kept_side.other(),
+                    if ours_relaid { lo } else { lt }
                 ),
             });
         }
-        Some(MValue::Exact(newer))
+        Some(MValue::Exact(relaid))
     }
 
     fn map(

@@ -1,7 +1,9 @@
 //! 3-way merge of the order of identity lists (map keys, child slots, keyed list elements).
 //!
 //! Which elements belong in the result is decided by the caller; this module only decides where
-//! they go. The base order is kept unless exactly one side reordered; an element inserted by one
+//! they go. The base order is kept unless a side reordered; when both did, each pair of elements
+//! keeps the order of the side that changed it (ours' order stands when that is cyclic, which is
+//! reported as a clash); an element inserted by one
 //! side goes after the element that precedes it on that side; when both sides insert at the same
 //! place, ours come first, whichever side supplies the skeleton.
 
@@ -32,6 +34,66 @@ fn reordered<K: Eq + Hash>(base_pos: &FxHashMap<&K, usize>, side: &[K]) -> bool 
     false
 }
 
+/// Longest list whose moves are reconciled pair by pair (the check is quadratic).
+const RECONCILE_LIMIT: usize = 512;
+
+/// Both sides moved elements: each pair of shared elements keeps the relative order of the side
+/// that changed it (both sides changing it the same way is agreement). When that gives one
+/// consistent order, returns ours rearranged to it, each of ours' own elements staying right
+/// after the element it follows; `None` when the two sides' moves truly clash.
+fn reconcile_moves<K: Eq + Hash + Clone>(base_pos: &FxHashMap<&K, usize>, ours: &[K], theirs: &[K]) -> Option<Vec<K>> {
+    let theirs_pos: FxHashMap<&K, usize> = theirs.iter().enumerate().map(|(i, k)| (k, i)).collect();
+    let ours_pos: FxHashMap<&K, usize> = ours.iter().enumerate().map(|(i, k)| (k, i)).collect();
+    let shared: Vec<&K> = ours.iter().filter(|k| base_pos.contains_key(k) && theirs_pos.contains_key(k)).collect();
+    if shared.len() > RECONCILE_LIMIT {
+        return None;
+    }
+    // Whether `x` goes before `y` in the merged order, or None when the sides disagree.
+    let before = |x: &K, y: &K| {
+        let in_base = base_pos[x] < base_pos[y];
+        let in_ours = ours_pos[x] < ours_pos[y];
+        let in_theirs = theirs_pos[x] < theirs_pos[y];
+        match (in_ours != in_base, in_theirs != in_base) {
+            (true, true) if in_ours != in_theirs => None,
+            (true, _) => Some(in_ours),
+            (false, _) => Some(in_theirs),
+        }
+    };
+    for (i, x) in shared.iter().enumerate() {
+        for y in &shared[i + 1..] {
+            before(x, y)?;
+        }
+    }
+    let mut order = shared.clone();
+    order.sort_by(|x, y| match before(x, y) {
+        _ if x == y => std::cmp::Ordering::Equal,
+        Some(true) => std::cmp::Ordering::Less,
+        _ => std::cmp::Ordering::Greater,
+    });
+    // A pairwise choice can still be cyclic; the sorted order must honour every pair.
+    for (i, x) in order.iter().enumerate() {
+        if order[i + 1..].iter().any(|y| before(x, y) != Some(true)) {
+            return None;
+        }
+    }
+    // Ours' own elements travel with the shared element they follow.
+    let mut groups: FxHashMap<&K, Vec<K>> = FxHashMap::default();
+    let mut lead = Vec::new();
+    let mut current: Option<&K> = None;
+    for k in ours {
+        if base_pos.contains_key(k) && theirs_pos.contains_key(k) {
+            current = Some(k);
+            groups.entry(k).or_default().push(k.clone());
+        } else {
+            match current {
+                Some(c) => groups.entry(c).or_default().push(k.clone()),
+                None => lead.push(k.clone()),
+            }
+        }
+    }
+    Some(lead.into_iter().chain(order.iter().flat_map(|k| groups.remove(k).unwrap_or_default())).collect())
+}
+
 /// Merge three orders. `keep` says which elements the result holds; each kept element appears
 /// once, even if it is missing from some lists.
 pub fn merge_order<K, F>(base: &[K], ours: &[K], theirs: &[K], keep: F) -> MergedOrder<K>
@@ -49,6 +111,9 @@ where
         let b = theirs.iter().filter(|k| in_o.contains(k));
         !a.eq(b)
     };
+    let reconciled = if reorder_clash { reconcile_moves(&base_pos, ours, theirs) } else { None };
+    let reorder_clash = reorder_clash && reconciled.is_none();
+    let ours = reconciled.as_deref().unwrap_or(ours);
     let skeleton_is_ours = !theirs_moved || ours_moved;
     let (skeleton, other) = if skeleton_is_ours { (ours, theirs) } else { (theirs, ours) };
 
@@ -183,6 +248,20 @@ mod tests {
         let r = merge_order(&['a', 'b'], &['b', 'a'], &['b', 'a'], |_| true);
         assert!(!r.reorder_clash);
         let r = merge_order(&['a', 'b', 'c'], &['b', 'a', 'c'], &['a', 'c', 'b'], |_| true);
+        assert!(r.reorder_clash);
+    }
+
+    #[test]
+    fn moves_of_both_sides_are_reconciled_pair_by_pair() {
+        // Ours moves b to the end; theirs moves a to the end and c before b.
+        let r = merge_order(&['a', 'b', 'c'], &['a', 'c', 'b'], &['c', 'b', 'a'], |_| true);
+        assert_eq!(r.order, vec!['c', 'b', 'a']);
+        assert!(!r.reorder_clash);
+        // Ours' own insertions travel with the element they follow.
+        assert_eq!(m("abcd", "axbdc", "bacd"), "baxdc");
+        // Swapping one pair both ways is a real clash: ours' order stands and it is reported.
+        let r = merge_order(&['a', 'b', 'c'], &['b', 'a', 'c'], &['a', 'c', 'b'], |_| true);
+        assert_eq!(r.order, vec!['b', 'a', 'c']);
         assert!(r.reorder_clash);
     }
 

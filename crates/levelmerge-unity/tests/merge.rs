@@ -178,6 +178,34 @@ fn a_struct_in_two_layouts_takes_the_newer_whole_and_says_so() {
 }
 
 #[test]
+fn a_struct_re_saved_by_an_older_editor_keeps_that_layout() {
+    // Base was saved by a newer editor (layout 7); ours re-saved it with an older one (layout 6,
+    // which lacks m_StaticEditorFlags); theirs edited the layout-7 member.
+    let v6 = scene(&[go(10, "Root", 11), tr(11, 10, 0, &[], "0")]);
+    let base = v6
+        .replace(
+            "  serializedVersion: 6
+",
+            "  serializedVersion: 7
+",
+        )
+        .replace(
+            "  m_IsActive: 1
+",
+            "  m_IsActive: 1
+  m_StaticEditorFlags: 0
+",
+        );
+    let theirs = base.replace("m_StaticEditorFlags: 0", "m_StaticEditorFlags: 4");
+    let r = merge(&base, &v6, &theirs);
+    assert_eq!(r.open_conflicts, 0);
+    assert_eq!(text(&r), v6, "the layout ours re-saved is taken whole");
+    assert!(r.notes.iter().any(|n| n.contains("re-saved (serializedVersion 6)") && n.contains("the edits theirs made")), "{:?}", r.notes);
+    // Swapping the sides gives the same struct.
+    assert_eq!(text(&merge(&base, &theirs, &v6)), v6);
+}
+
+#[test]
 fn edits_to_members_both_layouts_hold_are_merged_member_by_member() {
     let base = scene(&[go(10, "Root", 11), tr(11, 10, 0, &[], "0")]);
     // Theirs re-saved the GameObject with a newer layout; ours renamed it: both are kept.
