@@ -61,6 +61,12 @@ pub trait Codec {
         None
     }
 
+    /// Whether items both sides inserted at one place in a list are all kept (see
+    /// [`Options::keep_concurrent_insertions`]).
+    fn keeps_concurrent_insertions(&self, _docs: Sides<&Self::Document<'_>>) -> bool {
+        true
+    }
+
     /// Rules the format brings for the documents merged (an editor's counters and volatile
     /// editor state), tried after the user's own rules.
     fn rules(&self, _docs: Sides<&Self::Document<'_>>) -> Vec<crate::policy::Rule> {
@@ -347,6 +353,7 @@ where
         policy,
         added_fields_are_edits: options.added_fields_are_edits && codec.added_fields_are_edits(),
         layout_key: options.layout_key.or(codec.layout_key()),
+        keep_concurrent_insertions: options.keep_concurrent_insertions && codec.keeps_concurrent_insertions(docs.as_ref()),
     };
     let mut merged = merge(levels.as_ref(), &options);
     clock.lap("merge");

@@ -89,11 +89,15 @@ pub struct Options {
     /// A member that numbers the layout of the map holding it (Unity's `serializedVersion`):
     /// two sides with different layouts are never mixed; the layout a side re-saved is taken whole.
     pub layout_key: Option<&'static str>,
+    /// Whether the items both sides inserted at one place in a list are all kept (ours first).
+    /// Formats whose lists are programs rather than collections (an editor's event sheets) say
+    /// no: two insertions there are a conflict.
+    pub keep_concurrent_insertions: bool,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { policy: Policy::default(), added_fields_are_edits: true, layout_key: None }
+        Options { policy: Policy::default(), added_fields_are_edits: true, layout_key: None, keep_concurrent_insertions: true }
     }
 }
 
@@ -210,6 +214,7 @@ struct Merger<'a> {
     conflicts: Vec<Conflict<'a>>,
     notes: Vec<Note>,
     layout_key: Option<&'static str>,
+    keep_concurrent_insertions: bool,
     object: ObjectId,
     object_kind: &'a str,
     alive: FxHashSet<ObjectId>,
@@ -546,14 +551,80 @@ impl<'a> Merger<'a> {
                     items.extend(longer.iter().map(MValue::Exact));
                 }
                 Chunk::Conflict { base, ours, theirs } => {
-                    path.push(Seg::Range(base.start, base.end));
-                    let values = Sides::new(b[base].iter().collect(), o[ours].iter().collect(), t[theirs].iter().collect());
-                    items.push(self.conflict(path, ConflictKind::ListOverlap, values));
-                    path.pop();
+                    let (bs, os, ts) = (&b[base.clone()], &o[ours.clone()], &t[theirs.clone()]);
+                    if self.keep_concurrent_insertions && bs.is_empty() && !os.iter().any(|x| ts.iter().any(|y| x.same(y))) {
+                        // Both sides inserted different items at one place: all are kept, ours
+                        // first, as concurrent additions are everywhere else.
+                        self.notes.push(Note {
+                            object: self.object.clone(),
+                            message: format!(
+                                "{} › {}: both sides inserted items at position {}; kept all of them, ours first",
+                                self.object_kind,
+                                to_path(path),
+                                ours.start
+                            ),
+                        });
+                        items.extend(os.iter().chain(ts).map(MValue::Exact));
+                    } else if let Some(merged) = self.edited_in_place_plus_items(path, bs, os, ts, ours.start) {
+                        items.extend(merged);
+                    } else {
+                        path.push(Seg::Range(base.start, base.end));
+                        let values = Sides::new(bs.iter().collect(), os.iter().collect(), ts.iter().collect());
+                        items.push(self.conflict(path, ConflictKind::ListOverlap, values));
+                        path.pop();
+                    }
                 }
             }
         }
         MValue::List { template, items }
+    }
+}
+
+impl<'a> Merger<'a> {
+    /// One side edited a run of items in place; the other edited the same items in place too and
+    /// added items after (or before) them. The items are paired by position and merged one by
+    /// one, the added items kept; `None` (and nothing recorded) when a pair conflicts, since the
+    /// pairing is then likely wrong.
+    fn edited_in_place_plus_items(
+        &mut self,
+        path: &mut Vec<Seg<'a>>,
+        b: &'a [Value<'a>],
+        o: &'a [Value<'a>],
+        t: &'a [Value<'a>],
+        ours_start: usize,
+    ) -> Option<Vec<MValue<'a>>> {
+        let n = b.len();
+        // Only structs carry enough to tell that a pairing is right; scalars are guesswork.
+        let structs = [b, o, t].iter().all(|run| run.iter().all(|v| matches!(v.kind, ValueKind::Map(_))));
+        if n == 0 || o.len().min(t.len()) != n || o.len() == t.len() || !structs {
+            return None;
+        }
+        let (longer, ours_longer) = if o.len() > n { (o, true) } else { (t, false) };
+        let extra = longer.len() - n;
+        for added_after in [true, false] {
+            let added = if added_after { &longer[n..] } else { &longer[..extra] };
+            if added.iter().any(|a| b.iter().any(|bv| bv.same(a))) {
+                continue; // an "added" item that is a base item: the pairing is off
+            }
+            let offset = if added_after { 0 } else { extra };
+            let (o_off, t_off) = if ours_longer { (offset, 0) } else { (0, offset) };
+            let (conflicts, notes) = (self.conflicts.len(), self.notes.len());
+            let mut items = Vec::with_capacity(n + extra);
+            for i in 0..n {
+                path.push(Seg::Index(ours_start + o_off + i));
+                let merged = self.value(path, Some(&b[i]), Some(&o[o_off + i]), Some(&t[t_off + i]));
+                path.pop();
+                items.extend(merged);
+            }
+            if self.conflicts.len() > conflicts {
+                self.conflicts.truncate(conflicts);
+                self.notes.truncate(notes);
+                continue;
+            }
+            let added = added.iter().map(MValue::Exact);
+            return Some(if added_after { items.into_iter().chain(added).collect() } else { added.chain(items).collect() });
+        }
+        None
     }
 }
 
@@ -617,6 +688,7 @@ pub fn merge<'a>(inputs: Sides<&'a Level<'a>>, options: &Options) -> MergedLevel
         conflicts: Vec::new(),
         notes: Vec::new(),
         layout_key: options.layout_key,
+        keep_concurrent_insertions: options.keep_concurrent_insertions,
         object: ObjectId::new(""),
         object_kind: "",
         alive,

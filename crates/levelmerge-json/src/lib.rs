@@ -163,6 +163,11 @@ impl Codec for JsonCodec {
         Profile::first([docs.base, docs.ours, docs.theirs].map(Document::profile)).map_or_else(Vec::new, Profile::rules)
     }
 
+    fn keeps_concurrent_insertions(&self, docs: Sides<&Document<'_>>) -> bool {
+        // GDevelop's event sheets are programs: two events inserted at one place conflict.
+        Profile::first([docs.base, docs.ours, docs.theirs].map(Document::profile)) != Some(Profile::GDevelop)
+    }
+
     fn renumber(&self, texts: Sides<&[u8]>) -> Option<levelmerge_core::Renumbered> {
         let all = [texts.base, texts.ours, texts.theirs];
         if self.dialect == Some(Dialect::Sjson) {

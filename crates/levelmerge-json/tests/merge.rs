@@ -159,6 +159,38 @@ fn lists_without_identity_merge_like_diff3() {
 }
 
 #[test]
+fn items_both_sides_insert_at_one_place_are_all_kept_ours_first() {
+    let base = "{\"spawns\": [\"a\", \"b\"]}";
+    let ours = "{\"spawns\": [\"a\", \"b\", \"x\"]}";
+    let theirs = "{\"spawns\": [\"a\", \"b\", \"y\", \"z\"]}";
+    assert_eq!(merge(base, ours, theirs), ("{\"spawns\": [\"a\", \"b\", \"x\", \"y\", \"z\"]}".into(), 0));
+    assert_eq!(merge(base, theirs, ours), ("{\"spawns\": [\"a\", \"b\", \"y\", \"z\", \"x\"]}".into(), 0));
+    // Replacing an item is not an insertion: both replacing it differently still conflicts.
+    let (_, c) = merge(base, "{\"spawns\": [\"a\", \"x\"]}", "{\"spawns\": [\"a\", \"y\"]}");
+    assert_eq!(c, 1);
+}
+
+#[test]
+fn gdevelop_events_both_sides_insert_at_one_place_conflict() {
+    let sheet = |events: &str| format!("{{\"gdVersion\": {{\"major\": 4}}, \"properties\": {{}}, \"events\": [{events}]}}");
+    let (base, ours, theirs) =
+        (sheet("{\"type\": \"a\"}"), sheet("{\"type\": \"a\"}, {\"type\": \"x\"}"), sheet("{\"type\": \"a\"}, {\"type\": \"y\"}"));
+    assert_eq!(merge(&base, &ours, &theirs).1, 1);
+}
+
+#[test]
+fn items_edited_in_place_and_extended_merge_item_by_item() {
+    // Ours edits the second item and appends one; theirs adds a member to every item.
+    let base = r#"{"steps": [{"n": 1}, {"n": 2}]}"#;
+    let ours = r#"{"steps": [{"n": 1}, {"n": 20}, {"n": 3, "d": 0}]}"#;
+    let theirs = r#"{"steps": [{"n": 1, "d": 0}, {"n": 2, "d": 0}]}"#;
+    assert_eq!(merge(base, ours, theirs), (r#"{"steps": [{"n": 1, "d": 0}, {"n": 20, "d": 0}, {"n": 3, "d": 0}]}"#.into(), 0));
+    // When the paired items clash, the run is one conflict.
+    let theirs = r#"{"steps": [{"n": 1}, {"n": 9}]}"#;
+    assert_eq!(merge(base, ours, theirs).1, 1);
+}
+
+#[test]
 fn every_style_round_trips_and_keeps_its_style() {
     let styles = [
         "{\n  \"a\": 1,\n  \"list\": [\n    {\"id\": 1, \"v\": 1.50},\n    {\"id\": 2, \"v\": 5.6e-14}\n  ]\n}\n",
