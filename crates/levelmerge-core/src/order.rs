@@ -59,23 +59,28 @@ fn reconcile_moves<K: Eq + Hash + Clone>(base_pos: &FxHashMap<&K, usize>, ours: 
             (false, _) => Some(in_theirs),
         }
     };
+    // Each element's count of elements it goes before: the pairwise choices form one order
+    // exactly when these counts are all different (a tournament is transitive iff its scores
+    // are 0..n), and sorting by them gives that order.
+    let mut wins = vec![0usize; shared.len()];
     for (i, x) in shared.iter().enumerate() {
-        for y in &shared[i + 1..] {
-            before(x, y)?;
+        for (j, y) in shared.iter().enumerate().skip(i + 1) {
+            if before(x, y)? {
+                wins[i] += 1;
+            } else {
+                wins[j] += 1;
+            }
         }
     }
-    let mut order = shared.clone();
-    order.sort_by(|x, y| match before(x, y) {
-        _ if x == y => std::cmp::Ordering::Equal,
-        Some(true) => std::cmp::Ordering::Less,
-        _ => std::cmp::Ordering::Greater,
-    });
-    // A pairwise choice can still be cyclic; the sorted order must honour every pair.
-    for (i, x) in order.iter().enumerate() {
-        if order[i + 1..].iter().any(|y| before(x, y) != Some(true)) {
-            return None;
+    let mut seen = vec![false; shared.len()];
+    for &w in &wins {
+        if std::mem::replace(&mut seen[w], true) {
+            return None; // the choices are cyclic
         }
     }
+    let mut order: Vec<(usize, &K)> = wins.into_iter().zip(shared.iter().copied()).collect();
+    order.sort_unstable_by(|a, b| b.0.cmp(&a.0));
+    let order: Vec<&K> = order.into_iter().map(|(_, k)| k).collect();
     // Ours' own elements travel with the shared element they follow.
     let mut groups: FxHashMap<&K, Vec<K>> = FxHashMap::default();
     let mut lead = Vec::new();

@@ -7,11 +7,14 @@
 //! id when the id is Godot 4's `Class_xxxxx` kind, else its type and content (then, for an
 //! edited one, its type and id).
 //!
-//! Ours keeps its ids. Base and theirs take ours' id for the resources ours has; a resource
-//! ours lacks keeps its id when that is free, else gets a fresh one (the next integer, or the
+//! The side that renumbered keeps its ids: theirs when only theirs did, else ours (the keeper).
+//! Base and the other side take the keeper's id for the resources it has; a resource the keeper
+//! lacks keeps its id when that is free, else gets a fresh one (the next integer, or the
 //! id with `_2`, `_3`, …); every reference is rewritten with it. Deterministic.
 
-use levelmerge_core::{Renumbered, Sides};
+use levelmerge_core::{Renumbered, Side, Sides};
+use std::hash::BuildHasher;
+
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::parse::{parse, unquote, GodotFile, Section};
@@ -36,13 +39,20 @@ fn resources<'s>(file: &GodotFile<'s>, table: Table) -> Vec<Resource<'s>> {
         .filter_map(|s| Some((file.attr_unquoted(s, "id")?.trim(), file.attr_unquoted(s, "path")?)))
         .collect();
     let mut out = Vec::new();
+    // The content keys of the sub-resources read so far, hashed, by id (a sub-resource is
+    // defined before its first use).
+    let mut sub_keys: FxHashMap<&str, u64> = FxHashMap::default();
     for s in file.sections.iter().filter(|s| file.kind(s) == table.section()) {
         let Some(id) = file.attr_unquoted(s, "id").map(str::trim) else { continue };
         let kind = file.attr_unquoted(s, "type").unwrap_or("");
         let key = match table {
             Table::Ext => format!("path:{}", file.attr_unquoted(s, "path").unwrap_or(id)),
             Table::Sub if !is_integer(id) => format!("id:{id}"),
-            Table::Sub => content_key(file, s, &ext_paths),
+            Table::Sub => {
+                let key = content_key(file, s, &ext_paths, &sub_keys);
+                sub_keys.insert(id, rustc_hash::FxBuildHasher.hash_one(&key));
+                key
+            }
         };
         let uid = if table == Table::Ext { file.attr_unquoted(s, "uid") } else { None };
         out.push(Resource { id, uid, key, kind });
@@ -55,18 +65,22 @@ fn is_integer(id: &str) -> bool {
 }
 
 /// A sub-resource's type and properties, with external references named by their path and
-/// sub-resource references blanked (their ids are what is being matched).
-fn content_key(file: &GodotFile<'_>, s: &Section, ext_paths: &FxHashMap<&str, &str>) -> String {
+/// sub-resource references by the content of what they name (their ids are what is being
+/// matched), so that two textures of two different images differ.
+fn content_key(file: &GodotFile<'_>, s: &Section, ext_paths: &FxHashMap<&str, &str>, sub_keys: &FxHashMap<&str, u64>) -> String {
     let mut key = format!("content:{}", file.attr_unquoted(s, "type").unwrap_or(""));
     for p in file.props_of(s) {
         let text = file.text(p.line);
         let mut at = 0;
         for r in resource_refs(text) {
             key.push_str(&text[at..r.span.0]);
-            key.push_str(match r.table {
-                Table::Ext => ext_paths.get(r.id).copied().unwrap_or(r.id),
-                Table::Sub => "#",
-            });
+            match r.table {
+                Table::Ext => key.push_str(ext_paths.get(r.id).copied().unwrap_or(r.id)),
+                Table::Sub => match sub_keys.get(r.id) {
+                    Some(hash) => key.push_str(&format!("#{hash:x}")),
+                    None => key.push('#'),
+                },
+            }
             at = r.span.1;
         }
         key.push_str(&text[at..]);
@@ -75,8 +89,8 @@ fn content_key(file: &GodotFile<'_>, s: &Section, ext_paths: &FxHashMap<&str, &s
 }
 
 /// For each resource of `side`, the resource of `other` it is. In passes, each taking only
-/// what earlier ones left: the same `uid`, or the same id and key (unchanged and not
-/// renumbered); the same key (renumbered); when `edited` ones are looked for, the same id
+/// what earlier ones left: the same `uid`, or the same id and a key no other resource has
+/// (unchanged and not renumbered); the same key, in order (renumbered); when `edited` ones are looked for, the same id
 /// (and, for a sub-resource, type).
 fn matching(side: &[&Resource<'_>], other: &[&Resource<'_>], table: Table, edited: bool) -> Vec<Option<usize>> {
     let mut by_uid: FxHashMap<&str, usize> = FxHashMap::default();
@@ -89,6 +103,13 @@ fn matching(side: &[&Resource<'_>], other: &[&Resource<'_>], table: Table, edite
         by_key.entry(&r.key).or_default().push(i);
         by_id.insert(r.id, i);
     }
+    let mut side_keys: FxHashMap<&str, usize> = FxHashMap::default();
+    for r in side {
+        *side_keys.entry(&r.key).or_default() += 1;
+    }
+    // Resources alike in everything but id (two textures of one image) are told apart by
+    // their order, not by an id that may have been renumbered onto the other one.
+    let alike = |key: &str| side_keys.get(key).is_some_and(|&n| n > 1) || by_key.get(key).is_some_and(|c| c.len() > 1);
     let mut taken = vec![false; other.len()];
     let mut out: Vec<Option<usize>> = vec![None; side.len()];
     for pass in 0..3 {
@@ -99,7 +120,8 @@ fn matching(side: &[&Resource<'_>], other: &[&Resource<'_>], table: Table, edite
             let free = |i: &usize| !taken[*i];
             let hit = match pass {
                 0 => {
-                    r.uid.and_then(|u| by_uid.get(u)).or_else(|| by_id.get(r.id).filter(|&&i| other[i].key == r.key)).copied().filter(free)
+                    let same_id = || by_id.get(r.id).filter(|&&i| other[i].key == r.key && !alike(&r.key));
+                    r.uid.and_then(|u| by_uid.get(u)).or_else(same_id).copied().filter(free)
                 }
                 1 => by_key.get(r.key.as_str()).and_then(|c| c.iter().copied().find(free)),
                 _ => by_id.get(r.id).copied().filter(|&i| edited && free(&i) && (table == Table::Ext || other[i].kind == r.kind)),
@@ -145,7 +167,8 @@ fn fresh(id: &str, used: &FxHashSet<String>) -> String {
     (2..).map(|k| format!("{id}_{k}")).find(|c| !used.contains(c)).expect("an unused id")
 }
 
-fn plan(files: Sides<&GodotFile<'_>>, table: Table) -> Plan {
+/// `files.ours` is the side that keeps its ids; `files.theirs` is `other_side`.
+fn plan(files: Sides<&GodotFile<'_>>, table: Table, other_side: Side) -> Plan {
     let (base, ours, theirs) = (resources(files.base, table), resources(files.ours, table), resources(files.theirs, table));
     let mut used: FxHashSet<String> = ours.iter().map(|r| r.id.to_owned()).collect();
     let base_refs: Vec<&Resource<'_>> = base.iter().collect();
@@ -193,7 +216,7 @@ fn plan(files: Sides<&GodotFile<'_>>, table: Table) -> Plan {
             None if !used.contains(r.id) || reusable.remove(r.id) => r.id.to_owned(),
             None => {
                 let id = fresh(r.id, &used);
-                notes.push(format!("both sides added {} \"{}\"; theirs' is now \"{id}\"", table.section(), r.id));
+                notes.push(format!("both sides added {} \"{}\"; {other_side}' is now \"{id}\"", table.section(), r.id));
                 id
             }
         };
@@ -255,8 +278,18 @@ fn tags(text: &[u8]) -> Vec<&[u8]> {
     v
 }
 
-/// Base and theirs rewritten to ours' resource ids; `None` when nothing needs it. Versions
-/// that equal another are left alone: their merge is one of them, byte for byte.
+/// Whether `side` gave any resource of `table` that base has a different id.
+fn renumbered(base: &GodotFile<'_>, side: &GodotFile<'_>, table: Table) -> bool {
+    let (base, side) = (resources(base, table), resources(side, table));
+    let base_refs: Vec<&Resource<'_>> = base.iter().collect();
+    let to_base = matching(&side.iter().collect::<Vec<_>>(), &base_refs, table, true);
+    to_base.iter().enumerate().any(|(i, b)| b.is_some_and(|b| base[b].id != side[i].id))
+}
+
+/// Base and one side rewritten to the other side's resource ids; `None` when nothing needs it.
+/// The side that renumbered keeps its ids (a renumbering is an edit like any other): theirs
+/// when only theirs did, else ours. Versions that equal another are left alone: their merge is
+/// one of them, byte for byte.
 pub fn align(texts: Sides<&[u8]>) -> Option<Renumbered> {
     if texts.base == texts.ours || texts.base == texts.theirs || texts.ours == texts.theirs {
         return None;
@@ -267,15 +300,22 @@ pub fn align(texts: Sides<&[u8]>) -> Option<Renumbered> {
         return None;
     }
     let files = Sides::new(parse(texts.base).ok()?, parse(texts.ours).ok()?, parse(texts.theirs).ok()?);
-    let refs = Sides::new(&files.base, &files.ours, &files.theirs);
-    let (ext, sub) = (plan(refs, Table::Ext), plan(refs, Table::Sub));
+    let tables = [Table::Ext, Table::Sub];
+    let theirs_keeps = !tables.iter().any(|t| renumbered(&files.base, &files.ours, *t))
+        && tables.iter().any(|t| renumbered(&files.base, &files.theirs, *t));
+    let (keeper, other, other_side) =
+        if theirs_keeps { (&files.theirs, &files.ours, Side::Ours) } else { (&files.ours, &files.theirs, Side::Theirs) };
+    let refs = Sides::new(&files.base, keeper, other);
+    let (ext, sub) = (plan(refs, Table::Ext, other_side), plan(refs, Table::Sub, other_side));
     let base_maps = FxHashMap::from_iter([(Table::Ext, &ext.base), (Table::Sub, &sub.base)]);
-    let theirs_maps = FxHashMap::from_iter([(Table::Ext, &ext.theirs), (Table::Sub, &sub.theirs)]);
+    let other_maps = FxHashMap::from_iter([(Table::Ext, &ext.theirs), (Table::Sub, &sub.theirs)]);
+    let other = rewrite(other, &other_maps);
     let aligned = Renumbered {
         base: rewrite(&files.base, &base_maps),
-        theirs: rewrite(&files.theirs, &theirs_maps),
         notes: ext.notes.into_iter().chain(sub.notes).collect(),
+        ours: if theirs_keeps { other.clone() } else { None },
+        theirs: if theirs_keeps { None } else { other },
         ..Renumbered::default()
     };
-    (aligned.base.is_some() || aligned.theirs.is_some()).then_some(aligned)
+    (aligned.base.is_some() || aligned.ours.is_some() || aligned.theirs.is_some()).then_some(aligned)
 }

@@ -83,8 +83,24 @@ fn renumbered_resources_are_matched_by_path() {
     let out = clean(GODOT3, &ours, &theirs);
     assert!(out.starts_with("[gd_scene load_steps=2 format=2]\n"), "{out}");
     assert!(!out.contains("player.gd"), "{out}");
-    assert!(out.contains("texture = ExtResource( 2 )"), "ours' ids are kept: {out}");
+    assert!(out.contains("[ext_resource path=\"res://icon.png\" type=\"Texture\" id=1]"), "theirs renumbered, so its ids are kept: {out}");
+    assert!(out.contains("texture = ExtResource( 1 )"), "{out}");
     assert!(out.contains("text = \"Hi\nworld\""), "{out}");
+    // The same with the sides swapped.
+    assert_eq!(clean(GODOT3, &theirs, &ours), out);
+}
+
+#[test]
+fn sub_resources_alike_but_for_their_id_are_matched_in_order() {
+    // Two identical shapes, renumbered by both sides: the id 8 names the first shape in base
+    // and the second in theirs, which must not make them one.
+    let scene = |first: u32, second: u32, a: &str, b: &str| {
+        format!("[gd_scene load_steps=3 format=2]\n\n[sub_resource type=\"CircleShape2D\" id={first}]\nradius = 4.0\n\n[sub_resource type=\"CircleShape2D\" id={second}]\nradius = 4.0\n\n[node name=\"Main\" type=\"Node2D\"]\n\n[node name=\"A\" type=\"CollisionShape2D\" parent=\".\"]\n{a}shape = SubResource( {first} )\n\n[node name=\"B\" type=\"CollisionShape2D\" parent=\".\"]\n{b}shape = SubResource( {second} )\n")
+    };
+    let base = scene(8, 6, "", "");
+    let ours = scene(2, 10, "disabled = true\n", "");
+    let theirs = scene(10, 8, "", "position = Vector2( 1, 1 )\n");
+    assert_eq!(clean(&base, &ours, &theirs), scene(2, 10, "disabled = true\n", "position = Vector2( 1, 1 )\n"));
 }
 
 #[test]
