@@ -79,7 +79,7 @@ fn reconcile_moves<K: Eq + Hash + Clone>(base_pos: &FxHashMap<&K, usize>, ours: 
         }
     }
     let mut order: Vec<(usize, &K)> = wins.into_iter().zip(shared.iter().copied()).collect();
-    order.sort_unstable_by(|a, b| b.0.cmp(&a.0));
+    order.sort_unstable_by_key(|(wins, _)| std::cmp::Reverse(*wins));
     let order: Vec<&K> = order.into_iter().map(|(_, k)| k).collect();
     // Ours' own elements travel with the shared element they follow.
     let mut groups: FxHashMap<&K, Vec<K>> = FxHashMap::default();
