@@ -4,10 +4,11 @@
 //! handles: Godot renumbers them on save (removing one shifts every later id and every
 //! `ExtResource( n )`), and two branches that each add one give both the same next id. What
 //! identifies a resource is its target (`path`) for an external one; for a sub-resource, its
-//! id when the id is Godot 4's `Class_xxxxx` kind, else its type and content (then, for an
-//! edited one, its type and id).
+//! type and content (then, for an edited one, its type and id): Godot 4's `Class_xxxxx` ids
+//! are drawn afresh when a sub-resource is re-created, so they are handles too.
 //!
-//! The side that renumbered keeps its ids: theirs when only theirs did, else ours (the keeper).
+//! The side that renumbered keeps its ids: theirs when only theirs did, else ours (the keeper),
+//! after taking the ids that only theirs changed when both did.
 //! Base and the other side take the keeper's id for the resources it has; a resource the keeper
 //! lacks keeps its id when that is free, else gets a fresh one (the next integer, or the
 //! id with `_2`, `_3`, …); every reference is rewritten with it. Deterministic.
@@ -47,7 +48,6 @@ fn resources<'s>(file: &GodotFile<'s>, table: Table) -> Vec<Resource<'s>> {
         let kind = file.attr_unquoted(s, "type").unwrap_or("");
         let key = match table {
             Table::Ext => format!("path:{}", file.attr_unquoted(s, "path").unwrap_or(id)),
-            Table::Sub if !is_integer(id) => format!("id:{id}"),
             Table::Sub => {
                 let key = content_key(file, s, &ext_paths, &sub_keys);
                 sub_keys.insert(id, rustc_hash::FxBuildHasher.hash_one(&key));
@@ -107,8 +107,9 @@ fn matching(side: &[&Resource<'_>], other: &[&Resource<'_>], table: Table, edite
     for r in side {
         *side_keys.entry(&r.key).or_default() += 1;
     }
-    // Resources alike in everything but id (two textures of one image) are told apart by
-    // their order, not by an id that may have been renumbered onto the other one.
+    // Resources alike in everything but an integer id (two textures of one image) are told
+    // apart by their order, not by an id that may have been renumbered onto the other one;
+    // Godot 4's drawn ids are not reused, so there the id tells.
     let alike = |key: &str| side_keys.get(key).is_some_and(|&n| n > 1) || by_key.get(key).is_some_and(|c| c.len() > 1);
     let mut taken = vec![false; other.len()];
     let mut out: Vec<Option<usize>> = vec![None; side.len()];
@@ -120,7 +121,7 @@ fn matching(side: &[&Resource<'_>], other: &[&Resource<'_>], table: Table, edite
             let free = |i: &usize| !taken[*i];
             let hit = match pass {
                 0 => {
-                    let same_id = || by_id.get(r.id).filter(|&&i| other[i].key == r.key && !alike(&r.key));
+                    let same_id = || by_id.get(r.id).filter(|&&i| other[i].key == r.key && (!is_integer(r.id) || !alike(&r.key)));
                     r.uid.and_then(|u| by_uid.get(u)).or_else(same_id).copied().filter(free)
                 }
                 1 => by_key.get(r.key.as_str()).and_then(|c| c.iter().copied().find(free)),
@@ -133,6 +134,53 @@ fn matching(side: &[&Resource<'_>], other: &[&Resource<'_>], table: Table, edite
         }
     }
     out
+}
+
+/// The resources of one table in the three versions, and the base resource each of ours' and
+/// theirs' is.
+struct Matched<'s> {
+    base: Vec<Resource<'s>>,
+    ours: Vec<Resource<'s>>,
+    theirs: Vec<Resource<'s>>,
+    ours_to_base: Vec<Option<usize>>,
+    theirs_to_base: Vec<Option<usize>>,
+}
+
+impl<'s> Matched<'s> {
+    fn new(files: Sides<&GodotFile<'s>>, table: Table) -> Self {
+        let (base, ours, theirs) = (resources(files.base, table), resources(files.ours, table), resources(files.theirs, table));
+        let all = |v: &[Resource<'s>]| (0..v.len()).collect::<Vec<_>>();
+        // Unchanged and renumbered resources first.
+        let mut ours_to_base = matching(&picked(&ours, &all(&ours)), &picked(&base, &all(&base)), table, false);
+        let mut theirs_to_base = matching(&picked(&theirs, &all(&theirs)), &picked(&base, &all(&base)), table, false);
+        // A resource both sides added (or both changed alike) is one resource, not an edit of
+        // whichever base resource had its id (two branches renaming files differently).
+        let unmatched = |m: &[Option<usize>]| (0..m.len()).filter(|&i| m[i].is_none()).collect::<Vec<_>>();
+        let (ours_new, theirs_new) = (unmatched(&ours_to_base), unmatched(&theirs_to_base));
+        let pairs = matching(&picked(&theirs, &theirs_new), &picked(&ours, &ours_new), table, false);
+        let theirs_paired: FxHashSet<usize> = pairs.iter().enumerate().filter(|(_, o)| o.is_some()).map(|(k, _)| theirs_new[k]).collect();
+        let ours_paired: FxHashSet<usize> = pairs.iter().flatten().map(|&o| ours_new[o]).collect();
+        // Then edited ones: the same id (and type) as a base resource still free.
+        for (to_base, side, paired) in [(&mut ours_to_base, &ours, &ours_paired), (&mut theirs_to_base, &theirs, &theirs_paired)] {
+            let taken: FxHashSet<usize> = to_base.iter().flatten().copied().collect();
+            let free: Vec<usize> = (0..base.len()).filter(|b| !taken.contains(b)).collect();
+            let open: Vec<usize> = (0..side.len()).filter(|i| to_base[*i].is_none() && !paired.contains(i)).collect();
+            let edited = matching(&picked(side, &open), &picked(&base, &free), table, true);
+            for (k, b) in edited.into_iter().enumerate() {
+                to_base[open[k]] = b.map(|b| free[b]);
+            }
+        }
+        Matched { base, ours, theirs, ours_to_base, theirs_to_base }
+    }
+
+    /// Whether ours (or theirs) gave any resource that base has a different id.
+    fn renumbered(&self, side: Side) -> bool {
+        let (resources, to_base) = match side {
+            Side::Theirs => (&self.theirs, &self.theirs_to_base),
+            _ => (&self.ours, &self.ours_to_base),
+        };
+        to_base.iter().enumerate().any(|(i, b)| b.is_some_and(|b| self.base[b].id != resources[i].id))
+    }
 }
 
 /// Final ids of one table: for base and theirs, a map from their id to the id they take.
@@ -169,11 +217,8 @@ fn fresh(id: &str, used: &FxHashSet<String>) -> String {
 
 /// `files.ours` is the side that keeps its ids; `files.theirs` is `other_side`.
 fn plan(files: Sides<&GodotFile<'_>>, table: Table, other_side: Side) -> Plan {
-    let (base, ours, theirs) = (resources(files.base, table), resources(files.ours, table), resources(files.theirs, table));
+    let Matched { base, ours, theirs, ours_to_base, theirs_to_base } = Matched::new(files, table);
     let mut used: FxHashSet<String> = ours.iter().map(|r| r.id.to_owned()).collect();
-    let base_refs: Vec<&Resource<'_>> = base.iter().collect();
-    let ours_to_base = matching(&ours.iter().collect::<Vec<_>>(), &base_refs, table, true);
-    let theirs_to_base = matching(&theirs.iter().collect::<Vec<_>>(), &base_refs, table, true);
     let mut base_final: Vec<Option<String>> = vec![None; base.len()];
     for (o, b) in ours_to_base.iter().enumerate() {
         if let Some(b) = b {
@@ -278,12 +323,27 @@ fn tags(text: &[u8]) -> Vec<&[u8]> {
     v
 }
 
-/// Whether `side` gave any resource of `table` that base has a different id.
-fn renumbered(base: &GodotFile<'_>, side: &GodotFile<'_>, table: Table) -> bool {
-    let (base, side) = (resources(base, table), resources(side, table));
-    let base_refs: Vec<&Resource<'_>> = base.iter().collect();
-    let to_base = matching(&side.iter().collect::<Vec<_>>(), &base_refs, table, true);
-    to_base.iter().enumerate().any(|(i, b)| b.is_some_and(|b| base[b].id != side[i].id))
+/// When both sides renumbered: the new ids theirs gave resources that ours left as base had
+/// them (each id merged like a value: the side that changed it wins), as a map from ours' id
+/// to theirs'; `None` when there is none or taking them would give two of ours' resources one id.
+fn theirs_renumbering(files: Sides<&GodotFile<'_>>, table: Table) -> Option<FxHashMap<String, String>> {
+    let Matched { base, ours, theirs, ours_to_base, theirs_to_base } = Matched::new(files, table);
+    let mut base_to_theirs: Vec<Option<usize>> = vec![None; base.len()];
+    for (t, b) in theirs_to_base.iter().enumerate() {
+        if let Some(b) = b {
+            base_to_theirs[*b] = Some(t);
+        }
+    }
+    let map: FxHashMap<String, String> = ours_to_base
+        .iter()
+        .enumerate()
+        .filter_map(|(o, b)| Some((&ours[o], &base[(*b)?], &theirs[base_to_theirs[(*b)?]?])))
+        .filter(|(o, b, t)| o.id == b.id && t.id != b.id)
+        .map(|(o, _, t)| (o.id.to_owned(), t.id.to_owned()))
+        .collect();
+    let finals: Vec<&str> = ours.iter().map(|r| map.get(r.id).map_or(r.id, String::as_str)).collect();
+    let distinct: FxHashSet<&str> = finals.iter().copied().collect();
+    (!map.is_empty() && distinct.len() == finals.len()).then_some(map)
 }
 
 /// Base and one side rewritten to the other side's resource ids; `None` when nothing needs it.
@@ -299,10 +359,23 @@ pub fn align(texts: Sides<&[u8]>) -> Option<Renumbered> {
     if tags(texts.ours) == base_tags && tags(texts.theirs) == base_tags {
         return None;
     }
-    let files = Sides::new(parse(texts.base).ok()?, parse(texts.ours).ok()?, parse(texts.theirs).ok()?);
+    let mut files = Sides::new(parse(texts.base).ok()?, parse(texts.ours).ok()?, parse(texts.theirs).ok()?);
     let tables = [Table::Ext, Table::Sub];
-    let theirs_keeps = !tables.iter().any(|t| renumbered(&files.base, &files.ours, *t))
-        && tables.iter().any(|t| renumbered(&files.base, &files.theirs, *t));
+    let matched = tables.map(|t| Matched::new(Sides::new(&files.base, &files.ours, &files.theirs), t));
+    let ours_renumbered = matched.iter().any(|m| m.renumbered(Side::Ours));
+    let theirs_keeps = !ours_renumbered && matched.iter().any(|m| m.renumbered(Side::Theirs));
+    drop(matched);
+    // Both renumbered: ours first takes the ids only theirs changed.
+    let mut ours_taken = None;
+    if ours_renumbered {
+        let refs = Sides::new(&files.base, &files.ours, &files.theirs);
+        let maps: FxHashMap<Table, FxHashMap<String, String>> =
+            tables.into_iter().filter_map(|table| Some((table, theirs_renumbering(refs, table)?))).collect();
+        ours_taken = rewrite(&files.ours, &maps.iter().map(|(t, m)| (*t, m)).collect());
+    }
+    if let Some(text) = &ours_taken {
+        files.ours = parse(text).ok()?;
+    }
     let (keeper, other, other_side) =
         if theirs_keeps { (&files.theirs, &files.ours, Side::Ours) } else { (&files.ours, &files.theirs, Side::Theirs) };
     let refs = Sides::new(&files.base, keeper, other);
@@ -313,7 +386,7 @@ pub fn align(texts: Sides<&[u8]>) -> Option<Renumbered> {
     let aligned = Renumbered {
         base: rewrite(&files.base, &base_maps),
         notes: ext.notes.into_iter().chain(sub.notes).collect(),
-        ours: if theirs_keeps { other.clone() } else { None },
+        ours: if theirs_keeps { other.clone() } else { ours_taken.clone() },
         theirs: if theirs_keeps { None } else { other },
         ..Renumbered::default()
     };

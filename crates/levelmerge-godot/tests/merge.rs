@@ -104,6 +104,28 @@ fn sub_resources_alike_but_for_their_id_are_matched_in_order() {
 }
 
 #[test]
+fn when_both_sides_renumber_each_id_is_merged_like_a_value() {
+    let scene = |a: u32, b: u32, c: u32, name: &str| {
+        format!("[gd_scene load_steps=4 format=2]\n\n[ext_resource path=\"res://a.png\" type=\"Texture\" id={a}]\n[ext_resource path=\"res://b.png\" type=\"Texture\" id={b}]\n[ext_resource path=\"res://c.png\" type=\"Texture\" id={c}]\n\n[node name=\"{name}\" type=\"Node2D\"]\n\n[node name=\"A\" type=\"Sprite\" parent=\".\"]\ntexture = ExtResource( {a} )\n\n[node name=\"B\" type=\"Sprite\" parent=\".\"]\ntexture = ExtResource( {b} )\n\n[node name=\"C\" type=\"Sprite\" parent=\".\"]\ntexture = ExtResource( {c} )\n")
+    };
+    // Ours swapped a's and b's ids and renamed the root; theirs moved c from 3 to 4.
+    let out = clean(&scene(1, 2, 3, "Main"), &scene(2, 1, 3, "World"), &scene(1, 2, 4, "Main"));
+    assert_eq!(out, scene(2, 1, 4, "World"));
+}
+
+#[test]
+fn both_sides_pointing_resources_at_the_same_new_files_under_other_ids_agree() {
+    let scene = |first: (&str, u32), second: (&str, u32), a: u32, b: u32| {
+        format!("[gd_scene load_steps=3 format=2]\n\n[ext_resource path=\"res://{}.png\" type=\"Texture\" id={}]\n[ext_resource path=\"res://{}.png\" type=\"Texture\" id={}]\n\n[node name=\"Main\" type=\"Node2D\"]\n\n[node name=\"A\" type=\"Sprite\" parent=\".\"]\ntexture = ExtResource( {a} )\n\n[node name=\"B\" type=\"Sprite\" parent=\".\"]\ntexture = ExtResource( {b} )\n", first.0, first.1, second.0, second.1)
+    };
+    let base = scene(("a", 1), ("b", 2), 1, 2);
+    // Both moved the textures to new files; theirs wrote them in the other order.
+    let ours = scene(("new/a", 1), ("new/b", 2), 1, 2);
+    let theirs = scene(("new/b", 1), ("new/a", 2), 2, 1);
+    assert_eq!(clean(&base, &ours, &theirs), ours);
+}
+
+#[test]
 fn nodes_and_connections_added_on_both_sides_are_all_kept() {
     let ours = GODOT3
         .replace("[connection", "[node name=\"Left\" type=\"Node2D\" parent=\".\"]\n\n[connection")
