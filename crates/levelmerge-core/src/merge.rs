@@ -18,7 +18,7 @@ use crate::conflict::{Conflict, ConflictKind};
 use crate::diff3::{diff3, Chunk, Take};
 use crate::model::{effective_parent, Key, Level, Object, ObjectId, PathSeg, PropPath, Value, ValueKind};
 use crate::order::merge_order;
-use crate::policy::Policy;
+use crate::policy::{Policy, RuleAction};
 use crate::resolve::Note;
 use crate::side::{Side, Sides};
 
@@ -215,6 +215,8 @@ struct Merger<'a> {
     notes: Vec<Note>,
     layout_key: Option<&'static str>,
     keep_concurrent_insertions: bool,
+    /// The policy, when it names volatile properties.
+    volatile: Option<Policy>,
     object: ObjectId,
     object_kind: &'a str,
     alive: FxHashSet<ObjectId>,
@@ -381,6 +383,13 @@ impl<'a> Merger<'a> {
                             return Some(MValue::Exact(tv));
                         }
                     }
+                }
+                if self.volatile.as_ref().is_some_and(|p| p.is_volatile(self.object.as_str(), self.object_kind, &to_path(path).to_string()))
+                {
+                    // Volatile editor state (a view's zoom) is taken whole from one side, never
+                    // assembled from both.
+                    let kind = if b.is_some() { ConflictKind::BothModified } else { ConflictKind::BothAdded };
+                    return Some(self.conflict(path, kind, Sides::new(vec(b), vec![ov], vec![tv])));
                 }
                 if let Some(relaid) = self.relaid_layout(path, b, ov, tv) {
                     return Some(relaid);
@@ -689,6 +698,7 @@ pub fn merge<'a>(inputs: Sides<&'a Level<'a>>, options: &Options) -> MergedLevel
         notes: Vec::new(),
         layout_key: options.layout_key,
         keep_concurrent_insertions: options.keep_concurrent_insertions,
+        volatile: options.policy.rules.iter().any(|r| r.action == RuleAction::Ignore).then(|| options.policy.clone()),
         object: ObjectId::new(""),
         object_kind: "",
         alive,

@@ -34,14 +34,18 @@ impl Policy {
     /// The first rule matching a conflict's property path (alone, or after the object's kind,
     /// or after the object's id).
     pub fn rule_for(&self, conflict: &Conflict<'_>) -> Option<&Rule> {
-        let path = conflict.path.to_string();
-        let candidates = [
-            path.clone(),
-            format!("{}.{}", conflict.object_kind, path),
-            format!("{}.{}", conflict.object, path),
-            conflict.object_kind.clone(),
-        ];
+        self.rule_at(conflict.object.as_str(), &conflict.object_kind, &conflict.path.to_string())
+    }
+
+    /// The first rule matching a property path of an object.
+    pub fn rule_at(&self, object: &str, object_kind: &str, path: &str) -> Option<&Rule> {
+        let candidates = [path.to_owned(), format!("{object_kind}.{path}"), format!("{object}.{path}"), object_kind.to_owned()];
         self.rules.iter().find(|r| candidates.iter().any(|c| !c.is_empty() && glob_match(&r.pattern, c)))
+    }
+
+    /// Whether a property is volatile editor state (an [`RuleAction::Ignore`] rule names it).
+    pub fn is_volatile(&self, object: &str, object_kind: &str, path: &str) -> bool {
+        self.rule_at(object, object_kind, path).is_some_and(|r| r.action == RuleAction::Ignore)
     }
 
     /// Settle what this policy settles; conflicts already settled are left alone.

@@ -191,6 +191,25 @@ fn items_edited_in_place_and_extended_merge_item_by_item() {
 }
 
 #[test]
+fn a_volatile_struct_is_taken_whole_from_one_side() {
+    use levelmerge_core::policy::{Policy, Rule, RuleAction};
+    let options = Options {
+        policy: Policy { prefer: None, rules: vec![Rule { pattern: "view".into(), action: RuleAction::Ignore }] },
+        ..Options::default()
+    };
+    let merge = |b: &str, o: &str, t: &str| {
+        let r = merge_texts(&JsonCodec::default(), Sides::new(b.as_bytes(), o.as_bytes(), t.as_bytes()), &options, &MarkerStyle::default())
+            .expect("merge runs");
+        (String::from_utf8(r.text).unwrap(), r.open_conflicts)
+    };
+    // Ours zoomed on x and y only, theirs on all three: never x and y of one with z of the other.
+    let base = r#"{"view": {"x": 1, "y": 1, "z": 1}, "n": 0}"#;
+    let ours = r#"{"view": {"x": 2, "y": 2, "z": 1}, "n": 0}"#;
+    let theirs = r#"{"view": {"x": 3, "y": 3, "z": 3}, "n": 5}"#;
+    assert_eq!(merge(base, ours, theirs), (r#"{"view": {"x": 2, "y": 2, "z": 1}, "n": 5}"#.into(), 0));
+}
+
+#[test]
 fn every_style_round_trips_and_keeps_its_style() {
     let styles = [
         "{\n  \"a\": 1,\n  \"list\": [\n    {\"id\": 1, \"v\": 1.50},\n    {\"id\": 2, \"v\": 5.6e-14}\n  ]\n}\n",
