@@ -55,6 +55,11 @@ pub trait Codec {
         true
     }
 
+    /// Members the editor rewrites as bookkeeping (see [`Options::bookkeeping_members`]).
+    fn bookkeeping_members(&self) -> &'static [&'static str] {
+        &[]
+    }
+
     /// The member that numbers a struct's layout, if the format has one (see
     /// [`Options::layout_key`]).
     fn layout_key(&self) -> Option<&'static str> {
@@ -352,6 +357,7 @@ where
     let options = Options {
         policy,
         added_fields_are_edits: options.added_fields_are_edits && codec.added_fields_are_edits(),
+        bookkeeping_members: if options.bookkeeping_members.is_empty() { codec.bookkeeping_members() } else { options.bookkeeping_members },
         layout_key: options.layout_key.or(codec.layout_key()),
         keep_concurrent_insertions: options.keep_concurrent_insertions && codec.keeps_concurrent_insertions(docs.as_ref()),
     };

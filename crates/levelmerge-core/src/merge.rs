@@ -89,6 +89,10 @@ pub struct Options {
     /// A member that numbers the layout of the map holding it (Unity's `serializedVersion`):
     /// two sides with different layouts are never mixed; the layout a side re-saved is taken whole.
     pub layout_key: Option<&'static str>,
+    /// Members an editor rewrites as bookkeeping (Unity's `m_RootOrder`, derived from the
+    /// sibling order, and `serializedVersion`): a side that changed, added or dropped only these
+    /// did not edit the object, so the other side's deletion of it loses nothing.
+    pub bookkeeping_members: &'static [&'static str],
     /// Whether the items both sides inserted at one place in a list are all kept (ours first).
     /// Formats whose lists are programs rather than collections (an editor's event sheets) say
     /// no: two insertions there are a conflict.
@@ -97,7 +101,13 @@ pub struct Options {
 
 impl Default for Options {
     fn default() -> Self {
-        Options { policy: Policy::default(), added_fields_are_edits: true, layout_key: None, keep_concurrent_insertions: true }
+        Options {
+            policy: Policy::default(),
+            added_fields_are_edits: true,
+            bookkeeping_members: &[],
+            layout_key: None,
+            keep_concurrent_insertions: true,
+        }
     }
 }
 
@@ -124,19 +134,28 @@ fn children_of(level: &Level<'_>) -> FxHashMap<ObjectId, Vec<ObjectId>> {
     children
 }
 
+/// What counts as an edit that a deletion on the other side would lose.
+#[derive(Clone, Copy)]
+struct EditRules {
+    added_fields_are_edits: bool,
+    /// Members whose change alone is the editor's bookkeeping (see [`Options::bookkeeping_members`]).
+    bookkeeping: &'static [&'static str],
+}
+
 /// Whether `side` changes `base` in a way that a deletion on the other side would lose:
 /// anything but removing children or moving them around.
-fn modifies(base: &Value<'_>, side: &Value<'_>, added_fields_are_edits: bool) -> bool {
+fn modifies(base: &Value<'_>, side: &Value<'_>, rules: EditRules) -> bool {
     if base.identical(side) || base.same(side) {
         return false;
     }
     match (&base.kind, &side.kind) {
         (ValueKind::Map(b), ValueKind::Map(s)) => {
             let added_or_changed = s.iter().any(|(k, sv)| match b.iter().find(|(bk, _)| bk == k) {
-                None => added_fields_are_edits,
-                Some((_, bv)) => modifies(bv, sv, added_fields_are_edits),
+                None => rules.added_fields_are_edits,
+                Some(_) if rules.bookkeeping.contains(k) => false,
+                Some((_, bv)) => modifies(bv, sv, rules),
             });
-            let removed = b.iter().any(|(k, bv)| !bv.has_children && !s.iter().any(|(sk, _)| sk == k));
+            let removed = b.iter().any(|(k, bv)| !bv.has_children && !rules.bookkeeping.contains(k) && !s.iter().any(|(sk, _)| sk == k));
             added_or_changed || removed
         }
         (ValueKind::Children(b), ValueKind::Children(s)) => {
@@ -144,21 +163,20 @@ fn modifies(base: &Value<'_>, side: &Value<'_>, added_fields_are_edits: bool) ->
             s.iter().any(|id| !b.contains(id))
         }
         (ValueKind::List(b), ValueKind::List(s)) if base.has_children || side.has_children => {
-            b.len() != s.len() || b.iter().zip(s).any(|(x, y)| modifies(x, y, added_fields_are_edits))
+            b.len() != s.len() || b.iter().zip(s).any(|(x, y)| modifies(x, y, rules))
         }
         _ => true,
     }
 }
 
-fn side_changes(base: &Level<'_>, side: &Level<'_>, added_fields_are_edits: bool) -> SideChanges {
+fn side_changes(base: &Level<'_>, side: &Level<'_>, rules: EditRules) -> SideChanges {
     let mut subtree_touched = FxHashSet::default();
     let mut newly_referenced = FxHashSet::default();
     for obj in side.objects.values() {
         let touched = match base.get(&obj.id) {
             None => true,
             Some(b) => {
-                modifies(&b.props, &obj.props, added_fields_are_edits)
-                    || (!b.props.identical(&obj.props) && effective_parent(b) != effective_parent(obj))
+                modifies(&b.props, &obj.props, rules) || (!b.props.identical(&obj.props) && effective_parent(b) != effective_parent(obj))
             }
         };
         if !touched {
@@ -640,7 +658,7 @@ impl<'a> Merger<'a> {
 /// Merge three versions of a level.
 pub fn merge<'a>(inputs: Sides<&'a Level<'a>>, options: &Options) -> MergedLevel<'a> {
     let (base, ours, theirs) = (inputs.base, inputs.ours, inputs.theirs);
-    let edits = options.added_fields_are_edits;
+    let edits = EditRules { added_fields_are_edits: options.added_fields_are_edits, bookkeeping: options.bookkeeping_members };
     let changes = Sides::new(None, Some(side_changes(base, ours, edits)), Some(side_changes(base, theirs, edits)));
     let changes_of = |s: Side| changes.get(s).as_ref().expect("ours and theirs have change sets");
 

@@ -73,6 +73,22 @@ impl Codec for UnityCodec {
         false
     }
 
+    /// `m_RootOrder` is the index among siblings, rewritten whenever a sibling comes or goes;
+    /// `serializedVersion` changes when an editor re-saves a struct.
+    fn bookkeeping_members(&self) -> &'static [&'static str] {
+        &["m_RootOrder", "serializedVersion"]
+    }
+
+    /// `m_RootOrder` is derived from the sibling order: two sides that each moved siblings
+    /// around do not make it a conflict (ours is kept).
+    fn rules(&self, _docs: Sides<&Self::Document<'_>>) -> Vec<levelmerge_core::policy::Rule> {
+        let ours = |pattern: &str| levelmerge_core::policy::Rule {
+            pattern: pattern.to_owned(),
+            action: levelmerge_core::policy::RuleAction::Ours,
+        };
+        vec![ours("Transform.m_RootOrder"), ours("RectTransform.m_RootOrder")]
+    }
+
     /// A struct re-saved by a newer editor carries a higher `serializedVersion`.
     fn layout_key(&self) -> Option<&'static str> {
         Some("serializedVersion")

@@ -178,6 +178,43 @@ fn a_struct_in_two_layouts_takes_the_newer_whole_and_says_so() {
 }
 
 #[test]
+fn a_sibling_order_rewritten_by_the_editor_is_no_edit_against_a_deletion() {
+    // Root with two children; each Transform carries the m_RootOrder Unity derives.
+    let with_order = |t: String, order: u32| t + &format!("  m_RootOrder: {order}\n");
+    let base = scene(&[
+        go(10, "Root", 11),
+        tr(11, 10, 0, &[21, 31], "0"),
+        go(20, "Lamp", 21),
+        with_order(tr(21, 20, 11, &[], "0"), 0),
+        go(30, "Door", 31),
+        with_order(tr(31, 30, 11, &[], "0"), 1),
+    ]);
+    // Ours deleted Lamp; theirs moved Door first, which only renumbered Lamp's m_RootOrder
+    // (and re-saved it with a newer Transform layout).
+    let ours = scene(&[go(10, "Root", 11), tr(11, 10, 0, &[31], "0"), go(30, "Door", 31), with_order(tr(31, 30, 11, &[], "0"), 0)]);
+    let theirs = scene(&[
+        go(10, "Root", 11),
+        tr(11, 10, 0, &[31, 21], "0"),
+        go(20, "Lamp", 21),
+        with_order(tr(21, 20, 11, &[], "0"), 1).replace("Transform:\n", "Transform:\n  serializedVersion: 2\n"),
+        go(30, "Door", 31),
+        with_order(tr(31, 30, 11, &[], "0"), 0),
+    ]);
+    let r = merge(&base, &ours, &theirs);
+    assert_eq!(r.open_conflicts, 0, "{}", text(&r));
+    assert_eq!(text(&r), ours);
+    // An edit of substance still conflicts with the deletion.
+    let edited = theirs.replace("m_Name: Lamp", "m_Name: Torch");
+    assert!(merge(&base, &ours, &edited).open_conflicts >= 1);
+    // Both sides renumbering one m_RootOrder differently is no conflict either.
+    let a = base.replace("m_RootOrder: 1", "m_RootOrder: 3");
+    let b = base.replace("m_RootOrder: 1", "m_RootOrder: 4");
+    let r = merge(&base, &a, &b);
+    assert_eq!(r.open_conflicts, 0);
+    assert_eq!(text(&r), a);
+}
+
+#[test]
 fn a_struct_re_saved_by_an_older_editor_keeps_that_layout() {
     // Base was saved by a newer editor (layout 7); ours re-saved it with an older one (layout 6,
     // which lacks m_StaticEditorFlags); theirs edited the layout-7 member.
