@@ -10,10 +10,11 @@
 //! * Properties: the tag's attributes under `[tag]` (without `load_steps`, which is derived
 //!   and recomputed when written), then each `key = value` line, values compared by their text.
 
-use levelmerge_core::model::{Level, Object, ObjectId, Origin, Value};
+use levelmerge_core::model::{Level, Object, ObjectId, Origin, RefRole, Reference, Value};
 use levelmerge_core::{Problem, Side};
 
 use crate::parse::{unquote, GodotFile, Section};
+use crate::refs::resource_refs;
 
 /// The member holding a section's tag attributes.
 pub const TAG: &str = "[tag]";
@@ -130,6 +131,16 @@ fn ids_text(v: &str) -> &str {
 }
 
 /// Lower a Godot file.
+/// The resource a value uses, when it uses exactly one (`icon = SubResource( 8 )`): the merge
+/// then knows the edge, so deleting the resource while the other side starts to use it is a
+/// conflict. A value using several stays plain text; the scene checks still see its uses.
+fn resource_use(text: &str) -> Option<Reference> {
+    match resource_refs(text).as_slice() {
+        [one] => Some(Reference { target: ObjectId::new(format!("{}{}", one.table.prefix(), one.id)), role: RefRole::Other }),
+        _ => None,
+    }
+}
+
 pub fn lower<'d>(file: &'d GodotFile<'d>, side: Side) -> Result<Level<'d>, Vec<Problem>> {
     let mut level = Level::new();
     level.objects.reserve(file.sections.len());
@@ -163,13 +174,17 @@ pub fn lower<'d>(file: &'d GodotFile<'d>, side: Side) -> Result<Level<'d>, Vec<P
                 .iter()
                 .enumerate()
                 .filter(|(_, a)| !DERIVED.contains(&file.text(a.key)))
-                .map(|(j, a)| (file.text(a.key), Value::scalar(file.text(a.value), origin(Node::Attr(attr_base + j)), None)))
+                .map(|(j, a)| {
+                    let value = file.text(a.value);
+                    (file.text(a.key), Value::scalar(value, origin(Node::Attr(attr_base + j)), resource_use(value)))
+                })
                 .collect();
             let mut entries = vec![(TAG, Value::map(file.text(s.header), origin(Node::Tag(i)), tag_entries))];
             let prop_base = s.props.start as usize;
             for (j, p) in file.props_of(s).iter().enumerate() {
                 let key = file.key_aliases.get(&((prop_base + j) as u32)).map_or(file.text(p.key), String::as_str);
-                entries.push((key, Value::scalar(file.text(p.value), origin(Node::Prop(prop_base + j)), None)));
+                let value = file.text(p.value);
+                entries.push((key, Value::scalar(value, origin(Node::Prop(prop_base + j)), resource_use(value))));
             }
             let mut props = Value::map(file.text(s.span), origin(Node::Section(i)), entries);
             props.raw = file.text(s.span);

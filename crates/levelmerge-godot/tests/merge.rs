@@ -178,6 +178,18 @@ fn a_use_of_a_resource_the_other_side_removed_is_never_a_clean_merge() {
 }
 
 #[test]
+fn deleting_a_resource_the_other_side_starts_to_use_is_a_conflict_on_that_resource() {
+    let ours = GODOT3
+        .replace("load_steps=3", "load_steps=2")
+        .replace("[ext_resource path=\"res://icon.png\" type=\"Texture\" id=2]\n", "")
+        .replace("texture = ExtResource( 2 )\n", "");
+    let theirs = GODOT3.replace("text = \"Hello", "icon = ExtResource( 2 )\ntext = \"Hello");
+    let r = merge(GODOT3, &ours, &theirs).expect("merged as a level, not refused");
+    assert_eq!(r.open_conflicts, 1, "{:?}", r.conflicts);
+    assert_eq!((r.conflicts[0].object.as_str(), r.conflicts[0].kind), ("ext:2", "delete-modify"));
+}
+
+#[test]
 fn identity_laws_on_a_godot4_scene() {
     let base = "[gd_scene load_steps=2 format=3 uid=\"uid://abc\"]\n\n[ext_resource type=\"Script\" uid=\"uid://s\" path=\"res://main.gd\" id=\"1_0r6n5\"]\n\n[sub_resource type=\"BoxShape3D\" id=\"BoxShape3D_tj6p1\"]\nsize = Vector3(1, 2, 3)\n\n[node name=\"Main\" type=\"Node3D\"]\nscript = ExtResource(\"1_0r6n5\")\n\n[node name=\"Body\" type=\"CollisionShape3D\" parent=\".\"]\nshape = SubResource(\"BoxShape3D_tj6p1\")\n";
     let other = base
