@@ -6,7 +6,8 @@
 //!   by `iid` and definitions by `uid` (the generic id keys); field instances by `defUid`;
 //!   `realEditorValues` by position (their `"id": "V_String"` names a kind).
 //! * **Tiled**: `nextobjectid` and `nextlayerid` are counters; custom `properties` are keyed by
-//!   `name`; objects and layers both sides added under one id are renumbered in theirs.
+//!   `name`; objects and layers both sides added under one id are renumbered in theirs;
+//!   `editorsettings` (the saving user's export target and chunk size) is volatile.
 //! * **GDevelop**: objects, layouts, layers, variables, behaviours, resources, groups and
 //!   functions are keyed by `name`, instances by `persistentUuid`; the editor's view state
 //!   (`uiSettings`) and the saving machine's `projectFile` path are volatile.
@@ -84,7 +85,12 @@ impl Profile {
         let rule = |pattern: &str, action| Rule { pattern: pattern.to_owned(), action };
         match self {
             Profile::Ldtk => vec![rule("nextUid", RuleAction::Max), rule("cachedPixelData*", RuleAction::Ignore)],
-            Profile::Tiled => vec![rule("nextobjectid", RuleAction::Max), rule("nextlayerid", RuleAction::Max)],
+            Profile::Tiled => vec![
+                rule("nextobjectid", RuleAction::Max),
+                rule("nextlayerid", RuleAction::Max),
+                // The saving user's export target and chunk size: editor state, not the map.
+                rule("editorsettings*", RuleAction::Ignore),
+            ],
             Profile::GDevelop => vec![rule("uiSettings.*", RuleAction::Ignore), rule("properties.projectFile", RuleAction::Ignore)],
             Profile::Ogmo => Vec::new(),
             Profile::Cocos => vec![

@@ -210,6 +210,18 @@ fn a_volatile_struct_is_taken_whole_from_one_side() {
 }
 
 #[test]
+fn tiled_editor_settings_are_the_saving_users_and_never_conflict() {
+    let map = |settings: &str| format!("{{\"tiledversion\": \"1.8\", \"nextobjectid\": 1,{settings} \"layers\": []}}");
+    let (base, ours, theirs) = (
+        map(""),
+        map(" \"editorsettings\": {\"export\": {\"format\": \"json\", \"target\": \"map.json\"}},"),
+        map(" \"editorsettings\": {\"export\": {\"target\": \".\"}},"),
+    );
+    // Taken whole from one side: never ours' format with theirs' target.
+    assert_eq!(merge(&base, &ours, &theirs), (ours.clone(), 0));
+}
+
+#[test]
 fn every_style_round_trips_and_keeps_its_style() {
     let styles = [
         "{\n  \"a\": 1,\n  \"list\": [\n    {\"id\": 1, \"v\": 1.50},\n    {\"id\": 2, \"v\": 5.6e-14}\n  ]\n}\n",
