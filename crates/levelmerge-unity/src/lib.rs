@@ -113,9 +113,10 @@ fn target(v: &Value<'_>) -> Option<ObjectId> {
     }
 }
 
-/// The children a transform lists, or `None` when it lists none (a stripped placeholder).
-fn children(obj: &Object<'_>) -> Option<Vec<ObjectId>> {
-    let list = fields(obj)?.get("m_Children")?;
+/// The objects a list member names (`m_Children`, `m_Component`), or `None` when the object
+/// has no such member (a stripped placeholder, or a document read whole).
+fn listed(obj: &Object<'_>, member: &str) -> Option<Vec<ObjectId>> {
+    let list = fields(obj)?.get(member)?;
     Some(match &list.kind {
         ValueKind::Map(entries) => entries.iter().filter_map(|(_, v)| target(v)).collect(),
         ValueKind::List(items) => items.iter().filter_map(target).collect(),
@@ -123,9 +124,48 @@ fn children(obj: &Object<'_>) -> Option<Vec<ObjectId>> {
     })
 }
 
-/// `m_Father` and `m_Children` must agree, and no child may be listed twice.
+/// The children a transform lists, or `None` when it lists none (a stripped placeholder).
+fn children(obj: &Object<'_>) -> Option<Vec<ObjectId>> {
+    listed(obj, "m_Children")
+}
+
+/// `m_GameObject` and `m_Component` must agree: a component listed by a game object belongs to
+/// it, and a component's game object lists it.
+fn component_problems(level: &Level<'_>, problems: &mut Vec<Problem>) {
+    let owner = |o: &Object<'_>| fields(o).and_then(|f| f.get("m_GameObject")).and_then(target);
+    for obj in level.objects.values() {
+        let line = obj.line as usize;
+        if obj.kind == "GameObject" {
+            for c in listed(obj, "m_Component").unwrap_or_default() {
+                let Some(go) = level.get(&c).and_then(owner) else { continue };
+                if go != obj.id {
+                    problems.push(Problem::Inconsistent {
+                        object: obj.id.clone(),
+                        message: format!("lists component {c}, whose m_GameObject is {go}"),
+                        line,
+                    });
+                }
+            }
+        } else if let Some(go) = owner(obj) {
+            let Some(components) = level.get(&go).filter(|g| g.kind == "GameObject").and_then(|g| listed(g, "m_Component")) else {
+                continue;
+            };
+            if !components.contains(&obj.id) {
+                problems.push(Problem::Inconsistent {
+                    object: obj.id.clone(),
+                    message: format!("m_GameObject is {go}, which does not list it in m_Component"),
+                    line,
+                });
+            }
+        }
+    }
+}
+
+/// `m_Father` and `m_Children` must agree, no child may be listed twice, and `m_GameObject`
+/// and `m_Component` must agree.
 pub fn hierarchy_problems(level: &Level<'_>) -> Vec<Problem> {
     let mut problems = Vec::new();
+    component_problems(level, &mut problems);
     let is_transform = |o: &Object<'_>| o.kind == "Transform" || o.kind == "RectTransform";
     for obj in level.objects.values().filter(|o| is_transform(o)) {
         let line = obj.line as usize;

@@ -152,6 +152,22 @@ fn check_finds_father_and_children_that_disagree() {
 }
 
 #[test]
+fn check_finds_components_and_game_objects_that_disagree() {
+    let light =
+        |id: i64, go: i64| format!("--- !u!108 &{id}\nLight:\n  m_ObjectHideFlags: 0\n  m_GameObject: {{fileID: {go}}}\n  m_Enabled: 1\n");
+    let sound = scene(&[go(10, "Root", 11), tr(11, 10, 0, &[], "0")]);
+    assert!(check_text(&UnityCodec, sound.as_bytes()).is_empty());
+    // A light whose game object does not list it.
+    let unlisted = scene(&[go(10, "Root", 11), tr(11, 10, 0, &[], "0"), light(12, 10)]);
+    let problems = check_text(&UnityCodec, unlisted.as_bytes());
+    assert!(problems.iter().any(|p| p.to_string().contains("does not list it in m_Component")), "{problems:?}");
+    // A game object listing a component that belongs to another one.
+    let claimed = scene(&[go(10, "Root", 11), tr(11, 10, 0, &[], "0"), go(20, "Lamp", 11)]);
+    let problems = check_text(&UnityCodec, claimed.as_bytes());
+    assert!(problems.iter().any(|p| p.to_string().contains("lists component 11, whose m_GameObject is 10")), "{problems:?}");
+}
+
+#[test]
 fn fields_added_by_a_re_save_do_not_block_a_deletion() {
     let base = scene(&[go(10, "Root", 11), tr(11, 10, 0, &[21], "0"), go(20, "Lamp", 21), tr(21, 20, 11, &[], "1")]);
     let ours = scene(&[go(10, "Root", 11), tr(11, 10, 0, &[], "0")]);
