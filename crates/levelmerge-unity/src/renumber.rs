@@ -1,7 +1,9 @@
 //! Both sides added different objects under the same fileID: theirs gets a fresh one.
 //!
 //! The object is told apart from "the same object added on both sides" by what identifies it:
-//! its class, and where present its name, game object, script, source prefab. The fresh id is
+//! its class, and where present its name, game object, script, source prefab. What belongs to
+//! a renamed object (its components and children) is renamed with it, and so is the game object
+//! of a renamed component. The fresh id is
 //! the first free one above the old (unused in all three files, so deterministic), and every
 //! local reference `{fileID: N}` in theirs is rewritten with it.
 
@@ -51,17 +53,22 @@ pub fn renumber(texts: Sides<&[u8]>) -> Option<(Vec<u8>, Vec<String>)> {
     let mut renamed: FxHashSet<i64> = FxHashSet::default();
     // Different objects, then (until nothing changes) the parts of renamed objects: a component
     // or child of theirs' renamed object is theirs' too.
+    let refers = |d: &UnityDoc, k: &str| theirs.fields(d).and_then(|f| theirs.get(f, k)).and_then(|n| local_ref(&theirs, n));
     loop {
         let before = renamed.len();
+        // A game object and its components are one unit: a renamed component takes its game
+        // object along (and, through it, the other components), so that no game object ends
+        // up listing a component that names another one.
+        let owners_of_renamed: FxHashSet<i64> =
+            theirs.docs.iter().filter(|d| renamed.contains(&d.file_id)).filter_map(|d| refers(d, "m_GameObject")).collect();
         for (o, t) in &clashing {
             if renamed.contains(&t.file_id) {
                 continue;
             }
-            let belongs_to_renamed = ["m_GameObject", "m_Father", "m_PrefabInstance"].iter().any(|k| {
-                theirs.fields(t).and_then(|f| theirs.get(f, k)).and_then(|n| local_ref(&theirs, n)).is_some_and(|id| renamed.contains(&id))
-            });
+            let belongs_to_renamed =
+                ["m_GameObject", "m_Father", "m_PrefabInstance"].iter().any(|k| refers(t, k).is_some_and(|id| renamed.contains(&id)));
             let differ = ours.text(o.span) != theirs.text(t.span) && different_objects((&ours, o), (&theirs, t));
-            if belongs_to_renamed || differ {
+            if belongs_to_renamed || owners_of_renamed.contains(&t.file_id) || differ {
                 renamed.insert(t.file_id);
             }
         }
@@ -121,6 +128,25 @@ mod tests {
         // A reference into another asset keeps its fileID.
         assert!(text.contains("m_Other: {fileID: 50, guid: abc, type: 3}"), "{text}");
         assert_eq!(notes.len(), 1);
+    }
+
+    #[test]
+    fn a_renamed_component_takes_its_game_object_and_siblings_along() {
+        let base = "%YAML 1.1\n--- !u!1 &10\nGameObject:\n  m_Name: Root\n";
+        // Both added a Lamp under one fileID, each under a different parent (70): theirs' 70
+        // differs, so theirs' transform 61 (whose father it is) is renamed, and with it the
+        // Lamp 50 that owns it and the Lamp's light 62.
+        let side = |parent: &str| {
+            format!(
+                "{base}--- !u!1 &50\nGameObject:\n  m_Component:\n  - component: {{fileID: 61}}\n  - component: {{fileID: 62}}\n  m_Name: Lamp\n--- !u!4 &61\nTransform:\n  m_GameObject: {{fileID: 50}}\n  m_Father: {{fileID: 70}}\n--- !u!108 &62\nLight:\n  m_GameObject: {{fileID: 50}}\n--- !u!1 &70\nGameObject:\n  m_Name: {parent}\n"
+            )
+        };
+        let (ours, theirs) = (side("Left"), side("Right"));
+        let (text, notes) = renumber(Sides::new(base.as_bytes(), ours.as_bytes(), theirs.as_bytes())).expect("a collision");
+        let text = String::from_utf8(text).unwrap();
+        assert_eq!(notes.len(), 4, "{notes:?}");
+        assert!(!text.contains("&50\n") && !text.contains("&61\n") && !text.contains("&62\n") && !text.contains("&70\n"), "{text}");
+        assert!(!text.contains("{fileID: 50}") && !text.contains("{fileID: 61}"), "{text}");
     }
 
     #[test]
