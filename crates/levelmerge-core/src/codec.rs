@@ -55,6 +55,12 @@ pub trait Codec {
         true
     }
 
+    /// Whether objects both sides added under one id are one object (see
+    /// [`Options::same_id_is_same_object`]).
+    fn same_id_is_same_object(&self) -> bool {
+        false
+    }
+
     /// Members the editor rewrites as bookkeeping (see [`Options::bookkeeping_members`]).
     fn bookkeeping_members(&self) -> &'static [&'static str] {
         &[]
@@ -357,6 +363,7 @@ where
     let options = Options {
         policy,
         added_fields_are_edits: options.added_fields_are_edits && codec.added_fields_are_edits(),
+        same_id_is_same_object: options.same_id_is_same_object || codec.same_id_is_same_object(),
         bookkeeping_members: if options.bookkeeping_members.is_empty() { codec.bookkeeping_members() } else { options.bookkeeping_members },
         layout_key: options.layout_key.or(codec.layout_key()),
         keep_concurrent_insertions: options.keep_concurrent_insertions && codec.keeps_concurrent_insertions(docs.as_ref()),

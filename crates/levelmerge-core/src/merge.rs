@@ -93,6 +93,10 @@ pub struct Options {
     /// sibling order, and `serializedVersion`): a side that changed, added or dropped only these
     /// did not edit the object, so the other side's deletion of it loses nothing.
     pub bookkeeping_members: &'static [&'static str],
+    /// Whether an object both sides added under one id (and of one kind) is one object, merged
+    /// member by member, rather than a conflict as a whole. A format says yes when its codec
+    /// has already given different objects that met under one id different ids.
+    pub same_id_is_same_object: bool,
     /// Whether the items both sides inserted at one place in a list are all kept (ours first).
     /// Formats whose lists are programs rather than collections (an editor's event sheets) say
     /// no: two insertions there are a conflict.
@@ -105,6 +109,7 @@ impl Default for Options {
             policy: Policy::default(),
             added_fields_are_edits: true,
             bookkeeping_members: &[],
+            same_id_is_same_object: false,
             layout_key: None,
             keep_concurrent_insertions: true,
         }
@@ -679,7 +684,8 @@ pub fn merge<'a>(inputs: Sides<&'a Level<'a>>, options: &Options) -> MergedLevel
             }
             (None, Some(o), Some(t)) => {
                 alive.insert(id.clone());
-                if !o.props.same(&t.props) {
+                let one_object = options.same_id_is_same_object && o.kind == t.kind;
+                if !one_object && !o.props.same(&t.props) {
                     choices.push((id.clone(), ConflictKind::BothAdded));
                 }
             }

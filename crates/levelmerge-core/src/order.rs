@@ -144,6 +144,9 @@ where
     ) -> Vec<(Option<&'k K>, &'k K)> {
         let mut anchor: Option<&K> = None;
         let mut plan = Vec::new();
+        // The skeleton's own insertions: neither in base nor in `list` (what both hold is a
+        // shared anchor even without a base, as in an object both sides added).
+        let in_list: FxHashSet<&K> = if ours_first { list.iter().collect() } else { FxHashSet::default() };
         for k in list {
             if placed.contains(k) {
                 anchor = Some(k);
@@ -158,7 +161,10 @@ where
                     None => 0,
                     Some(a) => skeleton.pos.get(a).map_or(usize::MAX, |p| p + 1),
                 };
-                while next < skeleton.kept.len() && !skeleton.in_base.contains_key(skeleton.kept[next]) {
+                while next < skeleton.kept.len()
+                    && !skeleton.in_base.contains_key(skeleton.kept[next])
+                    && !in_list.contains(skeleton.kept[next])
+                {
                     at = Some(skeleton.kept[next]);
                     next += 1;
                 }
@@ -235,6 +241,13 @@ mod tests {
         // Theirs reorders, so theirs is the skeleton: ours still comes first.
         assert_eq!(m("abc", "axbc", "aybc"), "axybc");
         assert_eq!(m("abc", "abcx", "cbay"), "cxbay");
+    }
+
+    #[test]
+    fn without_a_base_what_both_hold_anchors_the_insertions() {
+        // An object both sides added: its shared members keep their place, and each side's
+        // own members go after the member they follow.
+        assert_eq!(m("", "ltn", "lsn"), "ltsn");
     }
 
     #[test]

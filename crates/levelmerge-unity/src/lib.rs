@@ -73,6 +73,13 @@ impl Codec for UnityCodec {
         false
     }
 
+    /// Different objects both sides added under one fileID were given different ids by
+    /// [`renumber`] (with their game objects and components); what still shares one is the same
+    /// object (same class, name, owner, script, source), merged member by member.
+    fn same_id_is_same_object(&self) -> bool {
+        true
+    }
+
     /// `m_RootOrder` is the index among siblings, rewritten whenever a sibling comes or goes;
     /// `serializedVersion` changes when an editor re-saves a struct.
     fn bookkeeping_members(&self) -> &'static [&'static str] {

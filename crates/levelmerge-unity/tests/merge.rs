@@ -152,6 +152,23 @@ fn check_finds_father_and_children_that_disagree() {
 }
 
 #[test]
+fn the_same_object_added_on_both_sides_merges_member_by_member() {
+    let base = scene(&[go(10, "Root", 11), tr(11, 10, 0, &[], "0")]);
+    let with = |extra: &str, layer: &str| {
+        let lamp = go(20, "Lamp", 21).replace("  m_Layer: 0\n", &format!("  m_Layer: {layer}\n{extra}"));
+        scene(&[go(10, "Root", 11), tr(11, 10, 0, &[21], "0"), lamp, tr(21, 20, 11, &[], "0")])
+    };
+    // Both brought the same Lamp (one name, one fileID), each with a member the other lacks.
+    let r = merge(&base, &with("  m_TagString: Lamp\n", "0"), &with("  m_StaticEditorFlags: 4\n", "0"));
+    assert_eq!(r.open_conflicts, 0, "{}", text(&r));
+    assert_eq!(text(&r), with("  m_TagString: Lamp\n  m_StaticEditorFlags: 4\n", "0"));
+    // A member the two hold differently is a conflict on that member, not on the whole object.
+    let r = merge(&base, &with("", "5"), &with("", "7"));
+    assert_eq!(r.open_conflicts, 1);
+    assert_eq!(r.conflicts[0].path, "GameObject.m_Layer");
+}
+
+#[test]
 fn check_finds_components_and_game_objects_that_disagree() {
     let light =
         |id: i64, go: i64| format!("--- !u!108 &{id}\nLight:\n  m_ObjectHideFlags: 0\n  m_GameObject: {{fileID: {go}}}\n  m_Enabled: 1\n");
