@@ -164,21 +164,7 @@ fn the_same_node_name_added_twice_with_different_content_is_a_conflict() {
 }
 
 #[test]
-fn a_use_of_a_resource_the_other_side_removed_is_never_a_clean_merge() {
-    let ours = GODOT3
-        .replace("load_steps=3", "load_steps=2")
-        .replace("[ext_resource path=\"res://icon.png\" type=\"Texture\" id=2]\n", "")
-        .replace("texture = ExtResource( 2 )\n", "");
-    let theirs = GODOT3.replace("text = \"Hello", "icon = ExtResource( 2 )\ntext = \"Hello");
-    match merge(GODOT3, &ours, &theirs) {
-        Ok(r) => assert!(r.open_conflicts > 0, "{}", String::from_utf8_lossy(&r.text)),
-        Err(MergeError::Incoherent { .. }) => {}
-        Err(e) => panic!("{e}"),
-    }
-}
-
-#[test]
-fn deleting_a_resource_the_other_side_starts_to_use_is_a_conflict_on_that_resource() {
+fn deleting_a_resource_the_other_side_starts_to_use_is_a_conflict_on_that_resource_never_a_clean_merge() {
     let ours = GODOT3
         .replace("load_steps=3", "load_steps=2")
         .replace("[ext_resource path=\"res://icon.png\" type=\"Texture\" id=2]\n", "")
