@@ -354,6 +354,11 @@ impl<L: Merger> Agent<L> {
             Some(l) if l == target => None,
             // Unchanged since it was published, or since the last head: the hub's word is final.
             Some(l) if published == Some(&l[..]) || shadow == Some(&l[..]) => Some(target.to_vec()),
+            // Edited while the agent was away: the base of those edits is the restored revision,
+            // whose content only the hub holds. Merging against this head instead would pass
+            // them off as edits of it (and a clash with it as none); the file is left as it is,
+            // published against that revision, and the hub merges.
+            Some(_) if published.is_none() && shadow.is_none() && state.restored.is_some() => return true,
             Some(l) => {
                 // Edited meanwhile: keep those edits (against what was published, or the shadow).
                 let base = published.or(shadow).unwrap_or(target);
