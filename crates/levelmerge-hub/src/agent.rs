@@ -653,6 +653,49 @@ mod tests {
         assert_eq!(std::fs::read(&file).unwrap(), b"head", "the path holds the new file; the save is only on the old one");
     }
 
+    /// A merger that must not be asked: the agent has nothing to merge against.
+    struct NoMerge;
+
+    impl Merger for NoMerge {
+        fn merge(&self, path: &str, _: &[u8], _: &[u8], _: &[u8], _: bool, _: Option<&[u8]>) -> Result<crate::core::Merged, String> {
+            panic!("{path} was merged against a base the agent does not hold")
+        }
+        fn check(&self, _: &str, _: &[u8]) -> Result<(), String> {
+            Ok(())
+        }
+        fn changed_objects(&self, _: &str, _: &[u8], _: &[u8]) -> Vec<String> {
+            Vec::new()
+        }
+        fn objects(&self, _: &str, _: &[u8]) -> Result<Vec<(Vec<String>, String)>, String> {
+            Ok(Vec::new())
+        }
+    }
+
+    #[test]
+    fn a_file_edited_while_the_agent_was_away_is_left_for_the_hub_to_merge() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = "level.json".to_owned();
+        // The agent last synced revision r1; the user then edited the file with it stopped.
+        std::fs::create_dir_all(dir.path().join(".levelmerge/sync")).unwrap();
+        std::fs::write(shadow_file(dir.path(), &path), "r1\n").unwrap();
+        std::fs::write(dir.path().join(&path), "{\"x\": 2}").unwrap();
+        let options = AgentOptions {
+            hub: String::new(),
+            token: String::new(),
+            root: dir.path().to_owned(),
+            paths: vec![path.clone()],
+            interval: Duration::from_secs(1),
+            paused: false,
+        };
+        let mut agent = Agent::new(options, NoMerge, Box::new(|_| {}));
+        // Another user's head r2 arrives before the offline edit went out.
+        agent.apply(Head { path: path.clone(), rev: "r2".into(), content: "{\"x\": 1}".into() }, false);
+        assert_eq!(std::fs::read_to_string(dir.path().join(&path)).unwrap(), "{\"x\": 2}", "the offline edit stays");
+        let state = &agent.files[&path];
+        assert_eq!(state.restored.as_deref(), Some("r1"), "it is published against the revision it was made on");
+        assert!(state.shadow.is_none());
+    }
+
     #[test]
     fn the_working_copy_lock_is_exclusive() {
         let dir = tempfile::tempdir().unwrap();
