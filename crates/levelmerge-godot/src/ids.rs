@@ -326,8 +326,8 @@ fn tags(text: &[u8]) -> Vec<&[u8]> {
 /// When both sides renumbered: the new ids theirs gave resources that ours left as base had
 /// them (each id merged like a value: the side that changed it wins), as a map from ours' id
 /// to theirs'; `None` when there is none or taking them would give two of ours' resources one id.
-fn theirs_renumbering(files: Sides<&GodotFile<'_>>, table: Table) -> Option<FxHashMap<String, String>> {
-    let Matched { base, ours, theirs, ours_to_base, theirs_to_base } = Matched::new(files, table);
+fn theirs_renumbering(matched: &Matched<'_>) -> Option<FxHashMap<String, String>> {
+    let Matched { base, ours, theirs, ours_to_base, theirs_to_base } = matched;
     let mut base_to_theirs: Vec<Option<usize>> = vec![None; base.len()];
     for (t, b) in theirs_to_base.iter().enumerate() {
         if let Some(b) = b {
@@ -364,15 +364,14 @@ pub fn align(texts: Sides<&[u8]>) -> Option<Renumbered> {
     let matched = tables.map(|t| Matched::new(Sides::new(&files.base, &files.ours, &files.theirs), t));
     let ours_renumbered = matched.iter().any(|m| m.renumbered(Side::Ours));
     let theirs_keeps = !ours_renumbered && matched.iter().any(|m| m.renumbered(Side::Theirs));
-    drop(matched);
     // Both renumbered: ours first takes the ids only theirs changed.
     let mut ours_taken = None;
     if ours_renumbered {
-        let refs = Sides::new(&files.base, &files.ours, &files.theirs);
         let maps: FxHashMap<Table, FxHashMap<String, String>> =
-            tables.into_iter().filter_map(|table| Some((table, theirs_renumbering(refs, table)?))).collect();
+            tables.into_iter().zip(&matched).filter_map(|(table, m)| Some((table, theirs_renumbering(m)?))).collect();
         ours_taken = rewrite(&files.ours, &maps.iter().map(|(t, m)| (*t, m)).collect());
     }
+    drop(matched);
     if let Some(text) = &ours_taken {
         files.ours = parse(text).ok()?;
     }
