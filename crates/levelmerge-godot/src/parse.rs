@@ -93,6 +93,52 @@ pub fn unquote(v: &str) -> &str {
     v.strip_prefix('"').and_then(|x| x.strip_suffix('"')).unwrap_or(v)
 }
 
+/// Which bytes a value scan stops at: a byte table.
+type Stops = [bool; 256];
+
+const fn stops(bytes: &[u8]) -> Stops {
+    let mut t = [false; 256];
+    let mut i = 0;
+    while i < bytes.len() {
+        t[bytes[i] as usize] = true;
+        i += 1;
+    }
+    t
+}
+
+/// Inside brackets: strings and brackets matter.
+const NESTING: Stops = stops(b"\"()[]{}");
+/// A property's value at depth 0 also ends at a line end.
+const ENDS_IN_PROPERTY: Stops = stops(b"\"()[]{}\n\r");
+/// An attribute's value at depth 0 also ends at a space.
+const ENDS_IN_TAG: Stops = stops(b"\"()[]{}\n\r \t");
+
+/// The first position at or after `i` whose byte is in `stops` (or the end), eight bytes a
+/// step where none is.
+fn skip_until(b: &[u8], mut i: usize, stops: &Stops) -> usize {
+    while let Some(chunk) = b.get(i..i + 8) {
+        if chunk.iter().fold(false, |any, &c| any | stops[c as usize]) {
+            break;
+        }
+        i += 8;
+    }
+    while i < b.len() && !stops[b[i] as usize] {
+        i += 1;
+    }
+    i
+}
+
+/// The closing quote of a string literal whose text starts at `from` (escapes skipped).
+pub(crate) fn closing_quote(b: &[u8], mut from: usize) -> Option<usize> {
+    loop {
+        let p = from + memchr::memchr2(b'"', b'\\', b.get(from..)?)?;
+        if b[p] == b'"' {
+            return Some(p);
+        }
+        from = p + 2;
+    }
+}
+
 struct Parser<'s> {
     b: &'s [u8],
     pos: usize,
@@ -128,22 +174,18 @@ impl<'s> Parser<'s> {
     /// depth 0 the value ends at a line end, or (in a tag) at a space or the closing `]`.
     fn value_end(&self, from: usize, in_tag: bool) -> Result<usize, Problem> {
         let b = self.b;
+        let outside = if in_tag { &ENDS_IN_TAG } else { &ENDS_IN_PROPERTY };
         let mut stack: Vec<u8> = Vec::new();
         let mut i = from;
-        while i < b.len() {
-            let c = b[i];
+        loop {
+            // Long values (a GridMap's cells) are mostly digits: skip to the next byte that matters.
+            i = skip_until(b, i, if stack.is_empty() { outside } else { &NESTING });
+            let Some(&c) = b.get(i) else { break };
             match c {
-                b'"' => {
-                    i += 1;
-                    loop {
-                        match b.get(i) {
-                            None => return Err(self.error(from, "string never closed")),
-                            Some(b'\\') => i += 2,
-                            Some(b'"') => break,
-                            Some(_) => i += 1,
-                        }
-                    }
-                }
+                b'"' => match closing_quote(b, i + 1) {
+                    Some(q) => i = q,
+                    None => return Err(self.error(from, "string never closed")),
+                },
                 b'(' | b'[' | b'{' => stack.push(c),
                 b')' | b']' | b'}' => {
                     let open = match c {
@@ -159,9 +201,8 @@ impl<'s> Parser<'s> {
                         _ => return Err(self.error(i, format!("unbalanced '{}'", c as char))),
                     }
                 }
-                b'\n' | b'\r' if stack.is_empty() => return Ok(i),
-                b' ' | b'\t' if stack.is_empty() && in_tag => return Ok(i),
-                _ => {}
+                // Only bytes of `outside` reach here with an empty stack.
+                _ => return Ok(i),
             }
             i += 1;
         }
@@ -416,7 +457,7 @@ impl<'s> Chunks<'s> {
                 starts.insert(0, 0);
             }
             let ends = starts.iter().skip(1).copied().chain(std::iter::once(src.len()));
-            let mut index = rustc_hash::FxHashMap::default();
+            let mut index = rustc_hash::FxHashMap::with_capacity_and_hasher(starts.len(), Default::default());
             for (&a, b) in starts.iter().zip(ends) {
                 index.entry(&src[a..b]).or_insert(a);
             }
@@ -493,6 +534,25 @@ mod tests {
                 Err(Problem::Syntax { line: l, .. }) => assert_eq!(l, line, "{src:?}"),
                 other => panic!("{src:?}: {other:?}"),
             }
+        }
+    }
+
+    #[test]
+    fn long_values_end_where_their_brackets_and_strings_do() {
+        // The scan skips eight bytes at a time: put every stop byte at every offset.
+        for pad in 0..9 {
+            let digits = "1, ".repeat(pad);
+            let value = format!("PackedInt32Array({digits}7) + [{digits}{{\"k\\\"]\": \"a\\\\\"}}, \"x(\"]");
+            let src = format!("[gd_scene format=3]\n\n[node name=\"A\" type=\"Node\"]\ncells = {value}\nnext = 1\n");
+            let f = parse(src.as_bytes()).unwrap();
+            let props = f.props_of(&f.sections[1]);
+            assert_eq!(f.text(props[0].value), value, "pad {pad}");
+            assert_eq!(f.text(props[1].value), "1");
+            assert_eq!(reassembled(&f), src);
+        }
+        for bad in ["cells = [1, \"open\\\n", "cells = \"ends in a backslash\\", "cells = (1, 2, 3, 4, 5, 6, 7, 8\n"] {
+            let src = format!("[gd_scene format=3]\n\n[node name=\"A\" type=\"Node\"]\n{bad}");
+            assert!(matches!(parse(src.as_bytes()), Err(Problem::Syntax { line: 4, .. })), "{bad:?}");
         }
     }
 

@@ -1,6 +1,8 @@
 //! `ExtResource(…)` and `SubResource(…)` inside Variant values, outside string literals, in
 //! both spellings: Godot 3 `ExtResource( 1 )` and Godot 4 `ExtResource("1_ab")`.
 
+use crate::parse::closing_quote;
+
 /// Which table a reference points into.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Table {
@@ -38,15 +40,11 @@ pub fn resource_refs(text: &str) -> Vec<ResourceRef<'_>> {
     let b = text.as_bytes();
     let mut out = Vec::new();
     let mut i = 0;
-    while i < b.len() {
+    // Only a string or a capital E or S can start something to skip or keep.
+    while let Some(p) = memchr::memchr3(b'"', b'E', b'S', &b[i.min(b.len())..]) {
+        i += p;
         match b[i] {
-            b'"' => {
-                i += 1;
-                while i < b.len() && b[i] != b'"' {
-                    i += if b[i] == b'\\' { 2 } else { 1 };
-                }
-                i += 1;
-            }
+            b'"' => i = closing_quote(b, i + 1).map_or(b.len(), |q| q + 1),
             b'E' | b'S' => {
                 let table = if b[i..].starts_with(b"ExtResource") {
                     Some((Table::Ext, "ExtResource".len()))
@@ -111,6 +109,9 @@ mod tests {
         let refs = resource_refs("[ ExtResource( 12 ), SubResource(\"Box_ab1\"), \"ExtResource( 3 )\", MyExtResource(4) ]");
         let got: Vec<_> = refs.iter().map(|r| (r.table, r.id)).collect();
         assert_eq!(got, vec![(Table::Ext, "12"), (Table::Sub, "Box_ab1")]);
+        // An escaped quote does not end a string; an unclosed string hides the rest.
+        let refs = resource_refs("[\"a\\\" ExtResource( 3 )\", SubResource( 4 ), \"open SubResource( 5 )");
+        assert_eq!(refs.iter().map(|r| r.id).collect::<Vec<_>>(), vec!["4"]);
         let text = "ExtResource(\"1_x\")";
         let r = resource_refs(text)[0];
         assert_eq!(&text[r.span.0..r.span.1], "\"1_x\"");
