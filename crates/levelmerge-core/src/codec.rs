@@ -295,6 +295,14 @@ impl Clock {
     }
 }
 
+/// Room to reserve for a merged text whose inputs are `lengths` long: ours plus what theirs
+/// grew by, and a little slack. A merge that outgrows a buffer reallocates and copies it, and
+/// on a scene of megabytes that costs more than the pages reserved and never written.
+pub fn merged_capacity(lengths: Sides<usize>) -> usize {
+    let grown = lengths.ours + lengths.theirs.saturating_sub(lengths.base);
+    grown + grown / 64 + 4096
+}
+
 /// Total input size from which the three inputs are read in parallel.
 pub const PARALLEL_FROM: usize = 128 * 1024;
 
@@ -408,13 +416,20 @@ where
     let conflicts = report(&merged, |id| outlines.iter().find(|o| o.kind(id).is_some()).map(|o| o.path(id)).unwrap_or_default());
     let ours_text = finish(codec.render(doc_refs, &ours_view))?;
     clock.lap("write");
-    if open == 0 && codec.checks_output() {
-        // The written text is checked against the inputs in the file's own form.
-        // The written text, read again, is the fuller account.
-        result_problems = verify_output(codec, &ours_text, if restores { originals } else { texts })?;
-        clock.lap("verify");
-    }
     if open == 0 {
+        if codec.checks_output() {
+            // The merge's own model is no longer needed: free it before the output is read
+            // again, so that the two are never held at once (the peak memory of a large merge).
+            drop(ours_view);
+            drop(outlines);
+            drop(merged);
+            drop(levels);
+            drop(docs);
+            // The written text is checked against the inputs in the file's own form.
+            // The written text, read again, is the fuller account.
+            result_problems = verify_output(codec, &ours_text, if restores { originals } else { texts })?;
+            clock.lap("verify");
+        }
         let problems = result_problems;
         return Ok(MergeOutcome { text: ours_text, open_conflicts: 0, marked_regions: 0, conflicts, notes, timings: clock.laps, problems });
     }
@@ -542,5 +557,18 @@ where
     }
     fn objects(&self, text: &[u8]) -> Result<Vec<Located>, MergeError> {
         outline_objects(self, text)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_merged_capacity_holds_both_sides_growth() {
+        // Ours grew by 20 and theirs by 50: a merge of both is 170 long.
+        assert!(merged_capacity(Sides::new(100, 120, 150)) >= 170);
+        // Theirs shrank: ours' length is still needed.
+        assert!(merged_capacity(Sides::new(5_000_000, 5_000_100, 10)) >= 5_000_100);
     }
 }

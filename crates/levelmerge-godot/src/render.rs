@@ -5,6 +5,7 @@
 //! in a source, else written as Godot does (ext_resources and connections on consecutive
 //! lines, a blank line elsewhere). `load_steps` is recomputed.
 
+use levelmerge_core::codec::merged_capacity;
 use levelmerge_core::resolve::{RValue, Resolved};
 use levelmerge_core::{ObjectId, Side, Sides, Value};
 use rustc_hash::FxHashMap;
@@ -130,7 +131,7 @@ impl<'r, 'd> Renderer<'r, 'd> {
         let known = Known { ids, index: &index };
         dependencies_first(&mut written, &known);
         self.fix_load_steps(&mut written);
-        let mut out = String::with_capacity(self.docs.ours.src.len() + 256);
+        let mut out = String::with_capacity(merged_capacity(self.docs.map(|_, d| d.src.len())));
         out.push_str(self.merged_text(|f| f.text(f.preamble)));
         for (i, w) in written.iter().enumerate() {
             out.push_str(&w.text);

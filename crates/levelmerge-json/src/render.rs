@@ -3,6 +3,7 @@
 //! (the same container in one of the inputs), and each element keeps the whitespace and comments
 //! it had in its own source.
 
+use levelmerge_core::codec::merged_capacity;
 use levelmerge_core::resolve::{RValue, Resolved};
 use levelmerge_core::{Side, Sides, Value};
 
@@ -57,7 +58,7 @@ impl<'r, 'd> Renderer<'r, 'd> {
                 o
             }
         };
-        let mut out = String::with_capacity(self.docs.ours.src.len() + 256);
+        let mut out = String::with_capacity(merged_capacity(self.docs.map(|_, d| d.src.len())));
         out.push_str(around(Document::prefix));
         self.value(&root.props, &mut out);
         out.push_str(around(Document::suffix));

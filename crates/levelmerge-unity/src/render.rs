@@ -3,6 +3,7 @@
 //! value), and only assembled parts are laid out anew, in Unity's style: two-space indents,
 //! sequences at their key's indent, flow maps on one line.
 
+use levelmerge_core::codec::merged_capacity;
 use levelmerge_core::resolve::{RValue, Resolved};
 use levelmerge_core::{Side, Sides, Value};
 use rustc_hash::FxHashMap;
@@ -44,7 +45,7 @@ impl<'r, 'd> Renderer<'r, 'd> {
         );
         let (b, o, t) = (self.docs.base, self.docs.ours, self.docs.theirs);
         let preamble = if o.text(o.preamble) == b.text(b.preamble) { t.text(t.preamble) } else { o.text(o.preamble) };
-        let mut out = String::with_capacity(o.src.len() + 256);
+        let mut out = String::with_capacity(merged_capacity(self.docs.map(|_, d| d.src.len())));
         out.push_str(preamble);
         let count = self.level.objects.len();
         for (n, obj) in self.level.objects.values().enumerate() {
