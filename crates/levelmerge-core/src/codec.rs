@@ -49,6 +49,12 @@ pub trait Codec {
         false
     }
 
+    /// Whether large inputs are read on three threads ([`PARALLEL_FROM`]). A codec whose
+    /// reading is mostly touching fresh memory gains no time from threads and pays memory.
+    fn reads_in_parallel(&self) -> bool {
+        true
+    }
+
     /// Whether a field one side added counts as an edit against the other side's deletion
     /// (see [`Options::added_fields_are_edits`]).
     fn added_fields_are_edits(&self) -> bool {
@@ -353,7 +359,7 @@ where
         }
     };
     // Big inputs are read on three threads (the work is independent; the machine has cores).
-    let parallel = texts.base.len() + texts.ours.len() + texts.theirs.len() > PARALLEL_FROM;
+    let parallel = codec.reads_in_parallel() && texts.base.len() + texts.ours.len() + texts.theirs.len() > PARALLEL_FROM;
     let docs = on_each_side(parallel, texts, |side, text| {
         let others: Vec<&[u8]> = [Side::Base, Side::Ours, Side::Theirs].into_iter().filter(|s| *s != side).map(|s| *texts.get(s)).collect();
         parse(codec, side, text, &others)

@@ -68,6 +68,12 @@ impl Codec for UnityCodec {
         true
     }
 
+    /// Measured on the benchmark scenes (2 cores): reading a 4 MB scene's three versions on
+    /// one thread is as fast as on three and peaks 8 MB lower; on 40 MB it is faster.
+    fn reads_in_parallel(&self) -> bool {
+        false
+    }
+
     /// Unity adds fields to every object it re-saves with a newer editor or script.
     fn added_fields_are_edits(&self) -> bool {
         false
