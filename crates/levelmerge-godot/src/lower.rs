@@ -98,6 +98,9 @@ pub fn section_ids<'f>(file: &'f GodotFile<'_>) -> &'f [Option<ObjectId>] {
                 }
             }
         }
+        if repeated.is_empty() {
+            return ids.into_iter().map(|id| id.map(ObjectId::new)).collect();
+        }
         let mut taken: rustc_hash::FxHashSet<String> = nodes.into_iter().map(str::to_owned).collect();
         for i in repeated {
             let id = ids[i].take().expect("a repeated id");

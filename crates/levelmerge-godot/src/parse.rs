@@ -439,6 +439,15 @@ impl<'s> Chunks<'s> {
     }
 
     pub fn contains(&mut self, section: &[u8]) -> bool {
+        // The usual miss: the next chunk is this section edited in place (its tag line is the
+        // same). Step over it without the index.
+        if !section.is_empty() && !self.chunk_at(self.cursor, section) {
+            let tag_line = &section[..memchr::memchr(b'\n', section).map_or(section.len(), |i| i + 1)];
+            if self.src[self.cursor..].starts_with(tag_line) {
+                self.cursor = Self::next_start(self.src, self.cursor + 1);
+                return false;
+            }
+        }
         let mut at = self.cursor;
         for _ in 0..LOOKAHEAD {
             if at >= self.src.len() {
@@ -577,5 +586,18 @@ mod tests {
         let longer = base.replace("value = 7\n", "value = 7\nextra = 1\n");
         let f = parse_among(base.as_bytes(), &[longer.as_bytes(), base.as_bytes()]).unwrap();
         assert!(!f.sections[2 + 7].same_everywhere && f.sections[2 + 8].same_everywhere);
+    }
+
+    #[test]
+    fn sections_edited_in_place_are_stepped_over_without_the_index() {
+        let head = "[gd_scene format=3]\n\n[node name=\"Root\" type=\"Node\"]\n\n";
+        let base = format!("{head}{}", numbered_nodes(0..40));
+        let edited = (0..40).step_by(3).fold(base.clone(), |t, i| t.replace(&format!("value = {i}\n"), &format!("value = -{i}\n")));
+        let f = parse(base.as_bytes()).unwrap();
+        let mut chunks = Chunks::of(edited.as_bytes());
+        let found: Vec<bool> = f.sections.iter().map(|s| chunks.contains(&base.as_bytes()[s.span.0 as usize..s.gap.1 as usize])).collect();
+        let expected: Vec<bool> = (0..42).map(|i| i < 2 || (i - 2) % 3 != 0).collect();
+        assert_eq!(found, expected);
+        assert!(chunks.index.is_none(), "every miss was an edit in place");
     }
 }
