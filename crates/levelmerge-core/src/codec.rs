@@ -72,6 +72,11 @@ pub trait Codec {
         &[]
     }
 
+    /// How the format writes a value that holds nothing (see [`Options::empty_values`]).
+    fn empty_values(&self) -> &'static [&'static str] {
+        &[]
+    }
+
     /// The member that numbers a struct's layout, if the format has one (see
     /// [`Options::layout_key`]).
     fn layout_key(&self) -> Option<&'static str> {
@@ -381,6 +386,7 @@ where
         bookkeeping_members: if options.bookkeeping_members.is_empty() { codec.bookkeeping_members() } else { options.bookkeeping_members },
         layout_key: options.layout_key.or(codec.layout_key()),
         keep_concurrent_insertions: options.keep_concurrent_insertions && codec.keeps_concurrent_insertions(docs.as_ref()),
+        empty_values: if options.empty_values.is_empty() { codec.empty_values() } else { options.empty_values },
     };
     let mut merged = merge(levels.as_ref(), &options);
     clock.lap("merge");

@@ -101,6 +101,10 @@ pub struct Options {
     /// Formats whose lists are programs rather than collections (an editor's event sheets) say
     /// no: two insertions there are a conflict.
     pub keep_concurrent_insertions: bool,
+    /// Values that hold nothing, as the format writes them (JSON's `""` and `null`): when both
+    /// sides add one member and one side's value is one of these, the other side's value is
+    /// kept (with a note); the empty one carried no work to lose.
+    pub empty_values: &'static [&'static str],
 }
 
 impl Default for Options {
@@ -112,6 +116,7 @@ impl Default for Options {
             same_id_is_same_object: false,
             layout_key: None,
             keep_concurrent_insertions: true,
+            empty_values: &[],
         }
     }
 }
@@ -238,6 +243,7 @@ struct Merger<'a> {
     notes: Vec<Note>,
     layout_key: Option<&'static str>,
     keep_concurrent_insertions: bool,
+    empty_values: &'static [&'static str],
     /// The policy, when it names volatile properties.
     volatile: Option<Policy>,
     object: ObjectId,
@@ -442,12 +448,39 @@ impl<'a> Merger<'a> {
                         if ov.same(tv) {
                             return Some(MValue::Exact(ov));
                         }
+                        if b.is_none() {
+                            if let Some(kept) = self.filled_of_two_added(path, ov, tv) {
+                                return Some(MValue::Exact(kept));
+                            }
+                        }
                         let kind = if b.is_some() { ConflictKind::BothModified } else { ConflictKind::BothAdded };
                         Some(self.conflict(path, kind, Sides::new(vec(b), vec![ov], vec![tv])))
                     }
                 }
             }
         }
+    }
+
+    /// Of a member both sides added, the value of the side whose value is not empty (see
+    /// [`Options::empty_values`]), when the other's is.
+    fn filled_of_two_added(&mut self, path: &[Seg<'a>], o: &'a Value<'a>, t: &'a Value<'a>) -> Option<&'a Value<'a>> {
+        let empty = |v: &Value<'_>| matches!(v.kind, ValueKind::Scalar { .. }) && self.empty_values.contains(&v.raw.trim());
+        let (kept, side, dropped) = match (empty(o), empty(t)) {
+            (false, true) => (o, Side::Ours, t),
+            (true, false) => (t, Side::Theirs, o),
+            _ => return None,
+        };
+        self.notes.push(Note {
+            object: self.object.clone(),
+            message: format!(
+                "{} › {}: both sides added it; kept {side}'s value, {}'s was empty ({})",
+                self.object_kind,
+                to_path(path),
+                side.other(),
+                dropped.raw.trim()
+            ),
+        });
+        Some(kept)
     }
 
     /// When the two sides hold one struct in different layouts (one was re-saved by another
@@ -722,6 +755,7 @@ pub fn merge<'a>(inputs: Sides<&'a Level<'a>>, options: &Options) -> MergedLevel
         notes: Vec::new(),
         layout_key: options.layout_key,
         keep_concurrent_insertions: options.keep_concurrent_insertions,
+        empty_values: options.empty_values,
         volatile: options.policy.rules.iter().any(|r| r.action == RuleAction::Ignore).then(|| options.policy.clone()),
         object: ObjectId::new(""),
         object_kind: "",

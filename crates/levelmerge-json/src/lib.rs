@@ -163,6 +163,12 @@ impl Codec for JsonCodec {
         Profile::first([docs.base, docs.ours, docs.theirs].map(Document::profile)).map_or_else(Vec::new, Profile::rules)
     }
 
+    /// An empty string and `null`: what editors write for a field they add with no value yet
+    /// (GDevelop's `iconUrl` on a format upgrade, Cocos' unset asset slots).
+    fn empty_values(&self) -> &'static [&'static str] {
+        &["\"\"", "null"]
+    }
+
     fn keeps_concurrent_insertions(&self, docs: Sides<&Document<'_>>) -> bool {
         // GDevelop's event sheets are programs: two events inserted at one place conflict.
         Profile::first([docs.base, docs.ours, docs.theirs].map(Document::profile)) != Some(Profile::GDevelop)

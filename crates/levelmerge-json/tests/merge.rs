@@ -421,3 +421,29 @@ fn a_file_without_a_final_newline_stays_so() {
     assert_eq!(c, 0);
     assert_eq!(m, base.replace("\"x\": 10", "\"x\": 11").replace("\"lamp\"", "\"lantern\""));
 }
+
+#[test]
+fn a_member_both_sides_added_takes_the_value_that_is_not_empty() {
+    let base = "{\n  \"name\": \"ext\"\n}\n";
+    let filled = "{\n  \"name\": \"ext\",\n  \"iconUrl\": \"icon.svg\"\n}\n";
+    for empty in ["\"\"", "null"] {
+        let blank = format!("{{\n  \"name\": \"ext\",\n  \"iconUrl\": {empty}\n}}\n");
+        // Either side may hold the empty one: the result and the note are the same.
+        for (o, t) in [(filled, blank.as_str()), (blank.as_str(), filled)] {
+            let r = merge_texts(
+                &JsonCodec::default(),
+                Sides::new(base.as_bytes(), o.as_bytes(), t.as_bytes()),
+                &Options::default(),
+                &MarkerStyle::default(),
+            )
+            .expect("merge runs");
+            assert_eq!((String::from_utf8(r.text).unwrap().as_str(), r.open_conflicts), (filled, 0));
+            assert!(r.notes.iter().any(|n| n.contains("iconUrl") && n.contains(&format!("was empty ({empty})"))), "{:?}", r.notes);
+        }
+    }
+    // Two empty values, or a value both sides changed from the base, still conflict.
+    let (_, c) = merge(base, &filled.replace("\"icon.svg\"", "\"\""), &filled.replace("\"icon.svg\"", "null"));
+    assert_eq!(c, 1);
+    let (_, c) = merge(filled, &filled.replace("\"icon.svg\"", "\"\""), &filled.replace("\"icon.svg\"", "\"b.svg\""));
+    assert_eq!(c, 1, "emptying a value is an edit");
+}
