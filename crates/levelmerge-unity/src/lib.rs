@@ -95,11 +95,16 @@ impl Codec for UnityCodec {
     /// `m_RootOrder` is derived from the sibling order: two sides that each moved siblings
     /// around do not make it a conflict (ours is kept).
     fn rules(&self, _docs: Sides<&Self::Document<'_>>) -> Vec<levelmerge_core::policy::Rule> {
-        let ours = |pattern: &str| levelmerge_core::policy::Rule {
-            pattern: pattern.to_owned(),
-            action: levelmerge_core::policy::RuleAction::Ours,
-        };
-        vec![ours("Transform.m_RootOrder"), ours("RectTransform.m_RootOrder")]
+        use levelmerge_core::policy::{Rule, RuleAction};
+        let rule = |pattern: &str, action| Rule { pattern: pattern.to_owned(), action };
+        vec![
+            rule("Transform.m_RootOrder", RuleAction::Ours),
+            rule("RectTransform.m_RootOrder", RuleAction::Ours),
+            // The ambient colour Unity derives from the skybox and writes on every save of a
+            // scene: two sides' values are two computations, not two edits. Volatile: one
+            // side's colour is kept whole, never a conflict.
+            rule("RenderSettings.m_IndirectSpecularColor*", RuleAction::Ignore),
+        ]
     }
 
     /// A struct re-saved by a newer editor carries a higher `serializedVersion`.

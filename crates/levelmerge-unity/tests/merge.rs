@@ -427,3 +427,19 @@ fn a_clean_merge_reports_every_problem_of_its_result_as_check_would() {
     // A sound merge reports none.
     assert!(merge(&base, &ours, &base).problems.is_empty());
 }
+
+#[test]
+fn the_derived_ambient_colour_never_conflicts_and_is_kept_whole() {
+    let settings = |r: &str, g: &str| {
+        format!("--- !u!104 &2\nRenderSettings:\n  m_ObjectHideFlags: 0\n  serializedVersion: 9\n  m_Fog: 0\n  m_IndirectSpecularColor: {{r: {r}, g: {g}, b: 0.3, a: 1}}\n")
+    };
+    let base = scene(&[settings("0.18", "0.22"), go(10, "Root", 11), tr(11, 10, 0, &[], "0")]);
+    // Both sides' editors computed another colour; ours changed only r, theirs only g, and
+    // theirs also renamed the root.
+    let ours = base.replace("r: 0.18,", "r: 0.1829417,");
+    let theirs = base.replace("g: 0.22,", "g: 0.2262355,").replace("m_Name: Root", "m_Name: World");
+    let r = merge(&base, &ours, &theirs);
+    assert_eq!(r.open_conflicts, 0, "{}", text(&r));
+    // Ours' colour whole (never r from one side and g from the other), theirs' rename.
+    assert_eq!(text(&r), ours.replace("m_Name: Root", "m_Name: World"));
+}
