@@ -430,13 +430,6 @@ where
     clock.lap("write");
     if open == 0 {
         if codec.checks_output() {
-            // The merge's own model is no longer needed: free it before the output is read
-            // again, so that the two are never held at once (the peak memory of a large merge).
-            drop(ours_view);
-            drop(outlines);
-            drop(merged);
-            drop(levels);
-            drop(docs);
             // The written text is checked against the inputs in the file's own form.
             // The written text, read again, is the fuller account.
             result_problems = verify_output(codec, &ours_text, if restores { originals } else { texts })?;
