@@ -428,13 +428,13 @@ where
     let conflicts = report(&merged, |id| outlines.iter().find(|o| o.kind(id).is_some()).map(|o| o.path(id)).unwrap_or_default());
     let ours_text = finish(codec.render(doc_refs, &ours_view))?;
     clock.lap("write");
+    if open == 0 && codec.checks_output() {
+        // The written text is checked against the inputs in the file's own form.
+        // The written text, read again, is the fuller account.
+        result_problems = verify_output(codec, &ours_text, if restores { originals } else { texts })?;
+        clock.lap("verify");
+    }
     if open == 0 {
-        if codec.checks_output() {
-            // The written text is checked against the inputs in the file's own form.
-            // The written text, read again, is the fuller account.
-            result_problems = verify_output(codec, &ours_text, if restores { originals } else { texts })?;
-            clock.lap("verify");
-        }
         let problems = result_problems;
         return Ok(MergeOutcome { text: ours_text, open_conflicts: 0, marked_regions: 0, conflicts, notes, timings: clock.laps, problems });
     }

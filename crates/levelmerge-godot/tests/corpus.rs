@@ -77,21 +77,9 @@ fn identity_laws_hold_on_every_real_godot_merge() {
 
 #[test]
 fn a_policy_never_settles_a_real_merge_into_a_broken_godot_file() {
-    use levelmerge_core::policy::Policy;
-    use levelmerge_core::text::MarkerStyle;
-    use levelmerge_core::{check_text, merge_texts, Options, Side, Sides};
     let Some(root) = corpus::require("a_policy_never_settles_a_real_merge_into_a_broken_godot_file") else { return };
     let scenarios = corpus::scenarios(&root.join("merges"), |ext| ["tscn", "tres"].contains(&ext));
-    let settled = corpus::check_policies_never_break(
-        &scenarios,
-        |b, o, t, prefer_ours| {
-            let prefer = Some(if prefer_ours { Side::Ours } else { Side::Theirs });
-            let options = Options { policy: Policy { prefer, rules: Vec::new() }, ..Options::default() };
-            let r = merge_texts(&levelmerge_godot::GodotCodec, Sides::new(b, o, t), &options, &MarkerStyle::default()).ok()?;
-            (r.open_conflicts == 0).then_some(r.text)
-        },
-        |x| check_text(&levelmerge_godot::GodotCodec, x).iter().map(|p| p.key()).collect(),
-    );
+    let settled = corpus::check_policies_never_break(&levelmerge_godot::GodotCodec, &scenarios);
     eprintln!("godot: {settled} policy-settled real merges checked");
     assert!(settled >= scenarios.len(), "only {settled} of {} merges were settled", scenarios.len() * 2);
 }

@@ -106,24 +106,27 @@ pub fn check_identity_laws(
     checked
 }
 
-/// Every scenario merged with each side preferred (`merge_preferring(b, o, t, prefer_ours)`,
-/// `None` when the merge is refused or leaves conflicts) gives a text with no problem its
-/// inputs lack (`problem_keys`, keys without line numbers): a policy never settles a merge into
-/// a broken level. Panics naming the scenario, the side and the new problems; returns how many
-/// merges were settled.
-pub fn check_policies_never_break(
-    scenarios: &[Scenario],
-    merge_preferring: impl Fn(&[u8], &[u8], &[u8], bool) -> Option<Vec<u8>>,
-    problem_keys: impl Fn(&[u8]) -> Vec<String>,
-) -> usize {
+/// Every scenario merged by `codec` with each side preferred (`--prefer ours`, `--prefer
+/// theirs`) and settled gives a text with no problem its inputs lack (compared by key, without
+/// line numbers): a policy never settles a merge into a broken level. Panics naming the
+/// scenario, the side and the new problems; returns how many merges were settled.
+pub fn check_policies_never_break<C>(codec: &C, scenarios: &[Scenario]) -> usize
+where
+    C: levelmerge_core::Codec + Sync,
+    for<'s> C::Document<'s>: Send + Sync,
+{
+    use levelmerge_core::policy::Policy;
+    use levelmerge_core::{check_text, merge_texts, Options, Side, Sides};
+    let problem_keys = |x: &[u8]| -> Vec<String> { check_text(codec, x).iter().map(|p| p.key()).collect() };
     let mut settled = 0;
     for s in scenarios {
         let (b, o, t) = (s.read("base"), s.read("ours"), s.read("theirs"));
         let known: std::collections::HashSet<String> = [&b, &o, &t].iter().flat_map(|x| problem_keys(x)).collect();
-        for prefer_ours in [true, false] {
-            let Some(out) = merge_preferring(&b, &o, &t, prefer_ours) else { continue };
+        for side in [Side::Ours, Side::Theirs] {
+            let options = Options { policy: Policy { prefer: Some(side), rules: Vec::new() }, ..Options::default() };
+            let merged = merge_texts(codec, Sides::new(&b[..], &o[..], &t[..]), &options, &Default::default());
+            let Some(out) = merged.ok().filter(|r| r.open_conflicts == 0).map(|r| r.text) else { continue };
             let new: Vec<String> = problem_keys(&out).into_iter().filter(|p| !known.contains(p)).collect();
-            let side = if prefer_ours { "ours" } else { "theirs" };
             assert!(new.is_empty(), "{}: --prefer {side} exits 0 with new problems: {new:?}", s.dir.display());
             settled += 1;
         }

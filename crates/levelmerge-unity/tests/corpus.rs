@@ -109,21 +109,9 @@ fn identity_laws_hold_on_every_real_unity_merge() {
 
 #[test]
 fn a_policy_never_settles_a_real_merge_into_a_broken_unity_file() {
-    use levelmerge_core::policy::Policy;
-    use levelmerge_core::text::MarkerStyle;
-    use levelmerge_core::{check_text, merge_texts, Options, Side, Sides};
     let Some(root) = corpus::require("a_policy_never_settles_a_real_merge_into_a_broken_unity_file") else { return };
     let scenarios = corpus::scenarios(&root.join("merges"), |ext| ["unity", "prefab"].contains(&ext));
-    let settled = corpus::check_policies_never_break(
-        &scenarios,
-        |b, o, t, prefer_ours| {
-            let prefer = Some(if prefer_ours { Side::Ours } else { Side::Theirs });
-            let options = Options { policy: Policy { prefer, rules: Vec::new() }, ..Options::default() };
-            let r = merge_texts(&levelmerge_unity::UnityCodec, Sides::new(b, o, t), &options, &MarkerStyle::default()).ok()?;
-            (r.open_conflicts == 0).then_some(r.text)
-        },
-        |x| check_text(&levelmerge_unity::UnityCodec, x).iter().map(|p| p.key()).collect(),
-    );
+    let settled = corpus::check_policies_never_break(&levelmerge_unity::UnityCodec, &scenarios);
     eprintln!("unity: {settled} policy-settled real merges checked");
     assert!(settled >= scenarios.len(), "only {settled} of {} merges were settled", scenarios.len() * 2);
 }
