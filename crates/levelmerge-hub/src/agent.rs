@@ -99,8 +99,7 @@ impl<L: Merger> Agent<L> {
         for path in &options.paths {
             let restored = std::fs::read_to_string(shadow_file(&options.root, path))
                 .ok()
-                .and_then(|r| r.lines().next().map(|l| l.trim().to_owned()))
-                .filter(|r| !r.is_empty());
+                .and_then(|record| restored_revision(&record, || std::fs::read(options.root.join(path)).ok()));
             files.insert(path.clone(), FileState { restored, ..FileState::default() });
         }
         Agent { options, local, files, others: HashMap::new(), say, presence_at: None }
@@ -374,7 +373,17 @@ impl<L: Merger> Agent<L> {
                 }
             }
         };
+        if state.rev_file.is_none() {
+            state.rev_file = open_rev_file(&shadow_file(&self.options.root, &head.path));
+        }
+        let derives_from = state.shadow.as_ref().map(|s| s.rev.as_str()).or(state.restored.as_deref());
         if let Some(bytes) = result {
+            // The revision about to be written is recorded first, with a hash of the bytes: an
+            // agent killed before it records the revision as its own can tell on restart which
+            // of the two revisions the file derives from.
+            if let Some(f) = &state.rev_file {
+                let _ = write_rev_record(f, derives_from, Some((&head.rev, &bytes)));
+            }
             // Only over the file as it was read: a save in between is merged on the next try.
             // The new file is written and synced first, so that only a read and a rename lie
             // between that check and the replacement.
@@ -405,13 +414,10 @@ impl<L: Merger> Agent<L> {
             }
         }
         state.written = stamp_of(&file);
-        // Only the revision goes to disk (the hub keeps its content): a small write per head,
+        // Only the revision goes to disk (the hub keeps its content): small writes per head,
         // in place through a kept handle (a new file per head costs the file system more).
-        if state.rev_file.is_none() {
-            state.rev_file = open_rev_file(&shadow_file(&self.options.root, &head.path));
-        }
         if let Some(f) = &state.rev_file {
-            let _ = write_rev(f, &head.rev);
+            let _ = write_rev_record(f, Some(&head.rev), None);
         }
         state.shadow = Some(Shadow { rev: head.rev.clone(), content: head.content.clone() });
         state.restored = None;
@@ -548,14 +554,37 @@ fn open_rev_file(path: &Path) -> Option<std::fs::File> {
     std::fs::OpenOptions::new().create(true).truncate(false).read(true).write(true).open(path).ok()
 }
 
-/// Writes `rev` over the file's content: one small write at the start, then the length (a
-/// reader meanwhile sees the old or the new revision; revisions all have one length).
-fn write_rev(file: &std::fs::File, rev: &str) -> std::io::Result<()> {
+/// Writes the record of a file's revision over the record file's content, in one small write
+/// at the start and then the length: on its first line the revision the file derives from
+/// (empty when none); while a head is being written into the file, a second line
+/// `next REV HASH` with that head's revision and the BLAKE3 hash of the bytes written.
+fn write_rev_record(file: &std::fs::File, derives_from: Option<&str>, next: Option<(&str, &[u8])>) -> std::io::Result<()> {
     use std::io::{Seek, Write};
+    let mut record = format!("{}\n", derives_from.unwrap_or(""));
+    if let Some((rev, bytes)) = next {
+        record.push_str(&format!("next {rev} {}\n", blake3::hash(bytes).to_hex()));
+    }
     let mut f = file;
     f.seek(std::io::SeekFrom::Start(0))?;
-    f.write_all(format!("{rev}\n").as_bytes())?;
-    file.set_len(rev.len() as u64 + 1)
+    f.write_all(record.as_bytes())?;
+    file.set_len(record.len() as u64)
+}
+
+/// The revision a file derives from, by its record (see [`write_rev_record`]): the head that
+/// was being written when the file holds exactly its bytes (the agent stopped before recording
+/// it), else the recorded one. `file` reads the file, only when that must be told.
+fn restored_revision(record: &str, file: impl FnOnce() -> Option<Vec<u8>>) -> Option<Rev> {
+    let mut lines = record.lines();
+    let recorded = lines.next().map(str::trim).filter(|r| !r.is_empty()).map(str::to_owned);
+    let next = lines.next().and_then(|l| {
+        let mut words = l.split_whitespace();
+        (words.next() == Some("next")).then_some(())?;
+        Some((words.next()?.to_owned(), words.next()?.to_owned()))
+    });
+    match next {
+        Some((rev, hash)) if file().is_some_and(|bytes| blake3::hash(&bytes).to_hex().as_str() == hash) => Some(rev),
+        _ => recorded,
+    }
 }
 
 /// Where the revision of the shadow of `path` is kept.
@@ -694,6 +723,58 @@ mod tests {
         let state = &agent.files[&path];
         assert_eq!(state.restored.as_deref(), Some("r1"), "it is published against the revision it was made on");
         assert!(state.shadow.is_none());
+    }
+
+    #[test]
+    fn a_restarted_agent_finds_the_revision_its_file_holds() {
+        let hash = |b: &[u8]| blake3::hash(b).to_hex().to_string();
+        let record = format!("r1\nnext r2 {}\n", hash(b"head two"));
+        // Stopped after the head was written into the file, before it was recorded.
+        assert_eq!(restored_revision(&record, || Some(b"head two".to_vec())).as_deref(), Some("r2"));
+        // Stopped before the file was replaced: it still derives from r1.
+        assert_eq!(restored_revision(&record, || Some(b"head one".to_vec())).as_deref(), Some("r1"));
+        assert_eq!(restored_revision(&record, || None).as_deref(), Some("r1"));
+        // The first head ever, not written: the file derives from no revision.
+        let first = format!("\nnext r1 {}\n", hash(b"head one"));
+        assert_eq!(restored_revision(&first, || Some(b"the user's own".to_vec())), None);
+        assert_eq!(restored_revision(&first, || Some(b"head one".to_vec())).as_deref(), Some("r1"));
+        // A recorded revision needs no look at the file.
+        assert_eq!(restored_revision("r3\n", || panic!("the file was read")).as_deref(), Some("r3"));
+        assert_eq!(restored_revision("", || None), None);
+        assert_eq!(restored_revision("r1\nnext r2\n", || Some(Vec::new())).as_deref(), Some("r1"), "a torn second line is ignored");
+    }
+
+    #[test]
+    fn a_written_head_is_recorded_and_found_again_by_a_new_agent() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = "level.json".to_owned();
+        let options = || AgentOptions {
+            hub: String::new(),
+            token: String::new(),
+            root: dir.path().to_owned(),
+            paths: vec![path.clone()],
+            interval: Duration::from_secs(1),
+            paused: false,
+        };
+        let mut agent = Agent::new(options(), NoMerge, Box::new(|_| {}));
+        agent.apply(Head { path: path.clone(), rev: "r2".into(), content: "{\"x\": 2}".into() }, false);
+        assert_eq!(std::fs::read_to_string(dir.path().join(&path)).unwrap(), "{\"x\": 2}");
+        assert_eq!(std::fs::read_to_string(shadow_file(dir.path(), &path)).unwrap(), "r2\n", "written, then recorded alone");
+        // A head that cannot be written is recorded as coming first, never as held.
+        std::fs::remove_file(dir.path().join(&path)).unwrap();
+        std::fs::create_dir(dir.path().join(&path)).unwrap();
+        agent.apply(Head { path: path.clone(), rev: "r4".into(), content: "{\"x\": 4}".into() }, false);
+        let record = std::fs::read_to_string(shadow_file(dir.path(), &path)).unwrap();
+        assert!(record.starts_with("r2\nnext r4 "), "{record}");
+        assert_eq!(Agent::new(options(), NoMerge, Box::new(|_| {})).files[&path].restored.as_deref(), Some("r2"));
+        std::fs::remove_dir(dir.path().join(&path)).unwrap();
+        drop(agent);
+        // Killed while writing r3: recorded as coming, and the file holds it.
+        let r3 = "{\"x\": 3}";
+        std::fs::write(shadow_file(dir.path(), &path), format!("r2\nnext r3 {}\n", blake3::hash(r3.as_bytes()).to_hex())).unwrap();
+        std::fs::write(dir.path().join(&path), r3).unwrap();
+        let agent = Agent::new(options(), NoMerge, Box::new(|_| {}));
+        assert_eq!(agent.files[&path].restored.as_deref(), Some("r3"));
     }
 
     #[test]
