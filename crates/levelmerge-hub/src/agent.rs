@@ -377,6 +377,7 @@ impl<L: Merger> Agent<L> {
             state.rev_file = open_rev_file(&shadow_file(&self.options.root, &head.path));
         }
         let derives_from = state.shadow.as_ref().map(|s| s.rev.as_str()).or(state.restored.as_deref());
+        let mut written = read_stamp;
         if let Some(bytes) = result {
             // The revision about to be written is recorded first, with a hash of the bytes: an
             // agent killed before it records the revision as its own can tell on restart which
@@ -397,7 +398,7 @@ impl<L: Merger> Agent<L> {
             // reach the disk before it replaces the user's file.
             let durable = bytes != target;
             match write_atomically_if(&file, &bytes, durable, unchanged) {
-                Ok(true) => {
+                Ok(Some(stamp)) => {
                     if let Some(saved) = handle.and_then(|h| saved_meanwhile(h, local.as_deref())) {
                         // The user's save wins that race: it goes back in place, the shadow
                         // stays, and it is published (and this head merged) as any save.
@@ -405,15 +406,18 @@ impl<L: Merger> Agent<L> {
                         (self.say)(format!("sync: {} was saved while the hub's version was being written; the save is kept", head.path));
                         return true;
                     }
+                    written = stamp;
                 }
-                Ok(false) => return false,
+                Ok(None) => return false,
                 Err(e) => {
                     (self.say)(format!("sync: cannot write {}: {e}", file.display()));
                     return true;
                 }
             }
         }
-        state.written = stamp_of(&file);
+        // The stamp of what the agent read or wrote, never one taken later: a save landing
+        // in between must not pass for the shadow.
+        state.written = written;
         // Only the revision goes to disk (the hub keeps its content): small writes per head,
         // in place through a kept handle (a new file per head costs the file system more).
         if let Some(f) = &state.rev_file {
@@ -642,9 +646,10 @@ fn stamp_from(meta: &std::fs::Metadata) -> Stamp {
     Some((meta.len(), meta.modified().ok()?, inode))
 }
 
-/// Replaces `path` with `bytes` by a rename, if `still` holds once the new file is ready;
-/// false when it did not (nothing was replaced).
-fn write_atomically_if(path: &Path, bytes: &[u8], durable: bool, still: impl FnOnce() -> bool) -> std::io::Result<bool> {
+/// Replaces `path` with `bytes` by a rename, if `still` holds once the new file is ready; the
+/// new file's stamp as written (before anyone else could touch it), or None when `still` did
+/// not hold (nothing was replaced).
+fn write_atomically_if(path: &Path, bytes: &[u8], durable: bool, still: impl FnOnce() -> bool) -> std::io::Result<Option<Stamp>> {
     let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir)?;
     let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
@@ -652,11 +657,13 @@ fn write_atomically_if(path: &Path, bytes: &[u8], durable: bool, still: impl FnO
     if durable {
         tmp.as_file().sync_all()?;
     }
+    // A rename keeps the inode and times, so this is the stamp the path will show.
+    let stamp = stamp_from(&tmp.as_file().metadata()?);
     if !still() {
-        return Ok(false);
+        return Ok(None);
     }
     tmp.persist(path).map_err(|e| e.error)?;
-    Ok(true)
+    Ok(Some(stamp))
 }
 
 #[cfg(test)]
@@ -673,7 +680,8 @@ mod tests {
         let mut read = Vec::new();
         std::io::Read::read_to_end(&mut agent, &mut read).unwrap();
         let mut editor = std::fs::OpenOptions::new().write(true).open(&file).unwrap();
-        assert!(write_atomically_if(&file, b"head", false, || true).unwrap());
+        let stamp = write_atomically_if(&file, b"head", false, || true).unwrap().expect("replaced");
+        assert!(stamp.is_some() && stamp == stamp_of(&file), "the stamp written is the one the path shows");
         // Nothing saved meanwhile: nothing found.
         assert_eq!(saved_meanwhile(agent.try_clone().unwrap(), Some(&read)), None);
         // The editor's save lands on the file the rename replaced.
