@@ -315,7 +315,15 @@ impl<L: Merger> Agent<L> {
             let local = std::fs::read(self.options.root.join(&head.path)).ok();
             let saved_again = local.is_some_and(|l| l != *p && l != head.content.as_bytes() && state.refused.as_deref() != Some(&l[..]));
             if saved_again && !self.options.paused {
-                state.deferred = Some((head, Instant::now()));
+                if p == head.content.as_bytes() {
+                    // The hub took the publish as it was: the newer save derives from this
+                    // head, which becomes the shadow it goes out against (and shows whose
+                    // objects it edits).
+                    state.written = None; // the file holds the newer save, not this head
+                    adopt(state, &self.options.root, &head);
+                } else {
+                    state.deferred = Some((head, Instant::now()));
+                }
                 return;
             }
         }
@@ -418,13 +426,7 @@ impl<L: Merger> Agent<L> {
         // The stamp of what the agent read or wrote, never one taken later: a save landing
         // in between must not pass for the shadow.
         state.written = written;
-        // Only the revision goes to disk (the hub keeps its content): small writes per head,
-        // in place through a kept handle (a new file per head costs the file system more).
-        if let Some(f) = &state.rev_file {
-            let _ = write_rev_record(f, Some(&head.rev), None);
-        }
-        state.shadow = Some(Shadow { rev: head.rev.clone(), content: head.content.clone() });
-        state.restored = None;
+        adopt(state, &self.options.root, head);
         true
     }
 
@@ -556,6 +558,20 @@ fn text(message: &ClientMessage) -> Message {
 fn open_rev_file(path: &Path) -> Option<std::fs::File> {
     std::fs::create_dir_all(path.parent()?).ok()?;
     std::fs::OpenOptions::new().create(true).truncate(false).read(true).write(true).open(path).ok()
+}
+
+/// `head` is what the file derives from: it becomes the shadow, and its revision is recorded.
+fn adopt(state: &mut FileState, root: &Path, head: &Head) {
+    // Only the revision goes to disk (the hub keeps its content): small writes per head, in
+    // place through a kept handle (a new file per head costs the file system more).
+    if state.rev_file.is_none() {
+        state.rev_file = open_rev_file(&shadow_file(root, &head.path));
+    }
+    if let Some(f) = &state.rev_file {
+        let _ = write_rev_record(f, Some(&head.rev), None);
+    }
+    state.shadow = Some(Shadow { rev: head.rev.clone(), content: head.content.clone() });
+    state.restored = None;
 }
 
 /// Writes the record of a file's revision over the record file's content, in one small write
@@ -783,6 +799,43 @@ mod tests {
         std::fs::write(dir.path().join(&path), r3).unwrap();
         let agent = Agent::new(options(), NoMerge, Box::new(|_| {}));
         assert_eq!(agent.files[&path].restored.as_deref(), Some("r3"));
+    }
+
+    #[test]
+    fn a_save_made_while_the_first_publish_was_on_its_way_goes_out_against_its_answer() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = "level.json".to_owned();
+        let options = AgentOptions {
+            hub: String::new(),
+            token: String::new(),
+            root: dir.path().to_owned(),
+            paths: vec![path.clone()],
+            interval: Duration::from_millis(1),
+            paused: false,
+        };
+        let mut agent = Agent::new(options, NoMerge, Box::new(|_| {}));
+        // The first publish (no shadow yet) is on its way; the user saves again meanwhile.
+        agent.files.get_mut(&path).unwrap().pending = Some(b"{\"x\": 1}".to_vec());
+        std::fs::write(dir.path().join(&path), "{\"x\": 2}").unwrap();
+        // The hub took it as it was.
+        agent.apply(Head { path: path.clone(), rev: "r1".into(), content: "{\"x\": 1}".into() }, true);
+        assert_eq!(std::fs::read_to_string(dir.path().join(&path)).unwrap(), "{\"x\": 2}", "the newer save stays");
+        let state = &agent.files[&path];
+        assert_eq!(state.shadow.as_ref().map(|s| s.rev.as_str()), Some("r1"));
+        assert!(state.deferred.is_none());
+        assert_eq!(std::fs::read_to_string(shadow_file(dir.path(), &path)).unwrap(), "r1\n");
+        // The save goes out as an edit of r1, not as a publish without a base.
+        let sent: Vec<ClientMessage> = (0..3)
+            .flat_map(|_| {
+                std::thread::sleep(Duration::from_millis(5));
+                agent.poll()
+            })
+            .collect();
+        assert!(
+            sent.iter().any(|m| matches!(m, ClientMessage::Edit { base, .. } if base == "r1")),
+            "{:?}",
+            sent.iter().map(|m| serde_json::to_string(m).unwrap()).collect::<Vec<_>>()
+        );
     }
 
     #[test]
