@@ -5,11 +5,12 @@ use crate::coherence::Problem;
 use crate::conflict::Reason;
 use crate::diff::{diff, DiffReport};
 use crate::merge::{merge, Options};
-use crate::model::Level;
+use crate::model::{Level, ObjectId};
 use crate::outline::Outline;
 use crate::resolve::Resolved;
 use crate::side::{Side, Sides};
 use crate::text::{mark_differences, marker_lines, MarkerStyle};
+use rustc_hash::FxHashSet;
 
 /// A file format: parses bytes into a lossless document, lowers it to a [`Level`], and writes
 /// a resolved level back by copying the source bytes of everything taken whole.
@@ -217,7 +218,7 @@ fn new_problems(result: Vec<Problem>, known: impl FnOnce() -> Vec<String>) -> Ve
     result.into_iter().filter(|p| !known.contains(&p.key())).collect()
 }
 
-fn report(merged: &crate::merge::MergedLevel<'_>, path_of: impl Fn(&crate::model::ObjectId) -> Vec<String>) -> Vec<ConflictReport> {
+fn report(merged: &crate::merge::MergedLevel<'_>, path_of: impl Fn(&ObjectId) -> Vec<String>) -> Vec<ConflictReport> {
     merged
         .conflicts
         .iter()
@@ -267,14 +268,43 @@ fn verify_output<C: Codec>(codec: &C, text: &[u8], inputs: Sides<&[u8]>) -> Resu
     }
 }
 
-/// Settled delete/modify conflicts that deleted an object are settled the other way, keeping
-/// it; returns whether any was changed.
-fn keep_deleted_objects(merged: &mut crate::merge::MergedLevel<'_>) -> bool {
+/// Runs `attempt` on the merged level; while it finds the level broken, a deletion a policy
+/// settled is settled the other way, keeping the object, and `attempt` runs again. The
+/// deletions of the objects the problems name as missing go first; when none of them was
+/// settled by a policy, every settled deletion is (the missing object may lie inside a deleted
+/// subtree).
+fn keep_deleted_while_broken<'a, T>(
+    merged: &mut crate::merge::MergedLevel<'a>,
+    mut attempt: impl FnMut(&crate::merge::MergedLevel<'a>) -> Result<T, MergeError>,
+) -> Result<T, MergeError> {
+    loop {
+        match attempt(merged) {
+            Err(MergeError::Incoherent { problems }) => {
+                let missing: FxHashSet<&ObjectId> = problems
+                    .iter()
+                    .filter_map(|p| match p {
+                        Problem::DanglingReference { target, .. } => Some(target),
+                        Problem::Orphan { parent, .. } => Some(parent),
+                        _ => None,
+                    })
+                    .collect();
+                if !keep_deleted_objects(merged, |id| missing.contains(id)) && !keep_deleted_objects(merged, |_| true) {
+                    return Err(MergeError::Incoherent { problems });
+                }
+            }
+            other => return other,
+        }
+    }
+}
+
+/// Settled delete/modify conflicts that deleted an object `wanted` names are settled the other
+/// way, keeping it; returns whether any was changed.
+fn keep_deleted_objects(merged: &mut crate::merge::MergedLevel<'_>, wanted: impl Fn(&ObjectId) -> bool) -> bool {
     let mut changed = false;
     for c in merged.conflicts.iter_mut() {
         let crate::conflict::ConflictKind::DeleteModify { deleted_by } = c.kind else { continue };
         let Some(resolution) = c.resolution.as_mut() else { continue };
-        if resolution.side == deleted_by && c.path.0.is_empty() {
+        if resolution.side == deleted_by && c.path.0.is_empty() && wanted(&c.object) {
             resolution.side = deleted_by.other();
             merged.notes.push(crate::resolve::Note {
                 object: c.object.clone(),
@@ -401,23 +431,6 @@ where
         (all, new)
     };
     let open = merged.open_conflicts();
-    let mut ours_view = merged.resolve(Side::Ours);
-    let mut result_problems = Vec::new();
-    if open == 0 {
-        let (mut all, mut problems) = check(&ours_view);
-        if !problems.is_empty() && keep_deleted_objects(&mut merged) {
-            // A policy took a deletion that the other side still refers to: keep the object.
-            ours_view = merged.resolve(Side::Ours);
-            (all, problems) = check(&ours_view);
-        }
-        if !problems.is_empty() {
-            return Err(MergeError::Incoherent { problems });
-        }
-        result_problems = all;
-    }
-    clock.lap("check");
-    let mut notes: Vec<String> = renumbered.as_ref().map(|r| r.notes.clone()).unwrap_or_default();
-    notes.extend(merged.notes.iter().map(|n| format!("{}: {}", n.object, n.message)));
     // Objects are named from whichever version has them (the outline is only built when
     // there is a conflict to name).
     let outlines: Vec<crate::outline::Outline> = if merged.conflicts.is_empty() {
@@ -425,15 +438,36 @@ where
     } else {
         [&levels.ours, &levels.theirs, &levels.base].iter().map(|l| codec.outline(l)).collect()
     };
+    let inputs = if restores { originals } else { texts };
+    let mut result_problems = Vec::new();
+    let ours_text = if open > 0 {
+        finish(codec.render(doc_refs, &merged.resolve(Side::Ours)))?
+    } else if codec.checks_output() {
+        // The written text is read back and checked against the inputs in the file's own
+        // form: the fullest account, so the model is not checked first.
+        let (text, problems) = keep_deleted_while_broken(&mut merged, |m| {
+            let text = finish(codec.render(doc_refs, &m.resolve(Side::Ours)))?;
+            let problems = verify_output(codec, &text, inputs)?;
+            Ok((text, problems))
+        })?;
+        result_problems = problems;
+        text
+    } else {
+        result_problems = keep_deleted_while_broken(&mut merged, |m| {
+            let (all, new) = check(&m.resolve(Side::Ours));
+            if new.is_empty() {
+                Ok(all)
+            } else {
+                Err(MergeError::Incoherent { problems: new })
+            }
+        })?;
+        clock.lap("check");
+        finish(codec.render(doc_refs, &merged.resolve(Side::Ours)))?
+    };
+    clock.lap(if open == 0 && codec.checks_output() { "write and verify" } else { "write" });
+    let mut notes: Vec<String> = renumbered.as_ref().map(|r| r.notes.clone()).unwrap_or_default();
+    notes.extend(merged.notes.iter().map(|n| format!("{}: {}", n.object, n.message)));
     let conflicts = report(&merged, |id| outlines.iter().find(|o| o.kind(id).is_some()).map(|o| o.path(id)).unwrap_or_default());
-    let ours_text = finish(codec.render(doc_refs, &ours_view))?;
-    clock.lap("write");
-    if open == 0 && codec.checks_output() {
-        // The written text is checked against the inputs in the file's own form.
-        // The written text, read again, is the fuller account.
-        result_problems = verify_output(codec, &ours_text, if restores { originals } else { texts })?;
-        clock.lap("verify");
-    }
     if open == 0 {
         let problems = result_problems;
         return Ok(MergeOutcome { text: ours_text, open_conflicts: 0, marked_regions: 0, conflicts, notes, timings: clock.laps, problems });
@@ -494,7 +528,7 @@ pub fn diff_texts<C: Codec>(codec: &C, old: &[u8], new: &[u8]) -> Result<DiffRep
 /// The object a line of a text belongs to, as people see it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Located {
-    pub id: crate::model::ObjectId,
+    pub id: ObjectId,
     pub kind: String,
     pub path: Vec<String>,
 }

@@ -267,3 +267,38 @@ fn a_diff_shows_nodes_by_their_path_and_type() {
     let door = report.objects.iter().find(|o| o.path == ["res://door.tscn"]).expect("a resource is shown by its path");
     assert_eq!(door.status, Status::Added);
 }
+
+/// Theirs deleted a sub-resource that ours edited and gave to a new node: preferring theirs
+/// would leave the new node pointing at nothing, so the resource is kept, with a note.
+#[test]
+fn a_preferred_deletion_the_merged_scene_still_uses_is_settled_the_other_way() {
+    let base = r#"[gd_scene load_steps=2 format=3]
+
+[sub_resource type="BoxMesh" id="Box_1"]
+size = Vector3(1, 1, 1)
+
+[node name="Root" type="Node3D"]
+
+[node name="B" type="MeshInstance3D" parent="."]
+mesh = SubResource("Box_1")
+"#;
+    let ours = base.replace("size = Vector3(1, 1, 1)", "size = Vector3(2, 2, 2)").replace(
+        "mesh = SubResource(\"Box_1\")\n",
+        "mesh = SubResource(\"Box_1\")\n\n[node name=\"C\" type=\"MeshInstance3D\" parent=\".\"]\nmesh = SubResource(\"Box_1\")\n",
+    );
+    let theirs = base
+        .replace("load_steps=2 ", "")
+        .replace("[sub_resource type=\"BoxMesh\" id=\"Box_1\"]\nsize = Vector3(1, 1, 1)\n\n", "")
+        .replace("mesh = SubResource(\"Box_1\")\n", "");
+    let mut options = Options::default();
+    options.policy.prefer = Some(levelmerge_core::Side::Theirs);
+    let out = merge_texts(&GodotCodec, Sides::new(base.as_bytes(), ours.as_bytes(), theirs.as_bytes()), &options, &MarkerStyle::default())
+        .unwrap_or_else(|e| panic!("merge failed: {e}"));
+    assert_eq!(out.open_conflicts, 0);
+    let text = String::from_utf8(out.text).unwrap();
+    assert!(text.contains("[sub_resource type=\"BoxMesh\" id=\"Box_1\"]\nsize = Vector3(2, 2, 2)\n"), "kept with ours' edit:\n{text}");
+    assert!(text.contains("[node name=\"C\" type=\"MeshInstance3D\" parent=\".\"]\nmesh = SubResource(\"Box_1\")"), "{text}");
+    assert!(!text.contains("[node name=\"B\" type=\"MeshInstance3D\" parent=\".\"]\nmesh"), "theirs' removal from B stands:\n{text}");
+    assert!(out.notes.iter().any(|n| n.contains("kept: theirs deleted it")), "{:?}", out.notes);
+    assert!(levelmerge_core::check_text(&GodotCodec, text.as_bytes()).is_empty(), "{text}");
+}

@@ -106,6 +106,25 @@ fn deleting_an_object_the_other_side_starts_to_reference_conflicts() {
     assert_eq!(r.conflicts[0].object, "/objects[3]");
 }
 
+/// Preferring ours, which deleted 3 and 5: theirs now refers to 3, so 3 is kept (with a note);
+/// nothing refers to 5, so its deletion stands although theirs edited it.
+#[test]
+fn a_preferred_deletion_is_undone_only_for_objects_the_merged_level_refers_to() {
+    let base = FLAT.replace("\"target\": 2}\n", "\"target\": 2},\n  {\"id\": 5, \"parent\": 1, \"x\": 0}\n");
+    let o = base.replace("  {\"id\": 3, \"parent\": 1},\n", "").replace(",\n  {\"id\": 5, \"parent\": 1, \"x\": 0}", "");
+    let t = base.replace("\"target\": 2", "\"target\": 3").replace("\"x\": 0", "\"x\": 1");
+    let mut options = Options::default();
+    options.policy.prefer = Some(levelmerge_core::Side::Ours);
+    let r = merge_texts(&codec_with_refs(), Sides::new(base.as_bytes(), o.as_bytes(), t.as_bytes()), &options, &MarkerStyle::default())
+        .expect("merge runs");
+    let text = String::from_utf8(r.text).unwrap();
+    assert_eq!(r.open_conflicts, 0, "{text}");
+    assert!(text.contains("{\"id\": 3, \"parent\": 1}") && text.contains("\"target\": 3"), "{text}");
+    assert!(!text.contains("\"id\": 5"), "{text}");
+    assert_eq!(r.notes.iter().filter(|n| n.contains("kept: ours deleted it")).count(), 1, "{:?}", r.notes);
+    assert!(levelmerge_core::check_text(&codec_with_refs(), text.as_bytes()).is_empty(), "{text}");
+}
+
 #[test]
 fn deleting_a_parent_whose_child_the_other_side_edits_conflicts() {
     // Object 2 hangs under 1 by its parent field; ours deletes 1 and 2, theirs edits 2.
