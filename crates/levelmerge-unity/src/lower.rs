@@ -11,7 +11,7 @@ use levelmerge_core::model::{Level, Object, ObjectId, Origin, RefRole, Reference
 use levelmerge_core::{Problem, Side};
 
 use crate::identity;
-use crate::parse::{transform_links, UnityDoc, UnityFile, YKind};
+use crate::parse::{listed_links, UnityDoc, UnityFile, YKind};
 
 pub const TRANSFORMS: [&str; 2] = ["Transform", "RectTransform"];
 
@@ -137,44 +137,45 @@ impl<'d> Lowerer<'d> {
 
 impl<'d> Lowerer<'d> {
     /// A document identical in every version: nothing in it can merge differently, so only its
-    /// hierarchy links are kept (the parent link, and a transform's `m_Children`, which the
-    /// hierarchy checks read); its bytes are copied as they are.
+    /// hierarchy links are kept (the parent link, a transform's `m_GameObject` and `m_Children`,
+    /// a game object's `m_Component`: what the hierarchy checks read); its bytes are copied as
+    /// they are.
     fn opaque(&mut self, doc: &UnityDoc, class: &'d str) -> Value<'d> {
         let file = self.file;
         let raw = file.text(doc.span);
         let is_transform = TRANSFORMS.contains(&class);
         let link_key = parent_key(class);
+        // Besides the parent link: a transform's game object and children, a game object's
+        // components (the other half of each of these links may be in a merged document).
+        let owner = is_transform.then_some("m_GameObject");
+        let list = if is_transform {
+            Some(("m_Children", ""))
+        } else if class == "GameObject" {
+            Some(("m_Component", "component: "))
+        } else {
+            None
+        };
         let mut fields = Vec::new();
-        let unparsed_links = if doc.body.is_none() && is_transform { transform_links(raw) } else { None };
-        match (file.fields(doc), unparsed_links) {
-            (Some(map), _) => {
-                for key in link_key.into_iter().chain(is_transform.then_some("m_Children")) {
-                    if let Some(node) = file.get(map, key) {
-                        fields.push((key, self.value(node, Some(key), class)));
-                    }
+        if let Some(map) = file.fields(doc) {
+            for key in link_key.into_iter().chain(owner).chain(list.map(|(key, _)| key)) {
+                if let Some(node) = file.get(map, key) {
+                    fields.push((key, self.value(node, Some(key), class)));
                 }
             }
+        } else {
             // Not parsed (see `UnityDoc::same_everywhere`): the links are read off their lines.
-            (None, Some(links)) => {
-                if let Some(father) = links.father.and_then(|text| self.line_reference(text, RefRole::Parent)) {
-                    fields.push(("m_Father", father));
-                }
-                if let Some((text, items)) = links.children {
-                    let entries = items
-                        .into_iter()
-                        .filter_map(|item| {
-                            Some((item["{fileID: ".len()..item.len() - 1].trim(), self.line_reference(item, RefRole::Other)?))
-                        })
-                        .collect();
-                    fields.push(("m_Children", Value::map(text, self.origin(u32::MAX), entries)));
-                }
-            }
-            (None, None) => {
-                if let Some((key, value)) =
-                    link_key.and_then(|key| Some((key, self.line_reference(field_line(raw, key)?, RefRole::Parent)?)))
-                {
+            let single = link_key.map(|key| (key, RefRole::Parent)).into_iter().chain(owner.map(|key| (key, RefRole::Other)));
+            for (key, role) in single {
+                if let Some(value) = field_line(raw, key).and_then(|text| self.line_reference(text, role)) {
                     fields.push((key, value));
                 }
+            }
+            if let Some((key, Ok(Some((text, items))))) = list.map(|(key, item)| (key, listed_links(raw, key, item))) {
+                let entries = items
+                    .into_iter()
+                    .filter_map(|item| Some((item["{fileID: ".len()..item.len() - 1].trim(), self.line_reference(item, RefRole::Other)?)))
+                    .collect();
+                fields.push((key, Value::map(text, self.origin(u32::MAX), entries)));
             }
         }
         let inner = Value::map(raw, self.origin(doc.body.unwrap_or(u32::MAX)), fields);

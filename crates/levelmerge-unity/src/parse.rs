@@ -487,6 +487,9 @@ fn document_header(line: &str) -> Option<(i64, i64, bool)> {
 /// Class ids of `Transform` and `RectTransform`.
 pub const TRANSFORM_CLASSES: [i64; 2] = [4, 224];
 
+/// The class id of a GameObject.
+pub const GAME_OBJECT_CLASS: i64 = 1;
+
 /// Where each document starts: its `--- ` line.
 fn document_offsets(src: &[u8]) -> impl Iterator<Item = usize> + '_ {
     let first = src.starts_with(b"--- ").then_some(0);
@@ -539,37 +542,44 @@ pub struct TransformLinks<'t> {
 }
 
 pub fn transform_links(doc: &str) -> Option<TransformLinks<'_>> {
-    let mut links = TransformLinks { father: None, children: None };
-    let mut lines = doc.split_inclusive('\n').peekable();
-    while let Some(line) = lines.next() {
-        let text = line.trim_end();
-        if let Some(value) = text.strip_prefix("  m_Father: ") {
-            links.father = Some(value);
-        } else if let Some(rest) = text.strip_prefix("  m_Children:") {
-            if rest == " []" {
-                links.children = Some((&rest[1..], Vec::new()));
-                continue;
-            }
-            if !rest.is_empty() {
-                return None;
-            }
-            let start = doc.len() - lines.clone().map(str::len).sum::<usize>();
-            let mut items = Vec::new();
-            let mut end = start;
-            while let Some(item) = lines.peek().and_then(|l| l.trim_end().strip_prefix("  - ")) {
-                if !(item.starts_with("{fileID: ") && item.ends_with('}') && !item.contains(',')) {
-                    return None;
-                }
-                items.push(item);
-                end += lines.next().map_or(0, str::len);
-            }
-            if items.is_empty() {
-                return None;
-            }
-            links.children = Some((doc[start..end].trim_end().trim_start_matches(' '), items));
+    let father = doc.split_inclusive('\n').find_map(|line| line.trim_end().strip_prefix("  m_Father: "));
+    Some(TransformLinks { father, children: listed_links(doc, "m_Children", "").ok()? })
+}
+
+/// The items of the top-level list `key` as read off its lines, in Unity's usual layout
+/// (`key: []`, or one `- ITEM{fileID: N}` per line at the key's indent): the list's text and
+/// each item's `{fileID: N}`. `Ok(None)` without the key; `Err` for any other layout, which
+/// must then be parsed.
+pub(crate) fn listed_links<'t>(doc: &'t str, key: &str, item: &str) -> Result<Option<(&'t str, Vec<&'t str>)>, ()> {
+    // Found with memmem: this runs for every unparsed document of a large scene.
+    let needle = format!("\n  {key}:");
+    let Some(at) = memchr::memmem::find(doc.as_bytes(), needle.as_bytes()) else { return Ok(None) };
+    let mut lines = doc[at + 1..].split_inclusive('\n').peekable();
+    if let Some(line) = lines.next() {
+        let rest = &line.trim_end()[needle.len() - 1..];
+        if rest == " []" {
+            return Ok(Some((&rest[1..], Vec::new())));
         }
+        if !rest.is_empty() {
+            return Err(());
+        }
+        let start = doc.len() - lines.clone().map(str::len).sum::<usize>();
+        let mut items = Vec::new();
+        let mut end = start;
+        while let Some(text) = lines.peek().and_then(|l| l.trim_end().strip_prefix("  - ")) {
+            let link = text.strip_prefix(item).ok_or(())?;
+            if !(link.starts_with("{fileID: ") && link.ends_with('}') && !link.contains(',')) {
+                return Err(());
+            }
+            items.push(link);
+            end += lines.next().map_or(0, str::len);
+        }
+        if items.is_empty() {
+            return Err(());
+        }
+        return Ok(Some((doc[start..end].trim_end().trim_start_matches(' '), items)));
     }
-    Some(links)
+    Ok(None)
 }
 
 /// The fileID of every document, read off the headers alone.
@@ -664,7 +674,16 @@ pub fn parse_among<'s>(src: &'s [u8], others: &[&[u8]]) -> Result<UnityFile<'s>,
         let same_everywhere = !other_docs.is_empty() && other_docs.iter().all(|d| d.get(&file_id) == Some(&bytes));
         let body = match first_line {
             None => None,
-            Some(_) if same_everywhere && (!TRANSFORM_CLASSES.contains(&class_id) || transform_links(&text[start..doc_end]).is_some()) => {
+            // Unparsed, as long as the links the hierarchy checks read can be read off the
+            // lines: a transform's, and a game object's components.
+            Some(_)
+                if same_everywhere
+                    && match class_id {
+                        c if TRANSFORM_CLASSES.contains(&c) => transform_links(&text[start..doc_end]).is_some(),
+                        GAME_OBJECT_CLASS => listed_links(&text[start..doc_end], "m_Component", "component: ").is_ok(),
+                        _ => true,
+                    } =>
+            {
                 None
             }
             Some(line) => {
@@ -761,6 +780,17 @@ mod tests {
         assert_eq!(empty.children, Some(("[]", vec![])));
         assert!(transform_links("--- !u!4 &4\nTransform:\n  m_Children:\n  - {fileID: 7, guid: a}\n").is_none());
         assert!(transform_links("--- !u!4 &4\nTransform:\n  m_Children: [{fileID: 7}]\n").is_none());
+        let go =
+            "--- !u!1 &1\nGameObject:\n  m_Component:\n  - component: {fileID: 4}\n  - component: {fileID: 5}\n  m_ComponentOwner: x\n";
+        assert_eq!(
+            listed_links(go, "m_Component", "component: "),
+            Ok(Some(("- component: {fileID: 4}\n  - component: {fileID: 5}", vec!["{fileID: 4}", "{fileID: 5}"])))
+        );
+        assert_eq!(listed_links(go, "m_Children", ""), Ok(None));
+        assert_eq!(
+            listed_links("--- !u!1 &1\nGameObject:\n  m_Component:\n  - cponent: {fileID: 4}\n", "m_Component", "component: "),
+            Err(())
+        );
     }
 
     #[test]
