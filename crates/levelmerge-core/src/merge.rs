@@ -35,6 +35,9 @@ pub enum MValue<'a> {
     Children { template: &'a Value<'a>, ids: Vec<ObjectId> },
     /// Whatever the conflict with this index is resolved to.
     Conflict(usize),
+    /// A reference one side removed along with the object it names, whose existence a
+    /// whole-object conflict decides: written when that object is kept.
+    IfAlive { target: ObjectId, value: &'a Value<'a> },
 }
 
 /// How a merged object's existence and content are decided.
@@ -144,6 +147,23 @@ fn children_of(level: &Level<'_>) -> FxHashMap<ObjectId, Vec<ObjectId>> {
     children
 }
 
+/// For each object, the objects that refer to it other than as their parent (a Unity
+/// transform names its game object so).
+fn referrers_of(level: &Level<'_>) -> FxHashMap<ObjectId, Vec<ObjectId>> {
+    let mut referrers: FxHashMap<ObjectId, Vec<ObjectId>> = FxHashMap::default();
+    let mut refs = Vec::new();
+    for o in level.objects.values() {
+        refs.clear();
+        o.props.references(&mut PropPath::default(), &mut refs);
+        for (_, r) in refs.drain(..) {
+            if r.role == crate::model::RefRole::Other {
+                referrers.entry(r.target).or_default().push(o.id.clone());
+            }
+        }
+    }
+    referrers
+}
+
 /// What counts as an edit that a deletion on the other side would lose.
 #[derive(Clone, Copy)]
 struct EditRules {
@@ -249,6 +269,8 @@ struct Merger<'a> {
     object: ObjectId,
     object_kind: &'a str,
     alive: FxHashSet<ObjectId>,
+    /// Objects whose existence a whole-object conflict decides.
+    decided_by_conflict: FxHashSet<ObjectId>,
 }
 
 /// The members of a map; an empty list counts as an empty map (`[]` and `{}` are both how
@@ -392,7 +414,10 @@ impl<'a> Merger<'a> {
             }
             (_, Some(ov), Some(tv)) => {
                 let structural = b.is_some_and(|b| b.has_children) || ov.has_children || tv.has_children;
-                if !structural {
+                // A side that dropped a reference to an object a whole-object conflict decides
+                // is merged member by member, so that the reference can stay with the object.
+                let drops_decided = b.is_some_and(|b| self.drops_a_decided_reference(b, ov) || self.drops_a_decided_reference(b, tv));
+                if !structural && !drops_decided {
                     if let Some(bv) = b {
                         if tv.identical(bv) {
                             return Some(MValue::Exact(ov));
@@ -564,7 +589,7 @@ impl<'a> Merger<'a> {
                 }
                 _ => self.value(path, member(b, k), member(o, k), member(t, k)),
             };
-            if let Some(v) = v {
+            if let Some(v) = v.or_else(|| self.removed_with_its_target(k, member(b, k), member(o, k), member(t, k))) {
                 merged.insert(k, v);
             }
             path.pop();
@@ -646,6 +671,46 @@ impl<'a> Merger<'a> {
 }
 
 impl<'a> Merger<'a> {
+    /// Whether `base` refers to an object a whole-object conflict decides and `changed` no
+    /// longer does.
+    fn drops_a_decided_reference(&self, base: &Value<'a>, changed: &Value<'a>) -> bool {
+        if self.decided_by_conflict.is_empty() || !base.has_references {
+            return false;
+        }
+        let targets = |v: &Value<'a>| {
+            let mut refs = Vec::new();
+            v.references(&mut PropPath::default(), &mut refs);
+            refs.into_iter().map(|(_, r)| r.target).filter(|t| self.decided_by_conflict.contains(t)).collect::<FxHashSet<_>>()
+        };
+        let before = targets(base);
+        !before.is_empty() && !before.is_subset(&targets(changed))
+    }
+
+    /// A member of a list with identity (keyed by the object it names) that one side removed
+    /// and the other kept as it was, naming an object a whole-object conflict decides (a game
+    /// object's entry for a component one side deleted and the other edited): it stays if the
+    /// object does. A member under any other name is a setting, whose removal stands.
+    fn removed_with_its_target(
+        &self,
+        key: Key<'a>,
+        b: Option<&'a Value<'a>>,
+        o: Option<&'a Value<'a>>,
+        t: Option<&'a Value<'a>>,
+    ) -> Option<MValue<'a>> {
+        if self.decided_by_conflict.is_empty() {
+            return None;
+        }
+        let (b, kept) = match (b?, o, t) {
+            (b, Some(o), None) | (b, None, Some(o)) if o.same(b) => (b, o),
+            _ => return None,
+        };
+        let mut refs = Vec::new();
+        b.references(&mut PropPath::default(), &mut refs);
+        let [(_, only)] = &refs[..] else { return None };
+        (only.target.as_str() == key && self.decided_by_conflict.contains(&only.target))
+            .then(|| MValue::IfAlive { target: only.target.clone(), value: kept })
+    }
+
     /// One side edited a run of items in place; the other edited the same items in place too and
     /// added items after (or before) them. The items are paired by position and merged one by
     /// one, the added items kept; `None` (and nothing recorded) when a pair conflicts, since the
@@ -734,7 +799,9 @@ pub fn merge<'a>(inputs: Sides<&'a Level<'a>>, options: &Options) -> MergedLevel
         }
     }
 
-    // 2. Whole-object conflicts, outermost first; their subtrees follow them.
+    // 2. Whole-object conflicts, outermost first; their subtrees follow them, and so do the
+    //    objects that were deleted with them and refer to them (kept with the object, they
+    //    keep what it lists, such as a game object's transform).
     let depth = |id: &ObjectId| {
         let mut d = 0usize;
         let mut at = id.clone();
@@ -750,6 +817,7 @@ pub fn merge<'a>(inputs: Sides<&'a Level<'a>>, options: &Options) -> MergedLevel
     };
     choices.sort_by_cached_key(|(id, _)| depth(id));
     let children = if choices.is_empty() { None } else { Some([children_of(base), children_of(ours), children_of(theirs)]) };
+    let referrers = if choices.is_empty() { None } else { Some([referrers_of(base), referrers_of(ours), referrers_of(theirs)]) };
     let mut merger = Merger {
         conflicts: Vec::new(),
         notes: Vec::new(),
@@ -760,6 +828,7 @@ pub fn merge<'a>(inputs: Sides<&'a Level<'a>>, options: &Options) -> MergedLevel
         object: ObjectId::new(""),
         object_kind: "",
         alive,
+        decided_by_conflict: FxHashSet::default(),
     };
     let mut states: FxHashMap<ObjectId, ObjectState<'a>> = FxHashMap::default();
     for (id, kind) in choices {
@@ -777,7 +846,13 @@ pub fn merge<'a>(inputs: Sides<&'a Level<'a>>, options: &Options) -> MergedLevel
         while let Some(at) = stack.pop() {
             let all = children.as_ref().expect("computed when there are choices");
             let kids = [all[0].get(&at), all[1].get(&at), all[2].get(&at)];
-            for kid in kids.into_iter().flatten().flatten() {
+            let by_ref = referrers.as_ref().expect("computed when there are choices");
+            let deleted_with = [by_ref[0].get(&at), by_ref[1].get(&at), by_ref[2].get(&at)]
+                .into_iter()
+                .flatten()
+                .flatten()
+                .filter(|r| base.get(r).is_some() && (ours.get(r).is_none() || theirs.get(r).is_none()));
+            for kid in kids.into_iter().flatten().flatten().chain(deleted_with) {
                 let everywhere = base.get(kid).is_some() && ours.get(kid).is_some() && theirs.get(kid).is_some();
                 if everywhere || states.contains_key(kid) {
                     continue;
@@ -788,6 +863,8 @@ pub fn merge<'a>(inputs: Sides<&'a Level<'a>>, options: &Options) -> MergedLevel
             }
         }
     }
+
+    merger.decided_by_conflict = states.keys().cloned().collect();
 
     // 3. Properties of the objects that exist.
     let mut objects = Vec::new();

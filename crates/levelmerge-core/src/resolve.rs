@@ -107,6 +107,12 @@ impl<'a> MergedLevel<'a> {
                 }
                 RValue::List { template, items: out }
             }
+            MValue::IfAlive { target, value } => {
+                if !alive.contains(target) {
+                    return None;
+                }
+                RValue::Exact(value)
+            }
             MValue::Children { template, ids } => {
                 RValue::Children { template, ids: ids.iter().filter(|id| alive.contains(*id)).cloned().collect() }
             }

@@ -443,3 +443,45 @@ fn the_derived_ambient_colour_never_conflicts_and_is_kept_whole() {
     // Ours' colour whole (never r from one side and g from the other), theirs' rename.
     assert_eq!(text(&r), ours.replace("m_Name: Root", "m_Name: World"));
 }
+
+fn merge_preferring(b: &str, o: &str, t: &str, side: levelmerge_core::Side) -> MergeOutcome {
+    let mut options = Options::default();
+    options.policy.prefer = Some(side);
+    merge_texts(&UnityCodec, Sides::new(b.as_bytes(), o.as_bytes(), t.as_bytes()), &options, &MarkerStyle::default()).expect("merge runs")
+}
+
+/// Ours deleted the Lamp (its game object, transform and its entry in Root's children); theirs
+/// renamed it. Settled either way by a policy, the scene stays whole: kept, the Lamp comes
+/// back with its transform and its place among Root's children; deleted, all of it goes.
+#[test]
+fn a_deleted_game_object_settled_by_policy_keeps_or_drops_its_transform_and_its_place() {
+    let base = scene(&[go(10, "Root", 11), tr(11, 10, 0, &[21], "0"), go(20, "Lamp", 21), tr(21, 20, 11, &[], "1")]);
+    let ours = scene(&[go(10, "Root", 11), tr(11, 10, 0, &[], "0")]);
+    let theirs = base.replace("m_Name: Lamp", "m_Name: Lantern");
+    let unsettled = merge(&base, &ours, &theirs);
+    assert!(unsettled.conflicts.iter().any(|c| c.kind == "delete-modify" && c.object == "20"), "{:?}", unsettled.conflicts);
+
+    let kept = merge_preferring(&base, &ours, &theirs, levelmerge_core::Side::Theirs);
+    assert_eq!(kept.open_conflicts, 0, "{}", text(&kept));
+    assert_eq!(text(&kept), theirs);
+    assert!(check_text(&UnityCodec, &kept.text).is_empty());
+
+    let dropped = merge_preferring(&base, &ours, &theirs, levelmerge_core::Side::Ours);
+    assert_eq!(dropped.open_conflicts, 0, "{}", text(&dropped));
+    assert_eq!(text(&dropped), ours);
+}
+
+/// Theirs deleted a component (and its entry in the game object's list); ours edited it.
+/// Kept by the policy, the game object lists it again.
+#[test]
+fn a_deleted_component_kept_by_policy_is_listed_by_its_game_object_again() {
+    let light = "--- !u!108 &12\nLight:\n  m_GameObject: {fileID: 10}\n  m_Intensity: 1\n";
+    let root = go(10, "Root", 11).replace("  - component: {fileID: 11}\n", "  - component: {fileID: 11}\n  - component: {fileID: 12}\n");
+    let base = scene(&[root, tr(11, 10, 0, &[], "0"), light.to_owned()]);
+    let ours = base.replace("m_Intensity: 1", "m_Intensity: 2");
+    let theirs = scene(&[go(10, "Root", 11), tr(11, 10, 0, &[], "0")]);
+    let r = merge_preferring(&base, &ours, &theirs, levelmerge_core::Side::Ours);
+    assert_eq!(r.open_conflicts, 0, "{}", text(&r));
+    assert_eq!(text(&r), ours);
+    assert!(check_text(&UnityCodec, &r.text).is_empty());
+}
