@@ -5,7 +5,11 @@ use levelmerge_core::{merge_texts, MergeError, MergeOutcome, Options, Sides};
 use levelmerge_godot::GodotCodec;
 
 fn merge(b: &str, o: &str, t: &str) -> Result<MergeOutcome, MergeError> {
-    merge_texts(&GodotCodec, Sides::new(b.as_bytes(), o.as_bytes(), t.as_bytes()), &Options::default(), &MarkerStyle::default())
+    merge_with(b, o, t, &Options::default())
+}
+
+fn merge_with(b: &str, o: &str, t: &str, options: &Options) -> Result<MergeOutcome, MergeError> {
+    merge_texts(&GodotCodec, Sides::new(b.as_bytes(), o.as_bytes(), t.as_bytes()), options, &MarkerStyle::default())
 }
 
 fn clean(b: &str, o: &str, t: &str) -> String {
@@ -292,8 +296,7 @@ mesh = SubResource("Box_1")
         .replace("mesh = SubResource(\"Box_1\")\n", "");
     let mut options = Options::default();
     options.policy.prefer = Some(levelmerge_core::Side::Theirs);
-    let out = merge_texts(&GodotCodec, Sides::new(base.as_bytes(), ours.as_bytes(), theirs.as_bytes()), &options, &MarkerStyle::default())
-        .unwrap_or_else(|e| panic!("merge failed: {e}"));
+    let out = merge_with(base, &ours, &theirs, &options).unwrap_or_else(|e| panic!("merge failed: {e}"));
     assert_eq!(out.open_conflicts, 0);
     let text = String::from_utf8(out.text).unwrap();
     assert!(text.contains("[sub_resource type=\"BoxMesh\" id=\"Box_1\"]\nsize = Vector3(2, 2, 2)\n"), "kept with ours' edit:\n{text}");

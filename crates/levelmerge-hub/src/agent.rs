@@ -724,6 +724,19 @@ mod tests {
         }
     }
 
+    /// An agent syncing `path` under `root`, with no hub.
+    fn agent_for(root: &Path, path: &str, interval: Duration) -> Agent<NoMerge> {
+        let options = AgentOptions {
+            hub: String::new(),
+            token: String::new(),
+            root: root.to_owned(),
+            paths: vec![path.to_owned()],
+            interval,
+            paused: false,
+        };
+        Agent::new(options, NoMerge, Box::new(|_| {}))
+    }
+
     #[test]
     fn a_file_edited_while_the_agent_was_away_is_left_for_the_hub_to_merge() {
         let dir = tempfile::tempdir().unwrap();
@@ -732,15 +745,7 @@ mod tests {
         std::fs::create_dir_all(dir.path().join(".levelmerge/sync")).unwrap();
         std::fs::write(shadow_file(dir.path(), &path), "r1\n").unwrap();
         std::fs::write(dir.path().join(&path), "{\"x\": 2}").unwrap();
-        let options = AgentOptions {
-            hub: String::new(),
-            token: String::new(),
-            root: dir.path().to_owned(),
-            paths: vec![path.clone()],
-            interval: Duration::from_secs(1),
-            paused: false,
-        };
-        let mut agent = Agent::new(options, NoMerge, Box::new(|_| {}));
+        let mut agent = agent_for(dir.path(), &path, Duration::from_secs(1));
         // Another user's head r2 arrives before the offline edit went out.
         agent.apply(Head { path: path.clone(), rev: "r2".into(), content: "{\"x\": 1}".into() }, false);
         assert_eq!(std::fs::read_to_string(dir.path().join(&path)).unwrap(), "{\"x\": 2}", "the offline edit stays");
@@ -772,15 +777,8 @@ mod tests {
     fn a_written_head_is_recorded_and_found_again_by_a_new_agent() {
         let dir = tempfile::tempdir().unwrap();
         let path = "level.json".to_owned();
-        let options = || AgentOptions {
-            hub: String::new(),
-            token: String::new(),
-            root: dir.path().to_owned(),
-            paths: vec![path.clone()],
-            interval: Duration::from_secs(1),
-            paused: false,
-        };
-        let mut agent = Agent::new(options(), NoMerge, Box::new(|_| {}));
+        let new_agent = || agent_for(dir.path(), &path, Duration::from_secs(1));
+        let mut agent = new_agent();
         agent.apply(Head { path: path.clone(), rev: "r2".into(), content: "{\"x\": 2}".into() }, false);
         assert_eq!(std::fs::read_to_string(dir.path().join(&path)).unwrap(), "{\"x\": 2}");
         assert_eq!(std::fs::read_to_string(shadow_file(dir.path(), &path)).unwrap(), "r2\n", "written, then recorded alone");
@@ -790,30 +788,21 @@ mod tests {
         agent.apply(Head { path: path.clone(), rev: "r4".into(), content: "{\"x\": 4}".into() }, false);
         let record = std::fs::read_to_string(shadow_file(dir.path(), &path)).unwrap();
         assert!(record.starts_with("r2\nnext r4 "), "{record}");
-        assert_eq!(Agent::new(options(), NoMerge, Box::new(|_| {})).files[&path].restored.as_deref(), Some("r2"));
+        assert_eq!(new_agent().files[&path].restored.as_deref(), Some("r2"));
         std::fs::remove_dir(dir.path().join(&path)).unwrap();
         drop(agent);
         // Killed while writing r3: recorded as coming, and the file holds it.
         let r3 = "{\"x\": 3}";
         std::fs::write(shadow_file(dir.path(), &path), format!("r2\nnext r3 {}\n", blake3::hash(r3.as_bytes()).to_hex())).unwrap();
         std::fs::write(dir.path().join(&path), r3).unwrap();
-        let agent = Agent::new(options(), NoMerge, Box::new(|_| {}));
-        assert_eq!(agent.files[&path].restored.as_deref(), Some("r3"));
+        assert_eq!(new_agent().files[&path].restored.as_deref(), Some("r3"));
     }
 
     #[test]
     fn a_save_made_while_the_first_publish_was_on_its_way_goes_out_against_its_answer() {
         let dir = tempfile::tempdir().unwrap();
         let path = "level.json".to_owned();
-        let options = AgentOptions {
-            hub: String::new(),
-            token: String::new(),
-            root: dir.path().to_owned(),
-            paths: vec![path.clone()],
-            interval: Duration::from_millis(1),
-            paused: false,
-        };
-        let mut agent = Agent::new(options, NoMerge, Box::new(|_| {}));
+        let mut agent = agent_for(dir.path(), &path, Duration::from_millis(1));
         // The first publish (no shadow yet) is on its way; the user saves again meanwhile.
         agent.files.get_mut(&path).unwrap().pending = Some(b"{\"x\": 1}".to_vec());
         std::fs::write(dir.path().join(&path), "{\"x\": 2}").unwrap();
