@@ -453,16 +453,18 @@ where
         result_problems = problems;
         text
     } else {
-        result_problems = keep_deleted_while_broken(&mut merged, |m| {
-            let (all, new) = check(&m.resolve(Side::Ours));
+        let (problems, view) = keep_deleted_while_broken(&mut merged, |m| {
+            let view = m.resolve(Side::Ours);
+            let (all, new) = check(&view);
             if new.is_empty() {
-                Ok(all)
+                Ok((all, view))
             } else {
                 Err(MergeError::Incoherent { problems: new })
             }
         })?;
+        result_problems = problems;
         clock.lap("check");
-        finish(codec.render(doc_refs, &merged.resolve(Side::Ours)))?
+        finish(codec.render(doc_refs, &view))?
     };
     clock.lap(if open == 0 && codec.checks_output() { "write and verify" } else { "write" });
     let mut notes: Vec<String> = renumbered.as_ref().map(|r| r.notes.clone()).unwrap_or_default();

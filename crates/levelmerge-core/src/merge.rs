@@ -414,16 +414,17 @@ impl<'a> Merger<'a> {
             }
             (_, Some(ov), Some(tv)) => {
                 let structural = b.is_some_and(|b| b.has_children) || ov.has_children || tv.has_children;
-                // A side that dropped a reference to an object a whole-object conflict decides
-                // is merged member by member, so that the reference can stay with the object.
-                let drops_decided = b.is_some_and(|b| self.drops_a_decided_reference(b, ov) || self.drops_a_decided_reference(b, tv));
-                if !structural && !drops_decided {
+                if !structural {
                     if let Some(bv) = b {
                         if tv.identical(bv) {
-                            return Some(MValue::Exact(ov));
+                            if let Some(whole) = self.taken_whole(bv, ov) {
+                                return Some(whole);
+                            }
                         }
                         if ov.identical(bv) {
-                            return Some(MValue::Exact(tv));
+                            if let Some(whole) = self.taken_whole(bv, tv) {
+                                return Some(whole);
+                            }
                         }
                     }
                     if ov.same(tv) {
@@ -431,10 +432,14 @@ impl<'a> Merger<'a> {
                     }
                     if let Some(bv) = b {
                         if tv.same(bv) {
-                            return Some(MValue::Exact(ov));
+                            if let Some(whole) = self.taken_whole(bv, ov) {
+                                return Some(whole);
+                            }
                         }
                         if ov.same(bv) {
-                            return Some(MValue::Exact(tv));
+                            if let Some(whole) = self.taken_whole(bv, tv) {
+                                return Some(whole);
+                            }
                         }
                     }
                 }
@@ -671,6 +676,16 @@ impl<'a> Merger<'a> {
 }
 
 impl<'a> Merger<'a> {
+    /// `changed`, the only side that changed a value, taken whole; `None` when it is a map that
+    /// dropped a reference to an object a whole-object conflict decides: merged member by
+    /// member instead, so that the reference can stay with the object
+    /// ([`Self::removed_with_its_target`]).
+    fn taken_whole(&self, base: &'a Value<'a>, changed: &'a Value<'a>) -> Option<MValue<'a>> {
+        let member_by_member =
+            map_entries(base).is_some() && map_entries(changed).is_some() && self.drops_a_decided_reference(base, changed);
+        (!member_by_member).then_some(MValue::Exact(changed))
+    }
+
     /// Whether `base` refers to an object a whole-object conflict decides and `changed` no
     /// longer does.
     fn drops_a_decided_reference(&self, base: &Value<'a>, changed: &Value<'a>) -> bool {

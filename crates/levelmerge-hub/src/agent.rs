@@ -45,6 +45,18 @@ struct Shadow {
 type Stamp = Option<(u64, std::time::SystemTime, u64)>;
 
 impl FileState {
+    /// Writes the file's revision record ([`write_rev_record`]). Only revisions go to disk (the
+    /// hub keeps their content): small writes per head, in place through a handle kept open
+    /// (a new file per head costs the file system more).
+    fn record(&mut self, root: &Path, path: &str, derives_from: Option<&str>, next: Option<(&str, &[u8])>) {
+        if self.rev_file.is_none() {
+            self.rev_file = open_rev_file(&shadow_file(root, path));
+        }
+        if let Some(f) = &self.rev_file {
+            let _ = write_rev_record(f, derives_from, next);
+        }
+    }
+
     /// Whether a file with this stamp holds the shadow.
     fn holds_shadow(&self, stamp: &Stamp) -> bool {
         stamp.is_some() && *stamp == self.written && self.shadow.is_some()
@@ -381,18 +393,13 @@ impl<L: Merger> Agent<L> {
                 }
             }
         };
-        if state.rev_file.is_none() {
-            state.rev_file = open_rev_file(&shadow_file(&self.options.root, &head.path));
-        }
-        let derives_from = state.shadow.as_ref().map(|s| s.rev.as_str()).or(state.restored.as_deref());
         let mut written = read_stamp;
         if let Some(bytes) = result {
             // The revision about to be written is recorded first, with a hash of the bytes: an
             // agent killed before it records the revision as its own can tell on restart which
             // of the two revisions the file derives from.
-            if let Some(f) = &state.rev_file {
-                let _ = write_rev_record(f, derives_from, Some((&head.rev, &bytes)));
-            }
+            let derives_from = state.shadow.as_ref().map(|s| s.rev.clone()).or_else(|| state.restored.clone());
+            state.record(&self.options.root, &head.path, derives_from.as_deref(), Some((&head.rev, &bytes)));
             // Only over the file as it was read: a save in between is merged on the next try.
             // The new file is written and synced first, so that only a read and a rename lie
             // between that check and the replacement.
@@ -562,14 +569,7 @@ fn open_rev_file(path: &Path) -> Option<std::fs::File> {
 
 /// `head` is what the file derives from: it becomes the shadow, and its revision is recorded.
 fn adopt(state: &mut FileState, root: &Path, head: &Head) {
-    // Only the revision goes to disk (the hub keeps its content): small writes per head, in
-    // place through a kept handle (a new file per head costs the file system more).
-    if state.rev_file.is_none() {
-        state.rev_file = open_rev_file(&shadow_file(root, &head.path));
-    }
-    if let Some(f) = &state.rev_file {
-        let _ = write_rev_record(f, Some(&head.rev), None);
-    }
+    state.record(root, &head.path, Some(&head.rev), None);
     state.shadow = Some(Shadow { rev: head.rev.clone(), content: head.content.clone() });
     state.restored = None;
 }

@@ -59,7 +59,8 @@ pub struct UnityDoc {
     pub class: Span,
     /// The same bytes under the same fileID in every other version the file was parsed among:
     /// nothing in it can merge differently. Its body is not parsed (`body` is `None`), but for a
-    /// transform whose hierarchy links [`transform_links`] cannot read off its lines.
+    /// transform or game object whose hierarchy lists [`listed_links`] cannot read off its
+    /// lines.
     pub same_everywhere: bool,
 }
 
@@ -531,21 +532,6 @@ fn documents_by_id(src: &[u8]) -> rustc_hash::FxHashMap<i64, &[u8]> {
     docs
 }
 
-/// A transform's hierarchy links as read off its lines: the `m_Father` value and the items of
-/// `m_Children`, in Unity's usual layout (`m_Children: []`, or one `- {fileID: N}` per line at
-/// the key's indent). `None` for any other layout, which must then be parsed.
-#[derive(Debug, PartialEq, Eq)]
-pub struct TransformLinks<'t> {
-    pub father: Option<&'t str>,
-    /// The `m_Children` value's text, and each item's.
-    pub children: Option<(&'t str, Vec<&'t str>)>,
-}
-
-pub fn transform_links(doc: &str) -> Option<TransformLinks<'_>> {
-    let father = doc.split_inclusive('\n').find_map(|line| line.trim_end().strip_prefix("  m_Father: "));
-    Some(TransformLinks { father, children: listed_links(doc, "m_Children", "").ok()? })
-}
-
 /// The items of the top-level list `key` as read off its lines, in Unity's usual layout
 /// (`key: []`, or one `- ITEM{fileID: N}` per line at the key's indent): the list's text and
 /// each item's `{fileID: N}`. `Ok(None)` without the key; `Err` for any other layout, which
@@ -679,7 +665,7 @@ pub fn parse_among<'s>(src: &'s [u8], others: &[&[u8]]) -> Result<UnityFile<'s>,
             Some(_)
                 if same_everywhere
                     && match class_id {
-                        c if TRANSFORM_CLASSES.contains(&c) => transform_links(&text[start..doc_end]).is_some(),
+                        c if TRANSFORM_CLASSES.contains(&c) => listed_links(&text[start..doc_end], "m_Children", "").is_ok(),
                         GAME_OBJECT_CLASS => listed_links(&text[start..doc_end], "m_Component", "component: ").is_ok(),
                         _ => true,
                     } =>
@@ -771,15 +757,14 @@ mod tests {
     }
 
     #[test]
-    fn transform_links_read_off_their_lines() {
+    fn hierarchy_lists_read_off_their_lines() {
         let doc = "--- !u!4 &4\nTransform:\n  m_Children:\n  - {fileID: 7}\n  - {fileID: 8}\n  m_Father: {fileID: 3}\n  m_RootOrder: 0\n";
-        let links = transform_links(doc).unwrap();
-        assert_eq!(links.father, Some("{fileID: 3}"));
-        assert_eq!(links.children, Some(("- {fileID: 7}\n  - {fileID: 8}", vec!["{fileID: 7}", "{fileID: 8}"])));
-        let empty = transform_links("--- !u!4 &4\nTransform:\n  m_Children: []\n  m_Father: {fileID: 0}\n").unwrap();
-        assert_eq!(empty.children, Some(("[]", vec![])));
-        assert!(transform_links("--- !u!4 &4\nTransform:\n  m_Children:\n  - {fileID: 7, guid: a}\n").is_none());
-        assert!(transform_links("--- !u!4 &4\nTransform:\n  m_Children: [{fileID: 7}]\n").is_none());
+        assert_eq!(crate::lower::field_line(doc, "m_Father"), Some("{fileID: 3}"));
+        assert_eq!(listed_links(doc, "m_Children", ""), Ok(Some(("- {fileID: 7}\n  - {fileID: 8}", vec!["{fileID: 7}", "{fileID: 8}"]))));
+        let empty = "--- !u!4 &4\nTransform:\n  m_Children: []\n  m_Father: {fileID: 0}\n";
+        assert_eq!(listed_links(empty, "m_Children", ""), Ok(Some(("[]", vec![]))));
+        assert!(listed_links("--- !u!4 &4\nTransform:\n  m_Children:\n  - {fileID: 7, guid: a}\n", "m_Children", "").is_err());
+        assert!(listed_links("--- !u!4 &4\nTransform:\n  m_Children: [{fileID: 7}]\n", "m_Children", "").is_err());
         let go =
             "--- !u!1 &1\nGameObject:\n  m_Component:\n  - component: {fileID: 4}\n  - component: {fileID: 5}\n  m_ComponentOwner: x\n";
         assert_eq!(
