@@ -134,6 +134,33 @@ pub struct Renumbered {
     pub restore: bool,
 }
 
+impl Renumbered {
+    /// The texts as rewritten, `texts` where not.
+    pub fn applied_to<'t>(&'t self, texts: Sides<&'t [u8]>) -> Sides<&'t [u8]> {
+        Sides::new(
+            self.base.as_deref().unwrap_or(texts.base),
+            self.ours.as_deref().unwrap_or(texts.ours),
+            self.theirs.as_deref().unwrap_or(texts.theirs),
+        )
+    }
+
+    /// `first`, then `then` (made from `first`'s texts): `then`'s texts where it rewrote,
+    /// both notes.
+    pub fn chain(first: Option<Renumbered>, then: Option<Renumbered>) -> Option<Renumbered> {
+        match (first, then) {
+            (first, None) => first,
+            (None, then) => then,
+            (Some(first), Some(then)) => Some(Renumbered {
+                base: then.base.or(first.base),
+                ours: then.ours.or(first.ours),
+                theirs: then.theirs.or(first.theirs),
+                notes: first.notes.into_iter().chain(then.notes).collect(),
+                restore: first.restore || then.restore,
+            }),
+        }
+    }
+}
+
 /// A conflict, detached from the documents, for reports.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ConflictReport {
@@ -378,11 +405,7 @@ where
     let renumbered = codec.renumber(texts);
     let originals = texts;
     let texts = match &renumbered {
-        Some(r) => Sides::new(
-            r.base.as_deref().unwrap_or(texts.base),
-            r.ours.as_deref().unwrap_or(texts.ours),
-            r.theirs.as_deref().unwrap_or(texts.theirs),
-        ),
+        Some(r) => r.applied_to(texts),
         None => texts,
     };
     let restores = renumbered.as_ref().is_some_and(|r| r.restore);

@@ -4,6 +4,7 @@
 //!   `key = value` properties whose Variant values may span lines, CRLF, no final newline.
 //! * [`lower`]: one level object per section, nodes identified by their path.
 //! * [`ids`]: resource ids made to agree across the three versions before the merge.
+//! * [`moves`]: nodes one side renamed or moved, made to agree across the versions likewise.
 //! * [`render`]: untouched sections and property lines copied byte for byte; `load_steps`
 //!   recomputed.
 //! * [`fuzzing`]: the properties the fuzz targets check.
@@ -14,6 +15,7 @@
 pub mod fuzzing;
 pub mod ids;
 pub mod lower;
+pub mod moves;
 pub mod outline;
 pub mod parse;
 pub mod refs;
@@ -70,7 +72,10 @@ impl Codec for GodotCodec {
     }
 
     fn renumber(&self, texts: Sides<&[u8]>) -> Option<levelmerge_core::Renumbered> {
-        ids::align(texts)
+        // Resource ids first: a moved node is recognised by its content, resources included.
+        let ids = ids::align(texts);
+        let moves = moves::align(ids.as_ref().map_or(texts, |r| r.applied_to(texts)));
+        levelmerge_core::Renumbered::chain(ids, moves)
     }
 }
 

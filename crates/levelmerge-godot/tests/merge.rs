@@ -305,3 +305,74 @@ mesh = SubResource("Box_1")
     assert!(out.notes.iter().any(|n| n.contains("kept: theirs deleted it")), "{:?}", out.notes);
     assert!(levelmerge_core::check_text(&GodotCodec, text.as_bytes()).is_empty(), "{text}");
 }
+
+/// GODOT3 with the sprite (and the label under it) moved under a new `Holder` node, and the
+/// connection from the label following it, as the editor saves a reparent.
+fn sprite_moved_under_holder(scene: &str) -> String {
+    scene
+        .replace(
+            "[node name=\"Sprite\" type=\"Sprite\" parent=\".\"]",
+            "[node name=\"Holder\" type=\"Node2D\" parent=\".\"]\n\n[node name=\"Sprite\" type=\"Sprite\" parent=\"Holder\"]",
+        )
+        .replace("parent=\"Sprite\"]", "parent=\"Holder/Sprite\"]")
+        .replace("from=\"Sprite/Label\"", "from=\"Holder/Sprite/Label\"")
+}
+
+#[test]
+fn a_subtree_one_side_moved_under_a_new_parent_keeps_the_other_sides_edits_inside_it() {
+    let base = GODOT3.replace("[connection signal=\"ready\" from=\".\"", "[connection signal=\"ready\" from=\"Sprite/Label\"");
+    let ours = sprite_moved_under_holder(&base);
+    let theirs = base.replace("position = Vector2( 10, 20 )", "position = Vector2( 5, 5 )").replace("text = \"Hello", "text = \"Bye");
+    let expected = sprite_moved_under_holder(&theirs);
+    let r = merge(&base, &ours, &theirs).unwrap_or_else(|e| panic!("merge failed: {e}"));
+    assert_eq!(r.open_conflicts, 0, "{:?}", r.conflicts);
+    assert_eq!(String::from_utf8(r.text).unwrap(), expected);
+    assert!(r.notes.iter().any(|n| n.contains("ours moved node \"Sprite\" to \"Holder/Sprite\"")), "{:?}", r.notes);
+    // The same with the sides swapped.
+    assert_eq!(clean(&base, &theirs, &ours), expected);
+}
+
+#[test]
+fn a_node_one_side_renamed_keeps_the_other_sides_edits_and_new_children() {
+    let rename = |s: &str| s.replace("name=\"Sprite\"", "name=\"Player\"").replace("parent=\"Sprite\"]", "parent=\"Player\"]");
+    let ours = rename(GODOT3);
+    let theirs = GODOT3
+        .replace("position = Vector2( 10, 20 )", "position = Vector2( 5, 5 )")
+        .replace("[connection", "[node name=\"Shadow\" type=\"Sprite\" parent=\"Sprite\"]\n\n[connection");
+    assert_eq!(clean(GODOT3, &ours, &theirs), rename(&theirs));
+}
+
+#[test]
+fn nodes_carrying_one_unique_id_are_one_node_wherever_a_side_put_them() {
+    let base = "[gd_scene format=3]\n\n[node name=\"Main\" type=\"Node2D\" unique_id=1]\n\n[node name=\"A\" type=\"Node2D\" parent=\".\" unique_id=2]\n\n[node name=\"B\" type=\"Label\" parent=\".\" unique_id=3]\ntext = \"b\"\n";
+    // Renamed and moved, with nothing of its content left to tell it by.
+    let ours = base.replace(
+        "[node name=\"B\" type=\"Label\" parent=\".\" unique_id=3]\ntext = \"b\"",
+        "[node name=\"C\" type=\"Label\" parent=\"A\" unique_id=3]\ntext = \"c\"",
+    );
+    let theirs = base.replace("text = \"b\"", "text = \"b\"\nvisible = false");
+    let out = clean(base, &ours, &theirs);
+    assert_eq!(out, ours.replace("text = \"c\"", "text = \"c\"\nvisible = false"));
+}
+
+#[test]
+fn a_rename_with_two_equally_likely_new_names_is_not_guessed() {
+    let sprite = "[node name=\"Sprite\" type=\"Sprite\" parent=\".\"]\nposition = Vector2( 10, 20 )\ntexture = ExtResource( 2 )\n\n";
+    let label = "[node name=\"Label\" type=\"Label\" parent=\"Sprite\"]\ntext = \"Hello\nworld\"\n\n";
+    let ours = GODOT3.replace(
+        &format!("{sprite}{label}"),
+        &format!("{}{}", sprite.replace("\"Sprite\"", "\"Left\""), sprite.replace("\"Sprite\"", "\"Right\"")),
+    );
+    let theirs = GODOT3.replace("position = Vector2( 10, 20 )", "position = Vector2( 5, 5 )");
+    let r = merge(GODOT3, &ours, &theirs).unwrap();
+    assert!(r.notes.iter().all(|n| !n.contains("renamed")), "{:?}", r.notes);
+    assert!(r.conflicts.iter().any(|c| c.object == "node:Sprite" && c.kind == "delete-modify"), "{:?}", r.conflicts);
+}
+
+#[test]
+fn both_sides_moving_one_node_to_one_place_is_one_move() {
+    let base = GODOT3.replace("[connection signal=\"ready\" from=\".\"", "[connection signal=\"ready\" from=\"Sprite/Label\"");
+    let moved = sprite_moved_under_holder(&base);
+    let theirs = moved.replace("text = \"Hello", "text = \"Bye");
+    assert_eq!(clean(&base, &moved, &theirs), theirs);
+}

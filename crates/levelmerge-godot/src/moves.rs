@@ -1,0 +1,228 @@
+//! Nodes a side renamed or moved, made to agree across the three versions before the merge.
+//!
+//! A node is identified by its path, so a side that renames a node or gives it another parent
+//! would otherwise read as deleting its whole subtree and adding a new one: the other side's
+//! edits inside it would be a conflict, or lost with the old copy.
+//!
+//! A side moved base node `P` to `Q` (a path it has and base lacks) when:
+//! * both carry the same `unique_id` (Godot 4.6+); or else
+//! * `Q` keeps `P`'s name or its parent, the node type (or instanced scene) is the same, at
+//!   least half of their properties and children's names are shared (a renamed node must share
+//!   some), and neither has another such match: an ambiguous case is left as it was.
+//!
+//! Base and the other side (which must still have `P` where base has it, and nothing at `Q`)
+//! are then rewritten as though the move had been made there too: the `name` and `parent` of
+//! the moved subtree's nodes, and the `from`/`to` of connections and the `path` of `[editable]`
+//! below it. The merge then sees one node, edited by both. A move both sides made is made in
+//! base. Moves of the two sides that touch one another's subtrees, and a move of a node the
+//! other side deleted or moved elsewhere, are left alone: the node is then deleted where it was
+//! and added where it went, never lost. Deterministic.
+
+use levelmerge_core::{Renumbered, Side, Sides};
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use crate::lower::section_ids;
+use crate::parse::{parse, GodotFile, Section};
+
+/// The parent path of a node path (`.` for the root's children).
+fn parent_of(path: &str) -> &str {
+    path.rfind('/').map_or(".", |i| &path[..i])
+}
+
+fn name_of(path: &str) -> &str {
+    path.rfind('/').map_or(path, |i| &path[i + 1..])
+}
+
+/// Whether `path` is `root` or lies below it.
+fn under(path: &str, root: &str) -> bool {
+    path.strip_prefix(root).is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+}
+
+/// One version's nodes, by path.
+struct Nodes<'f, 's> {
+    file: &'f GodotFile<'s>,
+    by_path: FxHashMap<&'f str, &'f Section>,
+    child_names: FxHashMap<&'f str, Vec<&'f str>>,
+}
+
+impl<'f, 's> Nodes<'f, 's> {
+    fn of(file: &'f GodotFile<'s>) -> Self {
+        let mut by_path = FxHashMap::default();
+        let mut child_names: FxHashMap<&str, Vec<&str>> = FxHashMap::default();
+        for (s, id) in file.sections.iter().zip(section_ids(file)) {
+            let Some(path) = id.as_ref().and_then(|id| id.as_str().strip_prefix("node:")) else { continue };
+            if file.kind(s) != "node" {
+                continue;
+            }
+            by_path.insert(path, s);
+            if path != "." {
+                child_names.entry(parent_of(path)).or_default().push(name_of(path));
+            }
+        }
+        Nodes { file, by_path, child_names }
+    }
+
+    /// What the node is: its type or its instanced scene; `None` for a node that only
+    /// overrides properties of an instanced scene's node (it cannot move on its own).
+    fn what(&self, s: &Section) -> Option<&'s str> {
+        self.file.attr(s, "type").or_else(|| self.file.attr(s, "instance"))
+    }
+
+    fn unique_id(&self, s: &Section) -> Option<&'s str> {
+        self.file.attr_unquoted(s, "unique_id")
+    }
+
+    /// Its properties and its children's names, for telling how alike two nodes are.
+    fn content(&self, path: &str, s: &Section) -> FxHashSet<(&'f str, &'f str)> {
+        let file: &'f GodotFile<'s> = self.file;
+        let props = file.props_of(s).iter().map(|p| (file.text(p.key), file.text(p.value)));
+        let children = self.child_names.get(path).into_iter().flatten().map(|&n| ("", n));
+        props.chain(children).collect()
+    }
+}
+
+/// The moves `side` made from base, as (base path, side path) pairs.
+fn moves_of<'a>(base: &Nodes<'a, '_>, side: &Nodes<'a, '_>) -> Vec<(&'a str, &'a str)> {
+    let gone: FxHashSet<&str> =
+        base.by_path.keys().copied().filter(|p| *p != "." && !p.contains('#') && !side.by_path.contains_key(p)).collect();
+    let added: Vec<&str> = side.by_path.keys().copied().filter(|p| !p.contains('#') && !base.by_path.contains_key(p)).collect();
+    // Only the top of a moved subtree is matched; what lies below it moves with it.
+    let mut roots: Vec<&str> = gone.iter().copied().filter(|p| !gone.contains(parent_of(p))).collect();
+    roots.sort_unstable();
+    let mut found = Vec::new();
+    let by_unique_id: FxHashMap<&str, &str> = added.iter().filter_map(|&q| Some((side.unique_id(side.by_path[q])?, q))).collect();
+    let mut open = Vec::new();
+    for p in roots {
+        match base.unique_id(base.by_path[p]).and_then(|u| by_unique_id.get(u)) {
+            Some(&q) => found.push((p, q)),
+            None => open.push(p),
+        }
+    }
+    let claimed: FxHashSet<&str> = found.iter().map(|&(_, q)| q).collect();
+    let mut candidates: Vec<(&str, &str)> = Vec::new();
+    for &p in &open {
+        let bs = base.by_path[p];
+        let Some(what) = base.what(bs) else { continue };
+        let base_content = base.content(p, bs);
+        for &q in &added {
+            let qs = side.by_path[q];
+            let renamed = parent_of(q) == parent_of(p);
+            if claimed.contains(q) || side.what(qs) != Some(what) || !(renamed || name_of(q) == name_of(p)) {
+                continue;
+            }
+            let side_content = side.content(q, qs);
+            let shared = base_content.iter().filter(|c| side_content.contains(c)).count();
+            let total = base_content.len().max(side_content.len());
+            let alike = if total == 0 { !renamed } else { 2 * shared >= total };
+            if alike {
+                candidates.push((p, q));
+            }
+        }
+    }
+    let count = |f: &dyn Fn(&(&str, &str)) -> bool| candidates.iter().filter(|c| f(c)).count();
+    for &(p, q) in &candidates {
+        if count(&|c| c.0 == p) == 1 && count(&|c| c.1 == q) == 1 {
+            found.push((p, q));
+        }
+    }
+    found.sort_unstable();
+    found
+}
+
+/// `path` after the moves, when one applies.
+fn moved(path: &str, moves: &[(&str, &str)]) -> Option<String> {
+    moves.iter().find(|(p, _)| under(path, p)).map(|(p, q)| format!("{q}{}", &path[p.len()..]))
+}
+
+/// `file` as though `moves` had been made in it, or `None` when none touches it.
+fn rewrite(file: &GodotFile<'_>, moves: &[(&str, &str)]) -> Option<Vec<u8>> {
+    if moves.is_empty() {
+        return None;
+    }
+    let mut edits: Vec<(usize, usize, String)> = Vec::new();
+    let mut set = |s: &Section, key: &str, new: &str| {
+        if let Some(a) = file.attrs_of(s).iter().find(|a| file.text(a.key) == key) {
+            let old = file.text(a.value);
+            let text = if old.starts_with('"') { format!("\"{new}\"") } else { new.to_owned() };
+            if text != old {
+                edits.push((a.value.0 as usize, a.value.1 as usize, text));
+            }
+        }
+    };
+    for (s, id) in file.sections.iter().zip(section_ids(file)) {
+        match file.kind(s) {
+            "node" => {
+                let Some(path) = id.as_ref().and_then(|id| id.as_str().strip_prefix("node:")) else { continue };
+                let Some(new) = moved(path, moves) else { continue };
+                if moves.iter().any(|(p, _)| *p == path) {
+                    set(s, "name", name_of(&new));
+                }
+                set(s, "parent", parent_of(&new));
+            }
+            "connection" | "editable" => {
+                for key in ["from", "to", "path"] {
+                    if let Some(new) = file.attr_unquoted(s, key).and_then(|v| moved(v, moves)) {
+                        set(s, key, &new);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    (!edits.is_empty()).then(|| levelmerge_core::text::splice(file.src, edits).into_bytes())
+}
+
+/// The moves of a side that `other` can take: it still has the node where base has it, and
+/// nothing where the move puts it.
+fn takeable<'a>(moves: Vec<(&'a str, &'a str)>, other: &Nodes<'a, '_>) -> Vec<(&'a str, &'a str)> {
+    moves.into_iter().filter(|(p, q)| other.by_path.contains_key(p) && !other.by_path.contains_key(q)).collect()
+}
+
+/// The lines of a text that open a node section, sorted.
+fn node_tags(text: &[u8]) -> Vec<&[u8]> {
+    let mut v: Vec<&[u8]> = text.split(|&b| b == b'\n').filter(|l| l.starts_with(b"[node ")).map(|l| l.trim_ascii_end()).collect();
+    v.sort_unstable();
+    v
+}
+
+/// Base and each side rewritten with the other side's moves (and base with the moves both
+/// made); `None` when there is none to make.
+pub fn align(texts: Sides<&[u8]>) -> Option<Renumbered> {
+    if texts.base == texts.ours || texts.base == texts.theirs || texts.ours == texts.theirs {
+        return None;
+    }
+    // A move changes a node's tag; most merges change none.
+    let base_tags = node_tags(texts.base);
+    if node_tags(texts.ours) == base_tags && node_tags(texts.theirs) == base_tags {
+        return None;
+    }
+    let files = Sides::new(parse(texts.base).ok()?, parse(texts.ours).ok()?, parse(texts.theirs).ok()?);
+    let nodes = Sides::new(Nodes::of(&files.base), Nodes::of(&files.ours), Nodes::of(&files.theirs));
+    let (ours_moves, theirs_moves) = (moves_of(&nodes.base, &nodes.ours), moves_of(&nodes.base, &nodes.theirs));
+    // A move both sides made is made in base too.
+    let common: Vec<(&str, &str)> = ours_moves.iter().filter(|m| theirs_moves.contains(m)).copied().collect();
+    let (mut ours, mut theirs) = (takeable(ours_moves, &nodes.theirs), takeable(theirs_moves, &nodes.ours));
+    // Moves of the two sides that reach into one another's subtrees are left alone.
+    let tangled = |(p, q): (&str, &str), (r, t): (&str, &str)| under(p, r) || under(r, p) || under(q, r) || under(t, p) || q == t;
+    let ours_all = ours.clone();
+    ours.retain(|&m| !theirs.iter().any(|&n| tangled(m, n)));
+    theirs.retain(|&n| !ours_all.iter().any(|&m| tangled(m, n)));
+    if ours.is_empty() && theirs.is_empty() && common.is_empty() {
+        return None;
+    }
+    let all: Vec<(&str, &str)> = ours.iter().chain(&theirs).chain(&common).copied().collect();
+    let mut notes = Vec::new();
+    for (moves, who) in [(&ours, Side::Ours.to_string()), (&theirs, Side::Theirs.to_string()), (&common, "both sides".to_owned())] {
+        for (p, q) in moves {
+            let what = if parent_of(p) == parent_of(q) { "renamed" } else { "moved" };
+            notes.push(format!("{who} {what} node \"{p}\" to \"{q}\"; edits there follow it"));
+        }
+    }
+    Some(Renumbered {
+        base: rewrite(&files.base, &all),
+        ours: rewrite(&files.ours, &theirs),
+        theirs: rewrite(&files.theirs, &ours),
+        notes,
+        restore: false,
+    })
+}
