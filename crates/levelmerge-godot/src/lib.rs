@@ -5,6 +5,7 @@
 //! * [`lower`]: one level object per section, nodes identified by their path.
 //! * [`ids`]: resource ids made to agree across the three versions before the merge.
 //! * [`moves`]: nodes one side renamed or moved, made to agree across the versions likewise.
+//! * [`texts`]: multi-line strings both sides edited in different lines, merged line by line.
 //! * [`render`]: untouched sections and property lines copied byte for byte; `load_steps`
 //!   recomputed.
 //! * [`fuzzing`]: the properties the fuzz targets check.
@@ -20,6 +21,7 @@ pub mod outline;
 pub mod parse;
 pub mod refs;
 pub mod render;
+pub mod texts;
 
 use levelmerge_core::model::{Level, Object, ObjectId, Value, ValueKind};
 use levelmerge_core::resolve::Resolved;
@@ -75,7 +77,9 @@ impl Codec for GodotCodec {
         // Resource ids first: a moved node is recognised by its content, resources included.
         let ids = ids::align(texts);
         let moves = moves::align(ids.as_ref().map_or(texts, |r| r.applied_to(texts)));
-        levelmerge_core::Renumbered::chain(ids, moves)
+        let aligned = levelmerge_core::Renumbered::chain(ids, moves);
+        let strings = texts::align(aligned.as_ref().map_or(texts, |r| r.applied_to(texts)));
+        levelmerge_core::Renumbered::chain(aligned, strings)
     }
 }
 

@@ -376,3 +376,29 @@ fn both_sides_moving_one_node_to_one_place_is_one_move() {
     let theirs = moved.replace("text = \"Hello", "text = \"Bye");
     assert_eq!(clean(&base, &moved, &theirs), theirs);
 }
+
+const SHADER: &str = "[gd_resource type=\"Shader\" format=3]\n\n[resource]\ncode = \"shader_type spatial;\nuniform float speed = 1.0;\n\nvoid fragment() {\n\tALBEDO = vec3(1.0);\n}\n\"\n";
+
+#[test]
+fn a_multi_line_string_both_sides_edited_in_different_lines_merges_line_by_line() {
+    let ours = SHADER.replace("speed = 1.0", "speed = 2.0");
+    let theirs = SHADER.replace("vec3(1.0)", "vec3(0.5)");
+    let r = merge(SHADER, &ours, &theirs).unwrap_or_else(|e| panic!("merge failed: {e}"));
+    assert_eq!(r.open_conflicts, 0, "{:?}", r.conflicts);
+    assert_eq!(String::from_utf8(r.text).unwrap(), ours.replace("vec3(1.0)", "vec3(0.5)"));
+    assert!(r.notes.iter().any(|n| n.contains("resource › code")), "{:?}", r.notes);
+    // Edits of one line stay one conflict on the value.
+    let theirs = SHADER.replace("speed = 1.0", "speed = 3.0");
+    let r = merge(SHADER, &ours, &theirs).unwrap();
+    assert_eq!(r.conflicts.iter().map(|c| (c.path.as_str(), c.kind)).collect::<Vec<_>>(), [("code", "both-modified")]);
+}
+
+#[test]
+fn a_string_one_side_cut_short_is_not_merged_line_by_line() {
+    // Theirs ends the string after its first line and adds a property; ours edits a later line
+    // of the string. Merged line by line, the string would lose its end: it stays a conflict.
+    let theirs = SHADER.replace("shader_type spatial;\n", "shader_type spatial;\"\nresource_name = \"x\n");
+    let ours = SHADER.replace("}\n\"", "}\n// end\n\"");
+    let r = merge(SHADER, &ours, &theirs).unwrap();
+    assert_eq!(r.conflicts.iter().map(|c| (c.path.as_str(), c.kind)).collect::<Vec<_>>(), [("code", "both-modified")]);
+}
