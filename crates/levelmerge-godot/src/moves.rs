@@ -178,11 +178,12 @@ fn takeable<'a>(moves: Vec<(&'a str, &'a str)>, other: &Nodes<'a, '_>) -> Vec<(&
     moves.into_iter().filter(|(p, q)| other.by_path.contains_key(p) && !other.by_path.contains_key(q)).collect()
 }
 
-/// The lines of a text that open a node section, sorted.
-fn node_tags(text: &[u8]) -> Vec<&[u8]> {
-    let mut v: Vec<&[u8]> = text.split(|&b| b == b'\n').filter(|l| l.starts_with(b"[node ")).map(|l| l.trim_ascii_end()).collect();
-    v.sort_unstable();
-    v
+/// The lines of a text that open a node section (the first one's start aside), in order.
+fn node_tags(text: &[u8]) -> impl Iterator<Item = &[u8]> {
+    memchr::memmem::find_iter(text, b"\n[node ").map(|at| {
+        let line = &text[at + 1..];
+        &line[..memchr::memchr(b'\n', line).unwrap_or(line.len())]
+    })
 }
 
 /// Base and each side rewritten with the other side's moves (and base with the moves both
@@ -191,9 +192,9 @@ pub fn align(texts: Sides<&[u8]>) -> Option<Renumbered> {
     if texts.base == texts.ours || texts.base == texts.theirs || texts.ours == texts.theirs {
         return None;
     }
-    // A move changes a node's tag; most merges change none.
-    let base_tags = node_tags(texts.base);
-    if node_tags(texts.ours) == base_tags && node_tags(texts.theirs) == base_tags {
+    // A move changes a node's tag (the root's, first or alone on its line, cannot move); most
+    // merges change none.
+    if node_tags(texts.ours).eq(node_tags(texts.base)) && node_tags(texts.theirs).eq(node_tags(texts.base)) {
         return None;
     }
     let files = Sides::new(parse(texts.base).ok()?, parse(texts.ours).ok()?, parse(texts.theirs).ok()?);

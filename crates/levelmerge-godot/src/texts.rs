@@ -15,14 +15,20 @@ use rustc_hash::FxHashMap;
 use crate::lower::section_ids;
 use crate::parse::{closing_quote, parse, GodotFile, Section};
 
-/// Whether `text` has a property whose string value runs over more than one line: most files
-/// have none, and are not parsed again.
-fn has_multiline_string(text: &[u8]) -> bool {
-    memchr::memmem::find_iter(text, b" = \"").any(|at| {
+/// The multi-line string values of `text`, as written (quotes included).
+fn multiline_strings(text: &[u8]) -> impl Iterator<Item = &[u8]> {
+    memchr::memmem::find_iter(text, b" = \"").filter_map(|at| {
         let from = at + 4;
         let line_end = memchr::memchr(b'\n', &text[from..]).map_or(text.len(), |p| from + p);
-        closing_quote(text, from).is_some_and(|q| q > line_end)
+        closing_quote(text, from).filter(|&q| q > line_end).map(|q| &text[from - 1..=q])
     })
+}
+
+/// Whether both sides may have edited one of base's multi-line strings: one that neither
+/// side still has word for word. Most files have none, and are not parsed again.
+fn both_may_have_edited_one(texts: Sides<&[u8]>) -> bool {
+    let found = |hay: &[u8], needle: &[u8]| memchr::memmem::find(hay, needle).is_some();
+    multiline_strings(texts.base).any(|v| !found(texts.ours, v) && !found(texts.theirs, v))
 }
 
 /// A plain string literal spanning lines (`"…\n…"`).
@@ -45,7 +51,7 @@ fn value_of<'s>(file: &GodotFile<'s>, s: &Section, key: &str) -> Option<(&'s str
 /// Ours and theirs given the line-merged string wherever both edited one without overlap;
 /// `None` when there is no such string.
 pub fn align(texts: Sides<&[u8]>) -> Option<Renumbered> {
-    if texts.base == texts.ours || texts.base == texts.theirs || texts.ours == texts.theirs || !has_multiline_string(texts.base) {
+    if texts.base == texts.ours || texts.base == texts.theirs || texts.ours == texts.theirs || !both_may_have_edited_one(texts) {
         return None;
     }
     let files = Sides::new(parse(texts.base).ok()?, parse(texts.ours).ok()?, parse(texts.theirs).ok()?);
