@@ -8,6 +8,8 @@
 //!   `m_Father` and `m_GameObject`, identity lists (`m_Component`, `m_Children`, and the
 //!   prefab override lists keyed by [`identity`]).
 //! * [`render`]: untouched documents and entries copied byte for byte.
+//! * [`recreated`]: objects a side re-created under new fileIDs are given them in the other
+//!   versions too.
 //! * [`renumber`]: different objects added under one fileID on both sides: theirs is renumbered.
 //! * [`UnityCodec::level_problems`]: `m_Father` and `m_Children` must agree.
 #![forbid(unsafe_code)]
@@ -18,6 +20,7 @@ pub mod identity;
 pub mod lower;
 pub mod outline;
 pub mod parse;
+pub mod recreated;
 pub mod render;
 pub mod renumber;
 
@@ -113,7 +116,11 @@ impl Codec for UnityCodec {
     }
 
     fn renumber(&self, texts: Sides<&[u8]>) -> Option<Renumbered> {
-        renumber::renumber(texts).map(|(theirs, notes)| Renumbered { theirs: Some(theirs), notes, ..Renumbered::default() })
+        let recreated = recreated::align(texts);
+        let texts = recreated.as_ref().map_or(texts, |r| r.applied_to(texts));
+        let collisions =
+            renumber::renumber(texts).map(|(theirs, notes)| Renumbered { theirs: Some(theirs), notes, ..Renumbered::default() });
+        Renumbered::chain(recreated, collisions)
     }
 }
 

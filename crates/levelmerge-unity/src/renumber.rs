@@ -91,25 +91,30 @@ pub fn renumber(texts: Sides<&[u8]>) -> Option<(Vec<u8>, Vec<String>)> {
     if fresh.is_empty() {
         return None;
     }
-    // Edits: each renumbered document's `&N`, and every local reference to one.
-    let src = theirs.src;
+    Some((rewrite_ids(&theirs, &fresh), notes))
+}
+
+/// `file`'s text with the fileIDs `map` names replaced: each document's `&N`, and every local
+/// reference `{fileID: N}` (a reference into another asset keeps its fileID).
+pub fn rewrite_ids(file: &UnityFile<'_>, map: &FxHashMap<i64, i64>) -> Vec<u8> {
+    let src = file.src;
     let mut edits: Vec<(usize, usize, String)> = Vec::new();
-    for d in &theirs.docs {
-        if let Some(new) = fresh.get(&d.file_id) {
+    for d in &file.docs {
+        if let Some(new) = map.get(&d.file_id) {
             let header = &src[d.span.0 as usize..];
             let amp = header.find('&').expect("a document header holds its fileID");
             let start = d.span.0 as usize + amp + 1;
             edits.push((start, start + d.file_id.to_string().len(), new.to_string()));
         }
     }
-    for n in 0..theirs.nodes.len() as u32 {
-        let Some(id) = local_ref(&theirs, n) else { continue };
-        let Some(new) = fresh.get(&id) else { continue };
-        let value = theirs.entries_of(n)[0].value;
-        let span = theirs.nodes[value as usize].span;
+    for n in 0..file.nodes.len() as u32 {
+        let Some(id) = local_ref(file, n) else { continue };
+        let Some(new) = map.get(&id) else { continue };
+        let value = file.entries_of(n)[0].value;
+        let span = file.nodes[value as usize].span;
         edits.push((span.0 as usize, span.1 as usize, new.to_string()));
     }
-    Some((levelmerge_core::text::splice(src, edits).into_bytes(), notes))
+    levelmerge_core::text::splice(src, edits).into_bytes()
 }
 
 #[cfg(test)]

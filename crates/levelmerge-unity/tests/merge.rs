@@ -485,3 +485,69 @@ fn a_deleted_component_kept_by_policy_is_listed_by_its_game_object_again() {
     assert_eq!(text(&r), ours);
     assert!(check_text(&UnityCodec, &r.text).is_empty());
 }
+
+fn light(id: i64, go: i64, intensity: &str) -> String {
+    format!("--- !u!108 &{id}\nLight:\n  m_ObjectHideFlags: 0\n  m_GameObject: {{fileID: {go}}}\n  m_Enabled: 1\n  serializedVersion: 10\n  m_Type: 2\n  m_Color: {{r: 1, g: 1, b: 1, a: 1}}\n  m_Intensity: {intensity}\n  m_Range: 10\n")
+}
+
+/// A game object with a transform and a light.
+fn lamp(go_id: i64, tr_id: i64, light_id: i64, x: &str, intensity: &str) -> Vec<String> {
+    let game_object = go(go_id, "Lamp", tr_id).replace("  m_Layer", &format!("  - component: {{fileID: {light_id}}}\n  m_Layer"));
+    vec![game_object, tr(tr_id, go_id, 0, &[], x), light(light_id, go_id, intensity)]
+}
+
+#[test]
+fn a_game_object_one_side_re_created_under_new_file_ids_keeps_the_other_sides_edits() {
+    let base = scene(&lamp(10, 11, 12, "0", "1"));
+    // Theirs re-made the lamp: every fileID is new, and it moved the lamp.
+    let theirs = scene(&lamp(70, 71, 72, "5", "1"));
+    let ours = scene(&lamp(10, 11, 12, "0", "2"));
+    let r = merge(&base, &ours, &theirs);
+    assert_eq!(r.open_conflicts, 0, "{:?}", r.conflicts);
+    assert_eq!(text(&r), scene(&lamp(70, 71, 72, "5", "2")));
+    assert!(r.notes.iter().any(|n| n.contains("theirs re-created 3 object(s)")), "{:?}", r.notes);
+    // The same with the sides swapped.
+    let swapped = merge(&base, &theirs, &ours);
+    assert_eq!(text(&swapped), scene(&lamp(70, 71, 72, "5", "2")));
+}
+
+#[test]
+fn a_component_removed_and_another_added_is_not_taken_for_the_same_one() {
+    let base = scene(&lamp(10, 11, 12, "0", "1"));
+    let mut parts = lamp(10, 11, 13, "0", "1");
+    // Theirs replaced the light with an audio source: another class, another object.
+    parts[2] = "--- !u!82 &13\nAudioSource:\n  m_ObjectHideFlags: 0\n  m_GameObject: {fileID: 10}\n  m_Enabled: 1\n".to_owned();
+    let theirs = scene(&parts);
+    let ours = scene(&lamp(10, 11, 12, "0", "2"));
+    let r = merge(&base, &ours, &theirs);
+    assert!(r.notes.iter().all(|n| !n.contains("re-created")), "{:?}", r.notes);
+    assert_eq!(r.conflicts.iter().map(|c| (c.object.as_str(), c.kind)).collect::<Vec<_>>(), [("12", "delete-modify")]);
+}
+
+#[test]
+fn an_object_both_sides_re_created_under_different_ids_is_one_object_under_ours_id() {
+    let base = scene(&lamp(10, 11, 12, "0", "1"));
+    let ours = scene(&lamp(10, 11, 50, "0", "1"));
+    let theirs = scene(&lamp(10, 11, 60, "0", "3"));
+    let r = merge(&base, &ours, &theirs);
+    assert_eq!(r.open_conflicts, 0, "{:?}", r.conflicts);
+    assert_eq!(text(&r), scene(&lamp(10, 11, 50, "0", "3")));
+}
+
+#[test]
+fn a_script_component_swapped_for_one_running_another_script_is_another_object() {
+    let behaviour = |id: i64, guid: &str, speed: &str| {
+        format!("--- !u!114 &{id}\nMonoBehaviour:\n  m_ObjectHideFlags: 0\n  m_GameObject: {{fileID: 10}}\n  m_Enabled: 1\n  m_Script: {{fileID: 11500000, guid: {guid}, type: 3}}\n  m_Name: \n  speed: {speed}\n")
+    };
+    let with = |component: i64, doc: String| {
+        let game_object = go(10, "Lamp", 11).replace("  m_Layer", &format!("  - component: {{fileID: {component}}}\n  m_Layer"));
+        scene(&[game_object, tr(11, 10, 0, &[], "0"), doc])
+    };
+    let base = with(12, behaviour(12, "aaaa", "1"));
+    let ours = with(12, behaviour(12, "aaaa", "2"));
+    // Theirs put another script in the same place: alike in every line but the script.
+    let theirs = with(13, behaviour(13, "bbbb", "1"));
+    let r = merge(&base, &ours, &theirs);
+    assert!(r.notes.iter().all(|n| !n.contains("re-created")), "{:?}", r.notes);
+    assert_eq!(r.conflicts.iter().map(|c| (c.object.as_str(), c.kind)).collect::<Vec<_>>(), [("12", "delete-modify")]);
+}
