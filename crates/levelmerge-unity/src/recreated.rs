@@ -5,7 +5,8 @@
 //! the object is the same, its id is not. Read by id, that side deleted the object and added
 //! another, so the other side's edits of it meet a deletion (a conflict, or lost with the old
 //! copy). A deleted object `X` and an added object `Y` of one side are one object when they
-//! have the same class, script, name and source prefab, and
+//! have the same class, script, name and source prefab, belong to the same owner (game object,
+//! father: the same id, or one found re-created likewise), and
 //! * their texts are equal once every id the side deleted or added is blanked out, and no
 //!   other pair is; or
 //! * they sit at the same place in two objects already found to be one (a game object's
@@ -64,11 +65,27 @@ type Pair = (Vec<i64>, Vec<i64>);
 /// component swapped for one running another script), wherever they sit.
 const IDENTITY: [&str; 3] = ["  m_Script:", "  m_Name:", "  m_SourcePrefab:"];
 
+/// Fields naming what an object belongs to: a re-created object still belongs to the same
+/// (or the re-created) owner; one that moved elsewhere is another object.
+const OWNERS: [&str; 2] = ["  m_GameObject: ", "  m_Father: "];
+
+/// The owners an object's text names, by field.
+fn owners(text: &str) -> Vec<(usize, i64)> {
+    text.lines()
+        .filter_map(|line| {
+            let field = OWNERS.iter().position(|k| line.starts_with(k))?;
+            local_refs(line).next().map(|r| (field, r.2))
+        })
+        .collect()
+}
+
 /// A deleted or added object, as compared.
 struct Seen<'f> {
     doc: &'f UnityDoc,
     /// Its local references, in order.
     refs: Vec<i64>,
+    /// What it belongs to ([`OWNERS`]).
+    owners: Vec<(usize, i64)>,
     /// Its body lines, deleted and added ids blanked.
     lines: Vec<String>,
 }
@@ -102,7 +119,8 @@ impl<'f> Changed<'f> {
             docs.into_iter()
                 .map(|doc| {
                     let text = f.text(doc.span);
-                    (doc.file_id, Seen { doc, refs: local_refs(text).map(|r| r.2).collect(), lines: blanked_lines(text, &blank) })
+                    let refs = local_refs(text).map(|r| r.2).collect();
+                    (doc.file_id, Seen { doc, refs, owners: owners(text), lines: blanked_lines(text, &blank) })
                 })
                 .collect()
         };
@@ -156,7 +174,33 @@ impl<'f> Changed<'f> {
             }
         }
         self.follow_places(&mut found);
+        self.keep_owned_alike(&mut found);
         found
+    }
+
+    /// Drops the pairs whose objects belong to different owners (an owner counts as the same
+    /// when it is the same id or its pair), until every pair left agrees.
+    fn keep_owned_alike(&self, found: &mut FxHashMap<i64, i64>) {
+        loop {
+            let same_owner = |(field, owner): &(usize, i64), y: &Seen<'_>| {
+                let now = found.get(owner).copied().unwrap_or(*owner);
+                y.owners.iter().any(|(f, o)| f == field && *o == now)
+            };
+            let moved: Vec<i64> = found
+                .iter()
+                .filter(|(x, y)| {
+                    let (xs, ys) = (&self.deleted[x], &self.added[y]);
+                    xs.owners.len() != ys.owners.len() || !xs.owners.iter().all(|o| same_owner(o, ys))
+                })
+                .map(|(x, _)| *x)
+                .collect();
+            if moved.is_empty() {
+                return;
+            }
+            for x in moved {
+                found.remove(&x);
+            }
+        }
     }
 
     /// Objects at the same place in two objects found to be one (same references in the same

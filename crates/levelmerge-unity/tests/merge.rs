@@ -551,3 +551,19 @@ fn a_script_component_swapped_for_one_running_another_script_is_another_object()
     assert!(r.notes.iter().all(|n| !n.contains("re-created")), "{:?}", r.notes);
     assert_eq!(r.conflicts.iter().map(|c| (c.object.as_str(), c.kind)).collect::<Vec<_>>(), [("12", "delete-modify")]);
 }
+
+#[test]
+fn a_component_moved_to_another_game_object_under_a_new_id_is_another_object() {
+    let base = scene(&[lamp(10, 11, 12, "0", "1"), vec![go(20, "Post", 21), tr(21, 20, 0, &[], "3")]].concat());
+    // Theirs moved the light from the lamp to the post, where it got a new fileID.
+    let mut theirs_parts = lamp(10, 11, 12, "0", "1");
+    theirs_parts[0] = go(10, "Lamp", 11);
+    theirs_parts.pop();
+    let post = go(20, "Post", 21).replace("  m_Layer", "  - component: {fileID: 22}\n  m_Layer");
+    theirs_parts.extend([post, tr(21, 20, 0, &[], "3"), light(22, 20, "1")]);
+    let theirs = scene(&theirs_parts);
+    let ours = scene(&[lamp(10, 11, 12, "0", "2"), vec![go(20, "Post", 21), tr(21, 20, 0, &[], "3")]].concat());
+    let r = merge(&base, &ours, &theirs);
+    assert!(r.notes.iter().all(|n| !n.contains("re-created")), "{:?}", r.notes);
+    assert_eq!(r.conflicts.iter().map(|c| (c.object.as_str(), c.kind)).collect::<Vec<_>>(), [("12", "delete-modify")]);
+}
