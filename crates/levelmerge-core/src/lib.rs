@@ -25,7 +25,9 @@ pub mod resolve;
 pub mod side;
 pub mod text;
 
-pub use codec::{check_text, diff_texts, merge_texts, Codec, ConflictReport, MergeError, MergeOutcome, Renumbered};
+pub use codec::{
+    check_text, diff_texts, merge_disjoint_parts, merge_objects, merge_texts, Codec, ConflictReport, MergeError, MergeOutcome, Renumbered,
+};
 pub use coherence::Problem;
 pub use merge::{merge, MergedLevel, Options};
 pub use model::{Level, Object, ObjectId, Origin, RefRole, Reference, Value, ValueKind};

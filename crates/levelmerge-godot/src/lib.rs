@@ -73,6 +73,10 @@ impl Codec for GodotCodec {
         true
     }
 
+    fn parts<'t>(&self, text: &'t [u8]) -> Option<Vec<&'t [u8]>> {
+        parse::parts(text)
+    }
+
     fn renumber(&self, texts: Sides<&[u8]>) -> Option<levelmerge_core::Renumbered> {
         // Resource ids first: a moved node is recognised by its content, resources included.
         let ids = ids::align(texts);

@@ -394,6 +394,37 @@ pub fn parse_among<'s>(src: &'s [u8], others: &[&[u8]]) -> Result<GodotFile<'s>,
     Ok(GodotFile { src: text, crlf, preamble, sections, attrs, props, key_aliases, ids: Default::default() })
 }
 
+/// The section kinds whose tag line starts a part ([`parts`]).
+const PART_TAGS: [&[u8]; 8] =
+    [b"gd_scene", b"gd_resource", b"ext_resource", b"sub_resource", b"resource", b"node", b"connection", b"editable"];
+
+/// The text cut at every line that opens a section of a known kind (the blank lines after a
+/// section stay with it); `None` when a cut would fall inside a string: a part whose quotes
+/// do not pair up holds the start of a string that runs past its end.
+pub fn parts(src: &[u8]) -> Option<Vec<&[u8]>> {
+    let opens_section = |at: usize| {
+        let line = &src[at + 1..];
+        PART_TAGS.iter().any(|t| line.starts_with(t) && matches!(line.get(t.len()), Some(b' ' | b']')))
+    };
+    let mut starts: Vec<usize> =
+        std::iter::once(0).chain(memchr::memmem::find_iter(src, b"\n[").map(|i| i + 1).filter(|&at| opens_section(at))).collect();
+    starts.push(src.len());
+    let parts: Vec<&[u8]> = starts.windows(2).map(|w| &src[w[0]..w[1]]).filter(|p| !p.is_empty()).collect();
+    parts.iter().all(|p| quotes_pair_up(p)).then_some(parts)
+}
+
+/// Whether every string literal that opens in `text` closes in it.
+fn quotes_pair_up(text: &[u8]) -> bool {
+    let mut at = 0;
+    while let Some(open) = memchr::memchr(b'"', &text[at..]) {
+        match closing_quote(text, at + open + 1) {
+            Some(close) => at = close + 1,
+            None => return false,
+        }
+    }
+    true
+}
+
 /// Names for the second and later occurrences of a key in one section's properties.
 fn alias_repeated_keys(text: &str, props: &[Prop], first: u32, aliases: &mut rustc_hash::FxHashMap<u32, String>) {
     let key = |p: &Prop| &text[p.key.0 as usize..p.key.1 as usize];

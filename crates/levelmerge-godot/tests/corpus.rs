@@ -83,3 +83,14 @@ fn a_policy_never_settles_a_real_merge_into_a_broken_godot_file() {
     eprintln!("godot: {settled} policy-settled real merges checked");
     assert!(settled >= scenarios.len(), "only {settled} of {} merges were settled", scenarios.len() * 2);
 }
+
+#[test]
+fn splicing_edits_of_different_sections_writes_what_the_whole_merge_writes_on_every_real_file() {
+    let Some(root) = corpus::require("splicing_edits_of_different_sections_writes_what_the_whole_merge_writes_on_every_real_file") else {
+        return;
+    };
+    let scenarios = corpus::scenarios(&root.join("merges"), |ext| GODOT.contains(&ext));
+    let compared = corpus::check_splices_equal_whole_merges(&GodotCodec, &scenarios, levelmerge_testutils::godot::edit_numbers);
+    eprintln!("godot: {compared} spliced merges equal to the whole merge");
+    assert!(compared >= 150, "only {compared} real files were spliced");
+}

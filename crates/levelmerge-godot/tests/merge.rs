@@ -402,3 +402,41 @@ fn a_string_one_side_cut_short_is_not_merged_line_by_line() {
     let r = merge(SHADER, &ours, &theirs).unwrap();
     assert_eq!(r.conflicts.iter().map(|c| (c.path.as_str(), c.kind)).collect::<Vec<_>>(), [("code", "both-modified")]);
 }
+
+/// Merged by splicing parts when that applies, and by reading every object: one text.
+fn spliced_as_read(b: &str, o: &str, t: &str) -> Option<String> {
+    let texts = Sides::new(b.as_bytes(), o.as_bytes(), t.as_bytes());
+    let spliced = levelmerge_core::merge_disjoint_parts(&GodotCodec, texts)?;
+    let read = levelmerge_core::merge_objects(&GodotCodec, texts, &Options::default(), &MarkerStyle::default()).expect("merges");
+    assert_eq!(read.open_conflicts, 0);
+    assert_eq!(String::from_utf8(spliced.clone()).unwrap(), String::from_utf8(read.text).unwrap());
+    Some(String::from_utf8(spliced).unwrap())
+}
+
+#[test]
+fn edits_of_different_sections_are_spliced_into_what_reading_every_object_writes() {
+    let scene = levelmerge_testutils::godot::scene(300);
+    let ours = levelmerge_testutils::godot::edit_numbers(&scene, 40, 0, 1);
+    let theirs = levelmerge_testutils::godot::edit_numbers(&scene, 40, 1, 2);
+    let out = spliced_as_read(&scene, &ours, &theirs).expect("every section changed by one side at most");
+    assert_ne!(out, ours);
+    assert_ne!(out, theirs);
+    // The same through merge_texts, which splices.
+    assert_eq!(clean(&scene, &ours, &theirs), out);
+}
+
+#[test]
+fn parts_are_not_spliced_where_both_sides_changed_one_or_a_section_was_added() {
+    // Both sides edit the sprite.
+    let ours = GODOT3.replace("position = Vector2( 10, 20 )", "position = Vector2( 11, 20 )");
+    let theirs = GODOT3.replace("texture = ExtResource( 2 )\n", "texture = ExtResource( 2 )\nflip_h = true\n");
+    assert_eq!(spliced_as_read(GODOT3, &ours, &theirs), None);
+    // Theirs adds a node.
+    let theirs = GODOT3.replace("[connection", "[node name=\"New\" type=\"Node2D\" parent=\".\"]\n\n[connection");
+    assert_eq!(spliced_as_read(GODOT3, &ours, &theirs), None);
+    // A string holding a line that looks like a tag does not cut the text there.
+    let base = GODOT3.replace("text = \"Hello\nworld\"", "text = \"Hello\n[node name=\\\"X\\\" parent=\\\".\\\"]\nworld\"");
+    let ours = base.replace("Hello", "Bye");
+    let theirs = base.replace("world\"", "there\"");
+    assert_eq!(spliced_as_read(&base, &ours, &theirs), None);
+}

@@ -133,3 +133,32 @@ where
     }
     settled
 }
+
+/// Every scenario's base edited on both sides in alternate objects (`edit(text, count, parity,
+/// seed)`) and merged by splicing the changed parts ([`levelmerge_core::merge_disjoint_parts`])
+/// gives what reading every object gives ([`levelmerge_core::merge_objects`]). Panics naming
+/// the scenario; returns how many merges were compared.
+pub fn check_splices_equal_whole_merges<C>(codec: &C, scenarios: &[Scenario], edit: fn(&str, usize, usize, u64) -> String) -> usize
+where
+    C: levelmerge_core::Codec + Sync,
+    for<'s> C::Document<'s>: Send + Sync,
+{
+    use levelmerge_core::{merge_disjoint_parts, merge_objects, Options, Sides};
+    let mut compared = 0;
+    for s in scenarios {
+        let base = s.read("base");
+        let Ok(text) = std::str::from_utf8(&base) else { continue };
+        let (ours, theirs) = (edit(text, 20, 0, 7), edit(text, 20, 1, 8));
+        let texts = Sides::new(text.as_bytes(), ours.as_bytes(), theirs.as_bytes());
+        let Some(spliced) = merge_disjoint_parts(codec, texts) else { continue };
+        match merge_objects(codec, texts, &Options::default(), &Default::default()) {
+            Ok(whole) if whole.open_conflicts == 0 => {
+                assert!(whole.text == spliced, "{}: the spliced merge differs from the whole merge", s.dir.display());
+                compared += 1;
+            }
+            // An input the whole merge refuses (duplicate ids, say) is not one to compare.
+            _ => {}
+        }
+    }
+    compared
+}

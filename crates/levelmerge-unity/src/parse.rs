@@ -497,6 +497,14 @@ fn document_offsets(src: &[u8]) -> impl Iterator<Item = usize> + '_ {
     first.into_iter().chain(memchr::memmem::find_iter(src, b"\n--- ").map(|i| i + 1))
 }
 
+/// The text cut at every document's `---` line (the preamble before the first is a part of
+/// its own). YAML ends any scalar at a `---` line, so a cut never falls inside a value.
+pub fn parts(src: &[u8]) -> Vec<&[u8]> {
+    let mut starts: Vec<usize> = std::iter::once(0).chain(document_offsets(src)).collect();
+    starts.push(src.len());
+    starts.windows(2).map(|w| &src[w[0]..w[1]]).filter(|p| !p.is_empty()).collect()
+}
+
 /// Where each document starts, and that line's number.
 fn document_starts(src: &[u8]) -> Vec<(usize, u32)> {
     let mut line_no = 1u32;

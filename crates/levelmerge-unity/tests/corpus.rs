@@ -115,3 +115,15 @@ fn a_policy_never_settles_a_real_merge_into_a_broken_unity_file() {
     eprintln!("unity: {settled} policy-settled real merges checked");
     assert!(settled >= scenarios.len(), "only {settled} of {} merges were settled", scenarios.len() * 2);
 }
+
+#[test]
+fn splicing_edits_of_different_documents_writes_what_the_whole_merge_writes_on_every_real_file() {
+    let Some(root) = corpus::require("splicing_edits_of_different_documents_writes_what_the_whole_merge_writes_on_every_real_file") else {
+        return;
+    };
+    let scenarios = corpus::scenarios(&root.join("merges"), |ext| ["unity", "prefab"].contains(&ext));
+    let codec = levelmerge_unity::UnityCodec;
+    let compared = corpus::check_splices_equal_whole_merges(&codec, &scenarios, levelmerge_testutils::unity::edit_numbers);
+    eprintln!("unity: {compared} spliced merges equal to the whole merge");
+    assert!(compared >= 300, "only {compared} real files were spliced");
+}

@@ -567,3 +567,21 @@ fn a_component_moved_to_another_game_object_under_a_new_id_is_another_object() {
     assert!(r.notes.iter().all(|n| !n.contains("re-created")), "{:?}", r.notes);
     assert_eq!(r.conflicts.iter().map(|c| (c.object.as_str(), c.kind)).collect::<Vec<_>>(), [("12", "delete-modify")]);
 }
+
+#[test]
+fn edits_of_different_documents_are_spliced_into_what_the_whole_merge_writes() {
+    let base = scene(&[lamp(10, 11, 12, "0", "1"), vec![go(20, "Post", 21), tr(21, 20, 0, &[], "3")]].concat());
+    let ours = base.replace("m_Intensity: 1", "m_Intensity: 2");
+    let theirs = base.replace("m_LocalPosition: {x: 3,", "m_LocalPosition: {x: 4,");
+    let texts = Sides::new(base.as_bytes(), ours.as_bytes(), theirs.as_bytes());
+    let spliced = levelmerge_core::merge_disjoint_parts(&UnityCodec, texts).expect("each document changed by one side at most");
+    let whole = levelmerge_core::merge_objects(&UnityCodec, texts, &Options::default(), &MarkerStyle::default()).expect("merges");
+    assert_eq!(String::from_utf8(spliced).unwrap(), text(&whole));
+    assert_eq!(text(&merge(&base, &ours, &theirs)), ours.replace("m_LocalPosition: {x: 3,", "m_LocalPosition: {x: 4,"));
+    // Both sides change the light: not spliced.
+    let theirs = base.replace("m_Range: 10", "m_Range: 12");
+    assert!(levelmerge_core::merge_disjoint_parts(&UnityCodec, Sides::new(base.as_bytes(), ours.as_bytes(), theirs.as_bytes())).is_none());
+    // A side adds a document: not spliced.
+    let theirs = format!("{base}{}", go(30, "New", 0));
+    assert!(levelmerge_core::merge_disjoint_parts(&UnityCodec, Sides::new(base.as_bytes(), ours.as_bytes(), theirs.as_bytes())).is_none());
+}
