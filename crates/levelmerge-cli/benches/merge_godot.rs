@@ -34,14 +34,18 @@ fn main() {
     let folder = std::env::var_os("LEVELMERGE_BENCH_DIR").map_or_else(|| dir.path().to_owned(), PathBuf::from);
     let bin = Path::new(env!("CARGO_BIN_EXE_levelmerge"));
     println!("{edits} edited values per side in alternate sections; median of {reps} runs; peak = largest resident size");
+    println!("\"+ node\": theirs also adds a node, so that every section is read and merged (no splice)");
     print_header();
     for (n, (name, base)) in cases.iter().enumerate() {
         let ours = edit_numbers(base, edits, 0, 11 + n as u64);
         let theirs = edit_numbers(base, edits, 1, 23 + n as u64);
-        let paths: Vec<PathBuf> = ["base", "ours", "theirs"].iter().map(|s| folder.join(format!("{n}-{s}.tscn"))).collect();
-        for (p, t) in paths.iter().zip([base, &ours, &theirs]) {
-            std::fs::write(p, t).expect("write an input");
+        let with_node = format!("{theirs}\n[node name=\"AddedByTheirs\" type=\"Node3D\" parent=\".\"]\n");
+        for (label, theirs) in [(name.clone(), theirs), (format!("{name} + node"), with_node)] {
+            let paths: Vec<PathBuf> = ["base", "ours", "theirs"].iter().map(|s| folder.join(format!("{n}-{s}.tscn"))).collect();
+            for (p, t) in paths.iter().zip([base, &ours, &theirs]) {
+                std::fs::write(p, t).expect("write an input");
+            }
+            compare(&label, bin, &[&paths[0], &paths[1], &paths[2]], &folder.join(format!("{n}-out.tscn")), reps);
         }
-        compare(name, bin, &[&paths[0], &paths[1], &paths[2]], &folder.join(format!("{n}-out.tscn")), reps);
     }
 }
