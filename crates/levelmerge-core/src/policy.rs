@@ -14,6 +14,10 @@ pub enum RuleAction {
     /// A counter (`nextUid`): the larger number wins. Left as a conflict when a side's value
     /// is not a number.
     Max,
+    /// An integer whose low bits the editor rewrites as bookkeeping, above the bits a user sets
+    /// (Cocos' `_localZOrder`: an arrival order the engine deals out again on load, under the
+    /// zIndex): when the two sides agree above the low `n` bits, ours is kept; else a conflict.
+    IgnoreLowBits(u32),
 }
 
 /// A property rule: a glob over property paths (`sun_*`, `Light.m_Color`, `layers.*.name`).
@@ -57,7 +61,12 @@ impl Policy {
                     RuleAction::Theirs => Some(Resolution { side: Side::Theirs, reason: Reason::Rule(rule.pattern.clone()) }),
                     RuleAction::Ignore => Some(Resolution { side: Side::Ours, reason: Reason::Volatile(rule.pattern.clone()) }),
                     RuleAction::Max => larger_side(c).map(|side| Resolution { side, reason: Reason::Rule(rule.pattern.clone()) }),
-                },
+                    RuleAction::IgnoreLowBits(bits) => {
+                        agree_above(c, bits).then(|| Resolution { side: Side::Ours, reason: Reason::Volatile(rule.pattern.clone()) })
+                    }
+                }
+                // A rule that cannot settle this conflict leaves it to the preference.
+                .or_else(|| self.prefer.map(|side| Resolution { side, reason: Reason::Preference })),
                 None => self.prefer.map(|side| Resolution { side, reason: Reason::Preference }),
             };
         }
@@ -69,6 +78,12 @@ fn larger_side(conflict: &Conflict<'_>) -> Option<Side> {
     let number = |side| conflict.text(side)?.trim().parse::<f64>().ok().filter(|n| n.is_finite());
     let (ours, theirs) = (number(Side::Ours)?, number(Side::Theirs)?);
     Some(if theirs > ours { Side::Theirs } else { Side::Ours })
+}
+
+/// Whether both sides hold an integer and the two agree above their low `bits` bits.
+fn agree_above(conflict: &Conflict<'_>, bits: u32) -> bool {
+    let number = |side| conflict.text(side).and_then(|t| t.trim().parse::<i64>().ok());
+    matches!((number(Side::Ours), number(Side::Theirs)), (Some(o), Some(t)) if o >> bits == t >> bits)
 }
 
 /// Glob match: `*` any run of characters, `?` one character, everything else literal.

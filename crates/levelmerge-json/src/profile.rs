@@ -18,7 +18,9 @@
 //!   lists (`_children`, `_components`) by the identity they name. Volatile: the scene node's
 //!   `_scale` (the editor's zoom: in the corpus it changes on nearly every save, to ratios of
 //!   the view to the design size such as 626/960), a label's `_actualFontSize` (computed from
-//!   its text and box), and the `_id` an editor upgrade gives each component (random).
+//!   its text and box), the `_id` an editor upgrade gives each component (random), and the
+//!   low 16 bits of a node's `_localZOrder` (an order of arrival the engine deals out again on
+//!   load; the zIndex above them is not volatile).
 //!
 //! A user's `.levelmerge.toml` rules come first; the profile's collections come after the
 //! configured ones.
@@ -97,6 +99,9 @@ impl Profile {
                 rule("cc.Scene._scale*", RuleAction::Ignore),
                 rule("_actualFontSize", RuleAction::Ignore),
                 rule("_id", RuleAction::Ignore),
+                // Written by Creator 2.0 (later ones do not save it): the zIndex above 16 bits
+                // of an order of arrival that the engine deals out again when it loads the scene.
+                rule("_localZOrder", RuleAction::IgnoreLowBits(16)),
             ],
         }
     }

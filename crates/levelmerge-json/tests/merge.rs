@@ -299,6 +299,12 @@ fn policies_settle_conflicts() {
     );
     assert_eq!(run(Policy { prefer: None, rules: vec![Rule { pattern: "y*".into(), action: RuleAction::Theirs }] }).1, 1);
     assert_eq!(run(Policy { prefer: None, rules: vec![Rule { pattern: "x".into(), action: RuleAction::Max }] }), (t.clone(), 0));
+    // 11 and 12 agree above their low 3 bits (both 1 when shifted), not above their low 2.
+    let low_bits = |bits| Policy { prefer: None, rules: vec![Rule { pattern: "x".into(), action: RuleAction::IgnoreLowBits(bits) }] };
+    assert_eq!(run(low_bits(3)), (o.clone(), 0));
+    assert_eq!(run(low_bits(2)).1, 1);
+    // A rule that cannot settle a conflict leaves it to the preference.
+    assert_eq!(run(Policy { prefer: Some(levelmerge_core::Side::Theirs), ..low_bits(2) }), (t.clone(), 0));
     let words = |x: &str| BASE.replace("\"name\": \"door\"", x);
     let (wb, wo, wt) = (words("\"name\": \"a\""), words("\"name\": \"b\""), words("\"name\": \"c\""));
     let r = merge_texts(
