@@ -28,6 +28,9 @@ use crate::renumber::rewrite_ids;
 /// The share of lines two objects must have in common to be one without any other evidence.
 const ALIKE: f64 = 0.6;
 
+/// How many lines the search for alike objects may compare, at most.
+const COMPARED_LINES: usize = 4_000_000;
+
 /// The local references `{fileID: N}` of a document's text, in order, with their positions.
 fn local_refs(text: &str) -> impl Iterator<Item = (usize, usize, i64)> + '_ {
     memchr::memmem::find_iter(text.as_bytes(), b"{fileID: ").filter_map(move |at| {
@@ -154,22 +157,40 @@ impl<'f> Changed<'f> {
             }
         }
         self.follow_places(&mut found);
-        // Alike texts, one match either way.
+        // Alike texts, one match either way: compared only with objects of the same kind, and
+        // only while a budget of compared lines lasts (a file re-made whole under new ids
+        // is mostly paired by the equal texts above).
         let taken: FxHashSet<i64> = found.values().copied().collect();
+        let kind = |s: &Seen<'_>| (s.doc.class_id, s.doc.stripped, s.identity().cloned().collect::<Vec<String>>());
+        let mut open_added: FxHashMap<(i64, bool, Vec<String>), Vec<i64>> = FxHashMap::default();
+        for y in added.iter().filter(|y| !taken.contains(y)) {
+            open_added.entry(kind(&self.added[y])).or_default().push(*y);
+        }
+        let mut budget = COMPARED_LINES;
         let mut pairs: Vec<(i64, i64)> = Vec::new();
         for x in deleted.iter().filter(|x| !found.contains_key(x)) {
             let xs = &self.deleted[x];
+            let Some(candidates) = open_added.get(&kind(xs)) else { continue };
             let lines: FxHashSet<&String> = xs.lines.iter().collect();
-            for y in added.iter().filter(|y| !taken.contains(y)) {
+            for y in candidates {
                 let ys = &self.added[y];
+                budget = budget.saturating_sub(ys.lines.len());
                 let shared = ys.lines.iter().filter(|l| lines.contains(l)).count();
-                if xs.is_like(ys) && shared as f64 >= ALIKE * xs.lines.len().max(ys.lines.len()) as f64 {
+                if shared as f64 >= ALIKE * xs.lines.len().max(ys.lines.len()) as f64 {
                     pairs.push((*x, *y));
                 }
             }
+            if budget == 0 {
+                break;
+            }
+        }
+        let mut count: FxHashMap<i64, usize> = FxHashMap::default();
+        for &(x, y) in &pairs {
+            *count.entry(x).or_default() += 1;
+            *count.entry(y).or_default() += 1;
         }
         for &(x, y) in &pairs {
-            if pairs.iter().filter(|p| p.0 == x || p.1 == y).count() == 1 {
+            if count[&x] == 1 && count[&y] == 1 {
                 found.insert(x, y);
             }
         }
