@@ -392,3 +392,25 @@ mod tests {
         assert_eq!(marker_lines(b"=======\n<<<<<<<\n=======\rx\n>>>>>>> b"), vec![1, 2, 4]);
     }
 }
+
+/// The first `shown` items joined by ", ", and how many more there are (`a, b, c and 30
+/// more`), for notes that could list thousands.
+pub fn first_of(items: &[String], shown: usize) -> String {
+    let listed = items.iter().take(shown).cloned().collect::<Vec<_>>().join(", ");
+    match items.len().saturating_sub(shown) {
+        0 => listed,
+        more => format!("{listed} and {more} more"),
+    }
+}
+
+#[cfg(test)]
+mod first_of_tests {
+    use super::first_of;
+
+    #[test]
+    fn long_lists_are_cut_with_a_count() {
+        let items: Vec<String> = (1..=5).map(|i| i.to_string()).collect();
+        assert_eq!(first_of(&items, 3), "1, 2, 3 and 2 more");
+        assert_eq!(first_of(&items[..2], 3), "1, 2");
+    }
+}

@@ -22,6 +22,12 @@ use levelmerge_core::{Renumbered, Side, Sides};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::lower::section_ids;
+
+/// A node's properties and its children's names (as `("", name)`), sorted.
+type Content<'a> = Vec<(&'a str, &'a str)>;
+
+/// How many (deleted, added) pairs of nodes the search for moves may compare, at most.
+const COMPARED_PAIRS: usize = 200_000;
 use crate::parse::{parse, GodotFile, Section};
 
 /// The parent path of a node path (`.` for the root's children).
@@ -98,19 +104,59 @@ fn moves_of<'a>(base: &Nodes<'a, '_>, side: &Nodes<'a, '_>) -> Vec<(&'a str, &'a
             None => open.push(p),
         }
     }
-    let claimed: FxHashSet<&str> = found.iter().map(|&(_, q)| q).collect();
-    let mut candidates: Vec<(&str, &str)> = Vec::new();
+    // Nodes equal in content (a renamed node, a moved one left as it was), one match either way.
+    let sorted = |mut content: Vec<(&'a str, &'a str)>| {
+        content.sort_unstable();
+        content
+    };
+    let mut by_content: FxHashMap<(&str, Content<'_>), Vec<&str>> = FxHashMap::default();
+    for &q in &added {
+        let qs = side.by_path[q];
+        if let Some(what) = side.what(qs) {
+            by_content.entry((what, sorted(side.content(q, qs).into_iter().collect()))).or_default().push(q);
+        }
+    }
+    let mut equal: Vec<(&str, &str)> = Vec::new();
     for &p in &open {
         let bs = base.by_path[p];
         let Some(what) = base.what(bs) else { continue };
+        let key = (what, sorted(base.content(p, bs).into_iter().collect()));
+        if let Some(qs) = by_content.get(&key).filter(|_| !key.1.is_empty()) {
+            equal.extend(qs.iter().filter(|q| name_of(q) == name_of(p) || parent_of(q) == parent_of(p)).map(|&q| (p, q)));
+        }
+    }
+    found.extend(one_to_one(&equal));
+    let open: Vec<&str> = {
+        let matched: FxHashSet<&str> = found.iter().map(|&(p, _)| p).collect();
+        open.into_iter().filter(|p| !matched.contains(p)).collect()
+    };
+    let claimed: FxHashSet<&str> = found.iter().map(|&(_, q)| q).collect();
+    // Added nodes by what they are and their name, and by what they are and their parent: a
+    // moved node keeps one of the two.
+    let mut by_name: FxHashMap<(&str, &str), Vec<&str>> = FxHashMap::default();
+    let mut by_parent: FxHashMap<(&str, &str), Vec<&str>> = FxHashMap::default();
+    for &q in added.iter().filter(|q| !claimed.contains(*q)) {
+        if let Some(what) = side.what(side.by_path[q]) {
+            by_name.entry((what, name_of(q))).or_default().push(q);
+            by_parent.entry((what, parent_of(q))).or_default().push(q);
+        }
+    }
+    let mut side_contents: FxHashMap<&str, FxHashSet<(&str, &str)>> = FxHashMap::default();
+    let mut budget = COMPARED_PAIRS;
+    let mut candidates: Vec<(&str, &str)> = Vec::new();
+    'roots: for &p in &open {
+        let bs = base.by_path[p];
+        let Some(what) = base.what(bs) else { continue };
         let base_content = base.content(p, bs);
-        for &q in &added {
-            let qs = side.by_path[q];
-            let renamed = parent_of(q) == parent_of(p);
-            if claimed.contains(q) || side.what(qs) != Some(what) || !(renamed || name_of(q) == name_of(p)) {
-                continue;
+        let same_name = by_name.get(&(what, name_of(p))).into_iter().flatten();
+        let same_parent = by_parent.get(&(what, parent_of(p))).into_iter().flatten().filter(|q| name_of(q) != name_of(p));
+        for &q in same_name.chain(same_parent) {
+            if budget == 0 {
+                break 'roots;
             }
-            let side_content = side.content(q, qs);
+            budget -= 1;
+            let renamed = parent_of(q) == parent_of(p);
+            let side_content = side_contents.entry(q).or_insert_with(|| side.content(q, side.by_path[q]));
             let shared = base_content.iter().filter(|c| side_content.contains(c)).count();
             let total = base_content.len().max(side_content.len());
             let alike = if total == 0 { !renamed } else { 2 * shared >= total };
@@ -119,14 +165,19 @@ fn moves_of<'a>(base: &Nodes<'a, '_>, side: &Nodes<'a, '_>) -> Vec<(&'a str, &'a
             }
         }
     }
-    let count = |f: &dyn Fn(&(&str, &str)) -> bool| candidates.iter().filter(|c| f(c)).count();
-    for &(p, q) in &candidates {
-        if count(&|c| c.0 == p) == 1 && count(&|c| c.1 == q) == 1 {
-            found.push((p, q));
-        }
-    }
+    found.extend(one_to_one(&candidates));
     found.sort_unstable();
     found
+}
+
+/// The pairs whose base node and side node are in no other pair.
+fn one_to_one<'a>(pairs: &[(&'a str, &'a str)]) -> Vec<(&'a str, &'a str)> {
+    let mut count: FxHashMap<(bool, &str), usize> = FxHashMap::default();
+    for &(p, q) in pairs {
+        *count.entry((false, p)).or_default() += 1;
+        *count.entry((true, q)).or_default() += 1;
+    }
+    pairs.iter().copied().filter(|&(p, q)| count[&(false, p)] == 1 && count[&(true, q)] == 1).collect()
 }
 
 /// `path` after the moves, when one applies.
@@ -214,9 +265,18 @@ pub fn align(texts: Sides<&[u8]>) -> Option<Renumbered> {
     let all: Vec<(&str, &str)> = ours.iter().chain(&theirs).chain(&common).copied().collect();
     let mut notes = Vec::new();
     for (moves, who) in [(&ours, Side::Ours.to_string()), (&theirs, Side::Theirs.to_string()), (&common, "both sides".to_owned())] {
-        for (p, q) in moves {
-            let what = if parent_of(p) == parent_of(q) { "renamed" } else { "moved" };
-            notes.push(format!("{who} {what} node \"{p}\" to \"{q}\"; edits there follow it"));
+        let described: Vec<String> = moves.iter().map(|(p, q)| format!("\"{p}\" to \"{q}\"")).collect();
+        match moves.as_slice() {
+            [] => {}
+            [(p, q)] => {
+                let what = if parent_of(p) == parent_of(q) { "renamed" } else { "moved" };
+                notes.push(format!("{who} {what} node {}; edits there follow it", described[0]));
+            }
+            _ => notes.push(format!(
+                "{who} renamed or moved {} nodes ({}); edits there follow them",
+                moves.len(),
+                levelmerge_core::text::first_of(&described, 3)
+            )),
         }
     }
     Some(Renumbered {

@@ -440,3 +440,26 @@ fn parts_are_not_spliced_where_both_sides_changed_one_or_a_section_was_added() {
     let theirs = base.replace("world\"", "there\"");
     assert_eq!(spliced_as_read(&base, &ours, &theirs), None);
 }
+
+#[test]
+fn many_siblings_renamed_alike_are_told_apart_by_their_own_content() {
+    let node = |name: &str, x: usize| {
+        format!("[node name=\"{name}\" type=\"Node2D\" parent=\".\"]\nposition = Vector2( {x}, 0 )\nscale = Vector2( 2, 2 )\n\n")
+    };
+    let scene = |prefix: &str, edited: Option<usize>| {
+        let mut s = "[gd_scene format=2]\n\n[node name=\"Main\" type=\"Node2D\"]\n\n".to_owned();
+        for i in 0..20 {
+            let mut n = node(&format!("{prefix}{i}"), i);
+            if edited == Some(i) {
+                n = n.replace("scale = Vector2( 2, 2 )", "scale = Vector2( 3, 3 )");
+            }
+            s.push_str(&n);
+        }
+        s
+    };
+    let (base, ours, theirs) = (scene("Tree", None), scene("Tree", Some(7)), scene("Oak", None));
+    let r = merge(&base, &ours, &theirs).unwrap_or_else(|e| panic!("merge failed: {e}"));
+    assert_eq!(r.open_conflicts, 0, "{:?}", r.conflicts);
+    assert_eq!(String::from_utf8(r.text).unwrap(), scene("Oak", Some(7)));
+    assert!(r.notes.iter().any(|n| n.contains("theirs renamed or moved 20 nodes") && n.contains("and 17 more")), "{:?}", r.notes);
+}

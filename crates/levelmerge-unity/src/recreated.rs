@@ -280,11 +280,10 @@ pub fn align(texts: Sides<&[u8]>) -> Option<Renumbered> {
     for (side, found) in [(Side::Ours, &ours), (Side::Theirs, &theirs)] {
         let mut pairs: Vec<String> = found.iter().map(|(x, y)| format!("&{x} as &{y}")).collect();
         pairs.sort_unstable();
-        let shown = pairs.iter().take(3).cloned().collect::<Vec<_>>().join(", ");
-        let more = if pairs.len() > 3 { format!(" and {} more", pairs.len() - 3) } else { String::new() };
         if !pairs.is_empty() {
+            let shown = levelmerge_core::text::first_of(&pairs, 3);
             notes.push(format!(
-                "{side} re-created {} object(s) under new fileIDs ({shown}{more}); the other side's edits of them follow them",
+                "{side} re-created {} object(s) under new fileIDs ({shown}); the other side's edits of them follow them",
                 pairs.len()
             ));
         }
