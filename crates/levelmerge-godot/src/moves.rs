@@ -39,11 +39,6 @@ fn name_of(path: &str) -> &str {
     path.rfind('/').map_or(path, |i| &path[i + 1..])
 }
 
-/// Whether `path` is `root` or lies below it.
-fn under(path: &str, root: &str) -> bool {
-    path.strip_prefix(root).is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
-}
-
 /// One version's nodes, by path.
 struct Nodes<'f, 's> {
     file: &'f GodotFile<'s>,
@@ -180,9 +175,11 @@ fn one_to_one<'a>(pairs: &[(&'a str, &'a str)]) -> Vec<(&'a str, &'a str)> {
     pairs.iter().copied().filter(|&(p, q)| count[&(false, p)] == 1 && count[&(true, q)] == 1).collect()
 }
 
-/// `path` after the moves, when one applies.
-fn moved(path: &str, moves: &[(&str, &str)]) -> Option<String> {
-    moves.iter().find(|(p, _)| under(path, p)).map(|(p, q)| format!("{q}{}", &path[p.len()..]))
+/// `path` after the moves (none of which lies below another), when one applies: the path
+/// itself or one of its ancestors was moved.
+fn moved(path: &str, moves: &FxHashMap<&str, &str>) -> Option<String> {
+    let ends = path.match_indices('/').map(|(i, _)| i).chain(std::iter::once(path.len()));
+    ends.filter_map(|end| moves.get(&path[..end]).map(|q| format!("{q}{}", &path[end..]))).next()
 }
 
 /// `file` as though `moves` had been made in it, or `None` when none touches it.
@@ -190,6 +187,7 @@ fn rewrite(file: &GodotFile<'_>, moves: &[(&str, &str)]) -> Option<Vec<u8>> {
     if moves.is_empty() {
         return None;
     }
+    let moves: FxHashMap<&str, &str> = moves.iter().copied().collect();
     let mut edits: Vec<(usize, usize, String)> = Vec::new();
     let mut set = |s: &Section, key: &str, new: &str| {
         if let Some(a) = file.attrs_of(s).iter().find(|a| file.text(a.key) == key) {
@@ -204,15 +202,15 @@ fn rewrite(file: &GodotFile<'_>, moves: &[(&str, &str)]) -> Option<Vec<u8>> {
         match file.kind(s) {
             "node" => {
                 let Some(path) = id.as_ref().and_then(|id| id.as_str().strip_prefix("node:")) else { continue };
-                let Some(new) = moved(path, moves) else { continue };
-                if moves.iter().any(|(p, _)| *p == path) {
+                let Some(new) = moved(path, &moves) else { continue };
+                if moves.contains_key(path) {
                     set(s, "name", name_of(&new));
                 }
                 set(s, "parent", parent_of(&new));
             }
             "connection" | "editable" => {
                 for key in ["from", "to", "path"] {
-                    if let Some(new) = file.attr_unquoted(s, key).and_then(|v| moved(v, moves)) {
+                    if let Some(new) = file.attr_unquoted(s, key).and_then(|v| moved(v, &moves)) {
                         set(s, key, &new);
                     }
                 }
@@ -221,6 +219,42 @@ fn rewrite(file: &GodotFile<'_>, moves: &[(&str, &str)]) -> Option<Vec<u8>> {
         }
     }
     (!edits.is_empty()).then(|| levelmerge_core::text::splice(file.src, edits).into_bytes())
+}
+
+/// A node path and each of its ancestors' paths (`a/b/c`, `a/b`, `a`).
+fn self_and_ancestors(path: &str) -> impl Iterator<Item = &str> {
+    std::iter::once(path).chain(path.rmatch_indices('/').map(move |(i, _)| &path[..i]))
+}
+
+/// Where one side's moves reach: the nodes they move, every ancestor of those, and where they
+/// put them (and every ancestor of that).
+struct Reach<'a> {
+    moved: FxHashSet<&'a str>,
+    above_moved: FxHashSet<&'a str>,
+    destinations: FxHashSet<&'a str>,
+    above_destinations: FxHashSet<&'a str>,
+}
+
+impl<'a> Reach<'a> {
+    fn of(moves: &[(&'a str, &'a str)]) -> Self {
+        Reach {
+            moved: moves.iter().map(|m| m.0).collect(),
+            above_moved: moves.iter().flat_map(|m| self_and_ancestors(m.0)).collect(),
+            destinations: moves.iter().map(|m| m.1).collect(),
+            above_destinations: moves.iter().flat_map(|m| self_and_ancestors(m.1)).collect(),
+        }
+    }
+
+    /// Whether the other side's move of `p` to `q` reaches into these moves' subtrees: `p`
+    /// lies at or below a node moved here or above one; `q` lies below a node moved here; a
+    /// node moved here is put below `p`; or both put a node at one path.
+    fn tangles(&self, (p, q): (&str, &str)) -> bool {
+        self_and_ancestors(p).any(|a| self.moved.contains(a))
+            || self.above_moved.contains(p)
+            || self_and_ancestors(q).any(|a| self.moved.contains(a))
+            || self.above_destinations.contains(p)
+            || self.destinations.contains(q)
+    }
 }
 
 /// The moves of a side that `other` can take: it still has the node where base has it, and
@@ -255,10 +289,9 @@ pub fn align(texts: Sides<&[u8]>) -> Option<Renumbered> {
     let common: Vec<(&str, &str)> = ours_moves.iter().filter(|m| theirs_moves.contains(m)).copied().collect();
     let (mut ours, mut theirs) = (takeable(ours_moves, &nodes.theirs), takeable(theirs_moves, &nodes.ours));
     // Moves of the two sides that reach into one another's subtrees are left alone.
-    let tangled = |(p, q): (&str, &str), (r, t): (&str, &str)| under(p, r) || under(r, p) || under(q, r) || under(t, p) || q == t;
-    let ours_all = ours.clone();
-    ours.retain(|&m| !theirs.iter().any(|&n| tangled(m, n)));
-    theirs.retain(|&n| !ours_all.iter().any(|&m| tangled(m, n)));
+    let (ours_reach, theirs_reach) = (Reach::of(&ours), Reach::of(&theirs));
+    ours.retain(|&m| !theirs_reach.tangles(m));
+    theirs.retain(|&n| !ours_reach.tangles(n));
     if ours.is_empty() && theirs.is_empty() && common.is_empty() {
         return None;
     }

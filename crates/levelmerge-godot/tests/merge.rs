@@ -463,3 +463,15 @@ fn many_siblings_renamed_alike_are_told_apart_by_their_own_content() {
     assert_eq!(String::from_utf8(r.text).unwrap(), scene("Oak", Some(7)));
     assert!(r.notes.iter().any(|n| n.contains("theirs renamed or moved 20 nodes") && n.contains("and 17 more")), "{:?}", r.notes);
 }
+
+#[test]
+fn moves_of_the_two_sides_that_reach_into_each_other_are_not_made() {
+    // Ours moves Other under Sprite; theirs renames Sprite. Made together, Other would have to
+    // follow a rename it was never part of: neither move is made.
+    let base = GODOT3.replace("[connection", "[node name=\"Other\" type=\"Node2D\" parent=\".\"]\n\n[connection");
+    let ours = GODOT3.replace("[connection", "[node name=\"Other\" type=\"Node2D\" parent=\"Sprite\"]\n\n[connection");
+    let theirs = base.replace("name=\"Sprite\"", "name=\"Player\"").replace("parent=\"Sprite\"]", "parent=\"Player\"]");
+    let r = merge(&base, &ours, &theirs).unwrap_or_else(|e| panic!("{e}"));
+    assert!(r.notes.iter().all(|n| !n.contains("moved") && !n.contains("renamed")), "{:?}", r.notes);
+    assert!(r.open_conflicts > 0, "{}", String::from_utf8_lossy(&r.text));
+}
