@@ -5,7 +5,8 @@
 //! edits inside it would be a conflict, or lost with the old copy.
 //!
 //! A side moved base node `P` to `Q` (a path it has and base lacks) when:
-//! * both carry the same `unique_id` (Godot 4.6+); or else
+//! * both carry the same `unique_id` (Godot 4.6+), wherever `P` was; or else, for the top of a
+//!   subtree that left its place,
 //! * `Q` keeps `P`'s name or its parent, the node type (or instanced scene) is the same, at
 //!   least half of their properties and children's names are shared (a renamed node must share
 //!   some), and neither has another such match: an ambiguous case is left as it was.
@@ -88,17 +89,15 @@ fn moves_of<'a>(base: &Nodes<'a, '_>, side: &Nodes<'a, '_>) -> Vec<(&'a str, &'a
         base.by_path.keys().copied().filter(|p| *p != "." && !p.contains('#') && !side.by_path.contains_key(p)).collect();
     let added: Vec<&str> = side.by_path.keys().copied().filter(|p| !p.contains('#') && !base.by_path.contains_key(p)).collect();
     // Only the top of a moved subtree is matched; what lies below it moves with it.
-    let mut roots: Vec<&str> = gone.iter().copied().filter(|p| !gone.contains(parent_of(p))).collect();
-    roots.sort_unstable();
-    let mut found = Vec::new();
+    let mut gone_sorted: Vec<&str> = gone.iter().copied().collect();
+    gone_sorted.sort_unstable();
+    // A `unique_id` names a node wherever it went, even out of a subtree its side deleted or
+    // moved elsewhere.
     let by_unique_id: FxHashMap<&str, &str> = added.iter().filter_map(|&q| Some((side.unique_id(side.by_path[q])?, q))).collect();
-    let mut open = Vec::new();
-    for p in roots {
-        match base.unique_id(base.by_path[p]).and_then(|u| by_unique_id.get(u)) {
-            Some(&q) => found.push((p, q)),
-            None => open.push(p),
-        }
-    }
+    let mut found: Vec<(&str, &str)> =
+        gone_sorted.iter().filter_map(|&p| Some((p, *base.unique_id(base.by_path[p]).and_then(|u| by_unique_id.get(u))?))).collect();
+    let matched: FxHashSet<&str> = found.iter().map(|&(p, _)| p).collect();
+    let open: Vec<&str> = gone_sorted.iter().copied().filter(|p| !matched.contains(p) && !gone.contains(parent_of(p))).collect();
     // Nodes equal in content (a renamed node, a moved one left as it was), one match either way.
     let sorted = |mut content: Vec<(&'a str, &'a str)>| {
         content.sort_unstable();
@@ -175,11 +174,10 @@ fn one_to_one<'a>(pairs: &[(&'a str, &'a str)]) -> Vec<(&'a str, &'a str)> {
     pairs.iter().copied().filter(|&(p, q)| count[&(false, p)] == 1 && count[&(true, q)] == 1).collect()
 }
 
-/// `path` after the moves (none of which lies below another), when one applies: the path
-/// itself or one of its ancestors was moved.
+/// `path` after the moves, when one applies: the path itself or its nearest moved ancestor was
+/// moved (a node moved by its `unique_id` may lie below another moved one).
 fn moved(path: &str, moves: &FxHashMap<&str, &str>) -> Option<String> {
-    let ends = path.match_indices('/').map(|(i, _)| i).chain(std::iter::once(path.len()));
-    ends.filter_map(|end| moves.get(&path[..end]).map(|q| format!("{q}{}", &path[end..]))).next()
+    self_and_ancestors(path).find_map(|a| moves.get(a).map(|q| format!("{q}{}", &path[a.len()..])))
 }
 
 /// `file` as though `moves` had been made in it, or `None` when none touches it.

@@ -475,3 +475,13 @@ fn moves_of_the_two_sides_that_reach_into_each_other_are_not_made() {
     assert!(r.notes.iter().all(|n| !n.contains("moved") && !n.contains("renamed")), "{:?}", r.notes);
     assert!(r.open_conflicts > 0, "{}", String::from_utf8_lossy(&r.text));
 }
+
+#[test]
+fn a_node_carrying_a_unique_id_is_followed_out_of_a_parent_its_side_deleted() {
+    let base = "[gd_scene format=3]\n\n[node name=\"Main\" type=\"Control\" unique_id=1]\n\n[node name=\"Box\" type=\"HBoxContainer\" parent=\".\" unique_id=2]\n\n[node name=\"Search\" type=\"LineEdit\" parent=\"Box\" unique_id=3]\ntext = \"a\"\n";
+    // Ours replaces the box by a toolbar and moves the search field into it.
+    let ours = "[gd_scene format=3]\n\n[node name=\"Main\" type=\"Control\" unique_id=1]\n\n[node name=\"Tools\" type=\"HFlowContainer\" parent=\".\" unique_id=4]\n\n[node name=\"Search\" type=\"LineEdit\" parent=\"Tools\" unique_id=3]\ntext = \"a\"\n";
+    let theirs = base.replace("text = \"a\"", "text = \"b\"");
+    let out = clean(base, ours, &theirs);
+    assert_eq!(out, ours.replace("text = \"a\"", "text = \"b\""));
+}
