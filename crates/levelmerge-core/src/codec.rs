@@ -28,6 +28,22 @@ pub trait Codec {
         self.parse(src)
     }
 
+    /// Read the three versions of a merge, on three threads when `parallel`. A codec that
+    /// leaves parts unparsed must leave the same parts unparsed in every version, so that the
+    /// three agree on what is opaque; the default reads each version among the other two
+    /// ([`Codec::parse_among`]).
+    fn parse_versions<'src>(&self, texts: Sides<&'src [u8]>, parallel: bool) -> Sides<Result<Self::Document<'src>, Problem>>
+    where
+        Self: Sync,
+        for<'s> Self::Document<'s>: Send,
+    {
+        on_each_side(parallel, texts, |side, text| {
+            let others: Vec<&[u8]> =
+                [Side::Base, Side::Ours, Side::Theirs].into_iter().filter(|s| *s != side).map(|s| *texts.get(s)).collect();
+            self.parse_among(text, &others)
+        })
+    }
+
     /// The level a document holds. Problems that make matching by id impossible (duplicate ids
     /// or keys) are errors.
     ///
@@ -381,8 +397,10 @@ pub fn merged_capacity(lengths: Sides<usize>) -> usize {
     grown + grown / 64 + 4096
 }
 
-/// Total input size from which the three inputs are read in parallel.
-pub const PARALLEL_FROM: usize = 128 * 1024;
+/// Total input size from which the three inputs are read in parallel. Below it a thread's
+/// start and its fresh heap cost more than it saves (a 94 KB Cocos scene merges in 6.7 ms
+/// instead of 7.9).
+pub const PARALLEL_FROM: usize = 1024 * 1024;
 
 /// Run `f` for the three sides, on three threads when `parallel` (codecs that read each
 /// version whole before the merge use it too).
@@ -507,10 +525,7 @@ where
     };
     // Big inputs are read on three threads (the work is independent; the machine has cores).
     let parallel = codec.reads_in_parallel() && texts.base.len() + texts.ours.len() + texts.theirs.len() > PARALLEL_FROM;
-    let docs = on_each_side(parallel, texts, |side, text| {
-        let others: Vec<&[u8]> = [Side::Base, Side::Ours, Side::Theirs].into_iter().filter(|s| *s != side).map(|s| *texts.get(s)).collect();
-        parse(codec, side, text, &others)
-    });
+    let docs = codec.parse_versions(texts, parallel).map(|side, doc| doc.map_err(|problem| MergeError::Unreadable { side, problem }));
     let docs = Sides::new(docs.base?, docs.ours?, docs.theirs?);
     let all = docs.as_ref();
     let levels = on_each_side(parallel, all, |side, doc| {

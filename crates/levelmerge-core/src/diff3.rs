@@ -70,8 +70,19 @@ pub fn changed_stretches(a: &[u64], b: &[u64]) -> Vec<(Range<usize>, Range<usize
 
 /// Merge three sequences of element hashes.
 pub fn diff3(base: &[u64], ours: &[u64], theirs: &[u64]) -> Vec<Chunk> {
-    let to_ours = alignment(base, ours);
-    let to_theirs = alignment(base, theirs);
+    chunks(base, ours, theirs, &alignment(base, ours), &alignment(base, theirs))
+}
+
+/// [`diff3`] diffing base with each side on its own thread (for long sequences).
+pub fn diff3_in_parallel(base: &[u64], ours: &[u64], theirs: &[u64]) -> Vec<Chunk> {
+    let (to_ours, to_theirs) = std::thread::scope(|scope| {
+        let to_theirs = scope.spawn(|| alignment(base, theirs));
+        (alignment(base, ours), to_theirs.join().expect("a diff does not panic"))
+    });
+    chunks(base, ours, theirs, &to_ours, &to_theirs)
+}
+
+fn chunks(base: &[u64], ours: &[u64], theirs: &[u64], to_ours: &[Option<usize>], to_theirs: &[Option<usize>]) -> Vec<Chunk> {
     let mut chunks = Vec::new();
     let (mut b, mut o, mut t) = (0usize, 0usize, 0usize);
     loop {

@@ -8,6 +8,7 @@ use rustc_hash::FxHasher;
 use similar::{capture_diff_slices, Algorithm, DiffOp};
 
 use crate::diff3::{diff3, Chunk, Take};
+use crate::{Side, Sides};
 
 /// How conflict markers look.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -49,6 +50,67 @@ pub fn splice(src: &str, mut edits: Vec<(usize, usize, String)>) -> String {
 /// Lines including their terminators, so that joining them gives the text back exactly.
 pub fn lines(text: &[u8]) -> Vec<&[u8]> {
     text.split_inclusive(|&b| b == b'\n').collect()
+}
+
+/// For each version, the byte ranges made of whole lines that all three versions hold alike
+/// at one place of their 3-way alignment (diff3's stable stretches, their bytes compared), in
+/// order. A value lying inside one is the same, byte for byte, in every version.
+///
+/// Short lines repeat (`}`, `"tags": []`), and a diff may align a run of them with a copy
+/// elsewhere (an object the other side moved): a stretch counts only when it holds a line that
+/// each version has once, which can only be aligned with itself.
+pub fn stable_spans(texts: Sides<&[u8]>) -> Sides<Vec<(u32, u32)>> {
+    // Big texts are hashed and diffed on several threads.
+    let parallel = texts.base.len() + texts.ours.len() + texts.theirs.len() > crate::codec::PARALLEL_FROM;
+    // Where each line starts (and, last, where the text ends), and each line's hash.
+    let lines = crate::codec::on_each_side(parallel, texts, |_, t| {
+        let mut starts = Vec::with_capacity(t.len() / 32 + 2);
+        starts.push(0);
+        starts.extend(memchr::memchr_iter(b'\n', t).map(|i| i + 1));
+        if *starts.last().expect("one start") != t.len() {
+            starts.push(t.len());
+        }
+        let hashes: Vec<u64> = starts.windows(2).map(|w| line_hash(&t[w[0]..w[1]])).collect();
+        (starts, hashes)
+    });
+    let bytes = |s: Side, r: &std::ops::Range<usize>| lines.get(s).0[r.start]..lines.get(s).0[r.end];
+    // How often each line occurs in each version (2: more than once).
+    let mut occurs: rustc_hash::FxHashMap<u64, [u8; 3]> = rustc_hash::FxHashMap::default();
+    occurs.reserve(lines.base.1.len() + lines.base.1.len() / 8);
+    for (i, side) in [&lines.base.1, &lines.ours.1, &lines.theirs.1].into_iter().enumerate() {
+        for &h in side {
+            let n = &mut occurs.entry(h).or_default()[i];
+            *n = (*n + 1).min(2);
+        }
+    }
+    let anchored = |base: &std::ops::Range<usize>| lines.base.1[base.clone()].iter().any(|h| occurs.get(h) == Some(&[1, 1, 1]));
+    let mut stretches: Vec<Sides<std::ops::Range<usize>>> = Vec::new();
+    let diff = if parallel { crate::diff3::diff3_in_parallel } else { diff3 };
+    for chunk in diff(&lines.base.1, &lines.ours.1, &lines.theirs.1) {
+        let Chunk::Stable { base, ours, theirs } = chunk else { continue };
+        if !anchored(&base) {
+            continue;
+        }
+        let ranges = Sides::new(bytes(Side::Base, &base), bytes(Side::Ours, &ours), bytes(Side::Theirs, &theirs));
+        let text = |s: Side| &texts.get(s)[ranges.get(s).clone()];
+        if text(Side::Base).is_empty() {
+            continue;
+        }
+        // Equal hashes are trusted only once the bytes agree.
+        if text(Side::Base) != text(Side::Ours) || text(Side::Base) != text(Side::Theirs) {
+            continue;
+        }
+        match stretches.last_mut() {
+            // Stable stretches that meet in every version are one.
+            Some(last) if [Side::Base, Side::Ours, Side::Theirs].iter().all(|&s| last.get(s).end == ranges.get(s).start) => {
+                last.base.end = ranges.base.end;
+                last.ours.end = ranges.ours.end;
+                last.theirs.end = ranges.theirs.end;
+            }
+            _ => stretches.push(ranges),
+        }
+    }
+    Sides::new((), (), ()).map(|side, ()| stretches.iter().map(|r| (r.get(side).start as u32, r.get(side).end as u32)).collect())
 }
 
 fn line_hash(line: &[u8]) -> u64 {
@@ -400,6 +462,45 @@ pub fn first_of(items: &[String], shown: usize) -> String {
     match items.len().saturating_sub(shown) {
         0 => listed,
         more => format!("{listed} and {more} more"),
+    }
+}
+
+#[cfg(test)]
+mod stable_spans_tests {
+    use super::*;
+
+    fn spans(b: &str, o: &str, t: &str) -> Sides<Vec<String>> {
+        let texts = Sides::new(b.as_bytes(), o.as_bytes(), t.as_bytes());
+        let found = stable_spans(texts);
+        Sides::new((), (), ()).map(|side, ()| {
+            found.get(side).iter().map(|&(s, e)| String::from_utf8(texts.get(side)[s as usize..e as usize].to_vec()).unwrap()).collect()
+        })
+    }
+
+    #[test]
+    fn stretches_all_three_keep_are_found_in_each_version() {
+        let b = "{\n\"a\": 1,\n\"b\": 2,\n\"c\": 3,\n\"d\": 4\n}\n";
+        let o = "{\n\"a\": 10,\n\"b\": 2,\n\"c\": 3,\n\"d\": 4\n}\n";
+        let t = "{\n\"a\": 1,\n\"b\": 2,\n\"c\": 3,\n\"d\": 40\n}\n";
+        let found = spans(b, o, t);
+        assert_eq!(found.base, ["{\n", "\"b\": 2,\n\"c\": 3,\n", "}\n"]);
+        assert_eq!(found.ours, found.base);
+        assert_eq!(found.theirs, found.base);
+        // The same in all three: all of it.
+        assert_eq!(spans(b, b, b).ours, [b]);
+    }
+
+    #[test]
+    fn a_stretch_of_repeated_lines_alone_is_not_trusted() {
+        // Short lines repeat, and a diff may align a run of them with a copy elsewhere (an
+        // object moved): between the two edits lie only repeated lines, so nothing there counts.
+        let b = "[\n[1],\n[0],\n[0],\n[2],\n[3]\n]\n";
+        let o = "[\n[10],\n[0],\n[0],\n[2],\n[3]\n]\n";
+        let t = "[\n[1],\n[0],\n[0],\n[20],\n[3]\n]\n";
+        let found = spans(b, o, t);
+        assert_eq!(found.base, ["[\n", "[3]\n]\n"]);
+        assert_eq!(found.ours, found.base);
+        assert_eq!(found.theirs, found.base);
     }
 }
 

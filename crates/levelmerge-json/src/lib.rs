@@ -141,6 +141,44 @@ impl Codec for JsonCodec {
         parse::parse(src, self.dialect_for(src))
     }
 
+    /// Containers lying in lines all three versions hold alike are left unread: most of a big
+    /// level, where reading it all is most of a merge's time. Not where the whole file must be
+    /// read: declared references, and Cocos files, whose references are positions.
+    fn parse_versions<'src>(&self, texts: Sides<&'src [u8]>, parallel: bool) -> Sides<Result<Document<'src>, Problem>> {
+        // Each version's editor is looked for once, here.
+        let profiles = texts.map(|_, t| Profile::detect(t));
+        let dialects = texts.map(|_, t| self.dialect_for(t));
+        let declares_refs = self.config.parent_key.is_some() || !self.config.reference_keys.is_empty();
+        let reads_all = !self.skip_unchanged
+            || declares_refs
+            || [dialects.base, dialects.ours, dialects.theirs].iter().any(|d| *d != Dialect::Json)
+            || Profile::first([profiles.base, profiles.ours, profiles.theirs]) == Some(Profile::Cocos);
+        let stable = if reads_all { Sides::new(Vec::new(), Vec::new(), Vec::new()) } else { levelmerge_core::text::stable_spans(texts) };
+        // The ranges hold the same bytes in every version: their containers are found once and
+        // placed in each version, and each version checks the syntax of a third of them.
+        let found = parse::closed_containers(texts.base, &stable.base);
+        let closed = stable.as_ref().map(|side, spans| {
+            let turn = [Side::Base, Side::Ours, Side::Theirs].iter().position(|s| *s == side).unwrap_or(0);
+            let moved = |range: usize, at: u32| at - stable.base[range].0 + spans[range].0;
+            let place = |(i, &(range, open, end)): (usize, &(usize, u32, u32))| parse::Closed {
+                open: moved(range, open),
+                end: moved(range, end),
+                check: i % 3 == turn,
+            };
+            found.iter().enumerate().map(place).collect::<Vec<_>>()
+        });
+        let inputs = Sides::new(
+            (texts.base, &stable.base, &closed.base),
+            (texts.ours, &stable.ours, &closed.ours),
+            (texts.theirs, &stable.theirs, &closed.theirs),
+        );
+        levelmerge_core::codec::on_each_side(parallel, inputs, |side, (text, stable, closed)| {
+            let doc = parse::parse_among_stable(text, *dialects.get(side), stable, closed)?;
+            doc.profile.get_or_init(|| *profiles.get(side));
+            Ok(doc)
+        })
+    }
+
     fn lower<'d>(&self, doc: &'d Document<'_>, side: Side, others: &[&'d Document<'_>]) -> Result<Level<'d>, Vec<Problem>> {
         // A document's text outlives any borrow of the document.
         let doc: &'d Document<'d> = doc;

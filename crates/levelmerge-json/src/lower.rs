@@ -133,6 +133,17 @@ impl<'d> Lowerer<'d, '_> {
         self.opaque_ok && peers.iter().enumerate().all(|(i, p)| p.is_some_and(|p| self.others[i].node_text(p) == raw))
     }
 
+    /// Whether another version left the same bytes here unread. Which lines of the three
+    /// versions align is not always where the same object lies (short lines repeat): a
+    /// container read here must then be opaque too, or equal values would compare unequal.
+    fn opaque_elsewhere(&self, raw: &str, peers: Peers) -> bool {
+        self.opaque_ok
+            && peers
+                .iter()
+                .enumerate()
+                .any(|(i, p)| p.is_some_and(|p| self.others[i].nodes[p as usize].opaque && self.others[i].node_text(p) == raw))
+    }
+
     /// The member named `name` (at position `index` here) in each peer object.
     fn member_peers(&self, peers: Peers, index: usize, name: &str) -> Peers {
         if !self.opaque_ok {
@@ -237,7 +248,8 @@ impl<'d> Lowerer<'d, '_> {
         let doc = self.doc;
         let n = &doc.nodes[node as usize];
         let raw = doc.node_text(node);
-        if self.identical_everywhere(raw, peers) && matches!(n.kind, NodeKind::Object | NodeKind::Array) {
+        let container = matches!(n.kind, NodeKind::Object | NodeKind::Array);
+        if n.opaque || (container && (self.identical_everywhere(raw, peers) || self.opaque_elsewhere(raw, peers))) {
             // The same bytes in every version: nothing inside can merge differently.
             return Value::scalar(raw, self.origin(node), None);
         }

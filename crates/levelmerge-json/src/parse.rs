@@ -39,6 +39,9 @@ pub struct Node {
     /// The slot this node is the value of (`NO_SLOT` for the root).
     pub slot: u32,
     pub kind: NodeKind,
+    /// A container left unread: it lies where every merged version holds the same lines
+    /// ([`parse_among_stable`]), so it has no slots and stands for its bytes.
+    pub opaque: bool,
 }
 
 const NO_COMMA: u32 = u32::MAX;
@@ -170,18 +173,27 @@ struct Draft {
     value: u32,
 }
 
-struct Parser<'s> {
+struct Parser<'s, 'r> {
     src: &'s [u8],
     pos: usize,
     nodes: Vec<Node>,
     slots: Vec<Slot>,
     scratch: Vec<Draft>,
+    /// Byte ranges the same in every merged version, in order: containers inside them are
+    /// left opaque.
+    stable: &'r [(u32, u32)],
+    /// Containers that close inside a stable range ([`closed_containers`]), in order, and the
+    /// next one to come.
+    closed: &'r [Closed],
+    next_closed: usize,
+    /// Whether what is read is kept (false while a container is only checked).
+    keep: bool,
     strict: bool,
     uses_commas: bool,
     depth: usize,
 }
 
-impl<'s> Parser<'s> {
+impl Parser<'_, '_> {
     fn err(&self, message: impl Into<String>) -> Problem {
         Problem::syntax_at(self.src, self.pos, message)
     }
@@ -237,34 +249,86 @@ impl<'s> Parser<'s> {
     }
 
     fn push_node(&mut self, start: usize, kind: NodeKind) -> u32 {
-        self.nodes.push(Node { start: start as u32, end: start as u32, kind, first_slot: 0, slot_count: 0, slot: NO_SLOT });
+        self.nodes.push(Node { start: start as u32, end: start as u32, kind, first_slot: 0, slot_count: 0, slot: NO_SLOT, opaque: false });
         (self.nodes.len() - 1) as u32
     }
 
-    fn value(&mut self) -> Result<u32, Problem> {
+    /// A scalar read up to the current position (nothing is kept while only checking).
+    fn leaf(&mut self, start: usize, kind: NodeKind) -> u32 {
+        if !self.keep {
+            return 0;
+        }
+        let n = self.push_node(start, kind);
+        self.nodes[n as usize].end = self.pos as u32;
+        n
+    }
+
+    /// A container known to close inside a stable range ([`closed_containers`]): checked for
+    /// syntax without keeping anything (unless another version checks the same bytes), then
+    /// kept as one opaque node.
+    fn opaque_container(&mut self, keyed: bool, closed: Closed) -> Result<u32, Problem> {
+        let start = self.pos;
+        let end = closed.end;
+        if closed.check {
+            self.keep = false;
+            let checked = self.container(keyed, false, false);
+            self.keep = true;
+            checked?;
+            if self.pos != end as usize {
+                // The scan disagreed (it cannot when the syntax is right): read it in full.
+                self.pos = start;
+                return self.container(keyed, false, false);
+            }
+        }
+        self.pos = end as usize;
+        let n = self.push_node(start, if keyed { NodeKind::Object } else { NodeKind::Array });
+        let first_slot = self.slots.len() as u32;
+        let node = &mut self.nodes[n as usize];
+        node.end = end;
+        node.first_slot = first_slot;
+        node.opaque = true;
+        Ok(n)
+    }
+
+    /// The container opening here, when it closes inside a stable range.
+    fn known_closed(&mut self) -> Option<Closed> {
+        let at = self.pos as u32;
+        while self.closed.get(self.next_closed).is_some_and(|c| c.open < at) {
+            self.next_closed += 1;
+        }
+        self.closed.get(self.next_closed).filter(|c| c.open == at).copied()
+    }
+
+    /// Whether `[start, end)` lies inside one stable range.
+    fn is_stable(&self, start: usize, end: usize) -> bool {
+        let first_reaching = self.stable.partition_point(|r| (r.1 as usize) < end);
+        self.stable.get(first_reaching).is_some_and(|r| r.0 as usize <= start)
+    }
+
+    /// A value; `in_array`: it is an item of an array.
+    fn value(&mut self, in_array: bool) -> Result<u32, Problem> {
         let start = self.pos;
         match self.peek() {
-            Some(b'{') => self.container(true, false),
-            Some(b'[') => self.container(false, false),
+            Some(b @ (b'{' | b'[')) => {
+                let keyed = b == b'{';
+                match self.keep.then(|| self.known_closed()).flatten() {
+                    Some(closed) if self.depth > 0 && !(keyed && in_array) => self.opaque_container(keyed, closed),
+                    _ => self.container(keyed, false, in_array),
+                }
+            }
             Some(b'"') => {
                 self.string()?;
-                let n = self.push_node(start, NodeKind::String);
-                self.nodes[n as usize].end = self.pos as u32;
-                Ok(n)
+                Ok(self.leaf(start, NodeKind::String))
             }
             Some(b'-' | b'0'..=b'9') => {
                 self.number()?;
-                let n = self.push_node(start, NodeKind::Number);
-                self.nodes[n as usize].end = self.pos as u32;
-                Ok(n)
+                Ok(self.leaf(start, NodeKind::Number))
             }
             Some(b't' | b'f' | b'n') => {
                 for word in [&b"true"[..], b"false", b"null"] {
                     if self.src[self.pos..].starts_with(word) {
                         self.pos += word.len();
-                        let n = self.push_node(start, NodeKind::Literal);
-                        self.nodes[n as usize].end = self.pos as u32;
-                        return Ok(n);
+                        return Ok(self.leaf(start, NodeKind::Literal));
                     }
                 }
                 Err(self.err(format!("unexpected {}: expected a value", self.describe())))
@@ -364,18 +428,19 @@ impl<'s> Parser<'s> {
         Ok(((start as u32, self.pos as u32), (start as u32, self.pos as u32)))
     }
 
-    fn container(&mut self, keyed: bool, implicit: bool) -> Result<u32, Problem> {
+    fn container(&mut self, keyed: bool, implicit: bool, in_array: bool) -> Result<u32, Problem> {
         self.depth += 1;
         if self.depth > MAX_DEPTH {
             return Err(self.err(format!("nesting deeper than {MAX_DEPTH} levels")));
         }
         let start = self.pos;
-        let node = self.push_node(start, if keyed { NodeKind::Object } else { NodeKind::Array });
+        let node = if self.keep { self.push_node(start, if keyed { NodeKind::Object } else { NodeKind::Array }) } else { 0 };
         let close = if keyed { b'}' } else { b']' };
         if !implicit {
             self.pos += 1;
         }
         let scratch_start = self.scratch.len();
+        let slots_start = self.slots.len();
         let mut count = 0usize;
         loop {
             let lead_start = self.pos;
@@ -419,12 +484,32 @@ impl<'s> Parser<'s> {
             } else {
                 ((element_start, element_start), false)
             };
-            let value = self.value()?;
-            self.scratch.push(Draft { lead: (lead_start as u32, element_start), comma, name, quoted, value });
+            let value = self.value(!keyed)?;
+            if self.keep {
+                self.scratch.push(Draft { lead: (lead_start as u32, element_start), comma, name, quoted, value });
+            }
             count += 1;
         }
         if !implicit {
             self.pos += 1;
+        }
+        if !self.keep {
+            self.depth -= 1;
+            return Ok(node);
+        }
+        // Read, then dropped: a container the same in every version (but the root, and an
+        // object in an array, whose members tell its identity) is kept as its bytes alone,
+        // and what it held makes room for the rest.
+        if self.depth > 1 && count > 0 && !(keyed && in_array) && self.is_stable(start, self.pos) {
+            self.scratch.truncate(scratch_start);
+            self.nodes.truncate(node as usize + 1);
+            self.slots.truncate(slots_start);
+            let n = &mut self.nodes[node as usize];
+            n.end = self.pos as u32;
+            n.first_slot = slots_start as u32;
+            n.opaque = true;
+            self.depth -= 1;
+            return Ok(node);
         }
         let first_slot = self.slots.len() as u32;
         for d in self.scratch.drain(scratch_start..) {
@@ -440,8 +525,81 @@ impl<'s> Parser<'s> {
     }
 }
 
+/// A container that opens and closes inside a stable range.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Closed {
+    /// Where it opens and where it ends.
+    pub open: u32,
+    pub end: u32,
+    /// Whether this version's parse checks its syntax (the same bytes are checked once, in
+    /// one of the versions).
+    pub check: bool,
+}
+
+/// The containers that open and close inside one of the `stable` ranges (in order) and lie in
+/// no other such container but an object in an array (whose members tell its identity, so it
+/// is read): `(range, open, end)` in order, `range` indexing `stable`. A quick scan that only
+/// follows strings and brackets: the parser checks the syntax. Strict JSON only: there a line
+/// never starts inside a string, so each range is scanned from a known state; a comment ends
+/// its range's scan.
+pub fn closed_containers(src: &[u8], stable: &[(u32, u32)]) -> Vec<(usize, u32, u32)> {
+    struct Open {
+        at: u32,
+        object: bool,
+        /// Where its contents' records start.
+        records: usize,
+    }
+    let mut closed = Vec::new();
+    let mut open: Vec<Open> = Vec::new();
+    'ranges: for (range, &(from, to)) in stable.iter().enumerate() {
+        open.clear();
+        let range_start = closed.len();
+        let mut i = from as usize;
+        while i < to as usize {
+            match src[i] {
+                b'"' => {
+                    i += 1;
+                    while i < to as usize && src[i] != b'"' {
+                        i += if src[i] == b'\\' { 2 } else { 1 };
+                    }
+                }
+                b @ (b'{' | b'[') => open.push(Open { at: i as u32, object: b == b'{', records: closed.len() }),
+                b'}' | b']' => {
+                    // A bracket closing a container opened before the range leaves it open.
+                    if let Some(done) = open.pop() {
+                        // Opened before the range, the holder may be an array too.
+                        let in_array = open.last().is_none_or(|o| !o.object);
+                        // An empty one costs nothing to read, and reads as the empty list
+                        // every side may fill.
+                        let empty = src[done.at as usize + 1..i].iter().all(u8::is_ascii_whitespace);
+                        if !(empty || done.object && in_array) {
+                            closed.truncate(done.records);
+                            closed.push((range, done.at, i as u32 + 1));
+                        }
+                    }
+                }
+                b'/' => {
+                    closed.truncate(range_start);
+                    continue 'ranges;
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+    }
+    closed
+}
+
 /// Parse a document.
 pub fn parse(src: &[u8], dialect: Dialect) -> Result<Document<'_>, Problem> {
+    parse_among_stable(src, dialect, &[], &[])
+}
+
+/// Parse a document, leaving opaque the containers that lie inside one of the `stable` byte
+/// ranges (in order): ranges whose bytes every merged version holds at the same place of their
+/// alignment ([`levelmerge_core::text::stable_spans`]). `closed`: the containers found there
+/// ([`closed_containers`]), skipped at once.
+pub fn parse_among_stable<'s>(src: &'s [u8], dialect: Dialect, stable: &[(u32, u32)], closed: &[Closed]) -> Result<Document<'s>, Problem> {
     if src.len() >= u32::MAX as usize {
         return Err(Problem::Syntax { line: 1, column: 1, message: "file larger than 4 GiB".into() });
     }
@@ -449,15 +607,23 @@ pub fn parse(src: &[u8], dialect: Dialect) -> Result<Document<'_>, Problem> {
         return Err(Problem::syntax_at(src, zero, "binary data (NUL byte), not a text file"));
     }
     let text = std::str::from_utf8(src).map_err(|e| Problem::syntax_at(src, e.valid_up_to(), "not UTF-8 text"))?;
-    // Real levels hold about one value per 10 to 20 bytes: sizing the arrays up front spares
-    // regrowing (and copying) them; capacity never touched costs no memory.
-    let estimate = src.len() / 10 + 16;
+    // Every value but the root follows a comma or an opening bracket: counting them sizes the
+    // arrays up front (commas inside strings only add room), which spares regrowing and
+    // copying them, most of the reading time of a big level; room never touched costs nothing.
+    let estimate = 1 + src
+        .chunks(255)
+        .map(|chunk| usize::from(chunk.iter().fold(0u8, |n, &b| n + u8::from(matches!(b, b',' | b'[' | b'{')))))
+        .sum::<usize>();
     let mut p = Parser {
         src,
         pos: 0,
         nodes: Vec::with_capacity(estimate),
         slots: Vec::with_capacity(estimate),
         scratch: Vec::new(),
+        stable,
+        closed,
+        next_closed: 0,
+        keep: true,
         strict: dialect == Dialect::Json,
         uses_commas: false,
         depth: 0,
@@ -466,12 +632,12 @@ pub fn parse(src: &[u8], dialect: Dialect) -> Result<Document<'_>, Problem> {
     let implicit = dialect == Dialect::Sjson && !matches!(p.peek(), Some(b'{' | b'['));
     let root = if implicit {
         p.pos = 0;
-        p.container(true, true)?
+        p.container(true, true, false)?
     } else {
         if p.peek().is_none() {
             return Err(p.err("empty file: expected a JSON value"));
         }
-        let root = p.value()?;
+        let root = p.value(false)?;
         p.skip_trivia()?;
         if p.peek().is_some() {
             return Err(p.err(format!("unexpected {} after the end of the document", p.describe())));
@@ -525,6 +691,33 @@ mod tests {
         assert!(parse(b"{\"a\":1 \"b\":2}", Dialect::Json).is_err());
         assert!(parse(b"\x00\x01", Dialect::Json).unwrap_err().to_string().contains("binary"));
         assert!(parse(&[b'['; 5000], Dialect::Json).unwrap_err().to_string().contains("nesting"));
+    }
+
+    #[test]
+    fn containers_in_stable_ranges_are_opaque() {
+        let src = b"{\n\"a\": [1, [2]],\n\"items\": [\n{\"id\": 1, \"at\": [0, 0]}\n],\n\"b\": 0\n}\n";
+        let text = std::str::from_utf8(src).unwrap();
+        let start = text.find("\"a\"").unwrap() as u32;
+        // Up to the line closing `items`: that array does not close inside.
+        let end = text.rfind("],").unwrap() as u32;
+        let stable = [(start, end)];
+        let found = closed_containers(src, &stable);
+        // `[1, [2]]` whole, and the member of the item (an object in an array is read, for its id).
+        let opens: Vec<&str> = found.iter().map(|&(_, o, e)| &text[o as usize..e as usize]).collect();
+        assert_eq!(opens, ["[1, [2]]", "[0, 0]"]);
+        let closed: Vec<Closed> = found.iter().map(|&(_, open, end)| Closed { open, end, check: true }).collect();
+        let d = parse_among_stable(src, Dialect::Json, &stable, &closed).unwrap();
+        let a = d.slots_of(d.root)[0].value;
+        assert!(d.nodes[a as usize].opaque && d.slots_of(a).is_empty());
+        assert_eq!(d.node_text(a), "[1, [2]]");
+        let items = d.slots_of(d.root)[1].value;
+        let item = d.slots_of(items)[0].value;
+        assert!(!d.nodes[item as usize].opaque, "an item object keeps its members");
+        let at = d.slots_of(item)[1].value;
+        assert!(d.nodes[at as usize].opaque);
+        let full = parse(src, Dialect::Json).unwrap();
+        assert!(d.nodes.len() < full.nodes.len());
+        assert!(full.nodes.iter().all(|n| !n.opaque));
     }
 
     #[test]

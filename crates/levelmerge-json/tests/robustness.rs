@@ -42,3 +42,50 @@ proptest! {
         run_everything(&bytes, b"[]");
     }
 }
+
+/// `text` with `name`'s value given a prefix (ours' edit), and with a member added at the end
+/// (theirs'): both far from the middle of the file.
+fn edited_at_both_ends(text: &str) -> (String, String) {
+    let ours = text.replacen("\"name\": \"", "\"name\": \"o", 1);
+    let end = text.rfind('}').expect("a JSON object");
+    let theirs = format!("{},\"added\": 1{}", &text[..end], &text[end..]);
+    (ours, theirs)
+}
+
+#[test]
+fn a_syntax_error_every_version_shares_is_refused() {
+    // The broken array lies in lines all three versions hold alike, which the merge leaves
+    // unread: it is still checked.
+    let base = "{\n\"name\": \"a\",\n\"big\": [\n[1, 2],\n[3 4],\n[5, 6]\n],\n\"z\": 1\n}\n";
+    let (ours, theirs) = edited_at_both_ends(base);
+    let texts = Sides::new(base.as_bytes(), ours.as_bytes(), theirs.as_bytes());
+    let error = merge_texts(&JsonCodec::default(), texts, &Options::default(), &MarkerStyle::default()).expect_err("broken input");
+    assert!(error.to_string().contains("line 5"), "{error}");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+    /// Damage all three versions share is found wherever it lies, as reading one alone finds it.
+    #[test]
+    fn damage_every_version_shares_is_refused(base in level(6), st in style(), cut_at in any::<prop::sample::Index>(), cut_len in 0usize..8, insert in "[{}\\[\\],:\" a-z0-9]{0,4}") {
+        let text = base.to_json(st);
+        let (ours, theirs) = edited_at_both_ends(&text);
+        let Some(name_at) = text.find("\"name\": \"") else { return Ok(()) };
+        // Damage between ours' edit and theirs' one, at the same bytes of every version.
+        let after_name = name_at + "\"name\": \"".len();
+        let end = text.rfind('}').unwrap_or(text.len());
+        if end <= after_name + 1 {
+            return Ok(());
+        }
+        let at = after_name + 1 + cut_at.index(end - after_name - 1);
+        let cut = (at + cut_len).min(end);
+        let damage = |t: &str, shift: usize| format!("{}{insert}{}", &t[..at + shift], &t[cut + shift..]);
+        let (b, o, t) = (damage(&text, 0), damage(&ours, 1), damage(&theirs, 0));
+        let codec = JsonCodec::default();
+        if codec.parse(b.as_bytes()).is_err() {
+            let merged = merge_texts(&codec, Sides::new(b.as_bytes(), o.as_bytes(), t.as_bytes()), &Options::default(), &MarkerStyle::default());
+            prop_assert!(merged.is_err(), "damage at {at} went unseen:\n{b}");
+        }
+    }
+}
