@@ -34,13 +34,15 @@ fn main() {
     let folder = std::env::var_os("LEVELMERGE_BENCH_DIR").map_or_else(|| dir.path().to_owned(), PathBuf::from);
     let bin = Path::new(env!("CARGO_BIN_EXE_levelmerge"));
     println!("{edits} edited values per side in alternate sections; median of {reps} runs; peak = largest resident size");
-    println!("\"+ node\": theirs also adds a node, so that every section is read and merged (no splice)");
+    println!("\"+ nodes\": each side also adds a node at the end, so that every section is read and merged (no splice)");
     print_header();
     for (n, (name, base)) in cases.iter().enumerate() {
         let ours = edit_numbers(base, edits, 0, 11 + n as u64);
         let theirs = edit_numbers(base, edits, 1, 23 + n as u64);
-        let with_node = format!("{theirs}\n[node name=\"AddedByTheirs\" type=\"Node3D\" parent=\".\"]\n");
-        for (label, theirs) in [(name.clone(), theirs), (format!("{name} + node"), with_node)] {
+        let added = |text: &str, by: &str| format!("{text}\n[node name=\"AddedBy{by}\" type=\"Node3D\" parent=\".\"]\n");
+        let plain = (name.clone(), ours.clone(), theirs.clone());
+        let with_nodes = (format!("{name} + nodes"), added(&ours, "Ours"), added(&theirs, "Theirs"));
+        for (label, ours, theirs) in [plain, with_nodes] {
             let paths: Vec<PathBuf> = ["base", "ours", "theirs"].iter().map(|s| folder.join(format!("{n}-{s}.tscn"))).collect();
             for (p, t) in paths.iter().zip([base, &ours, &theirs]) {
                 std::fs::write(p, t).expect("write an input");

@@ -417,32 +417,53 @@ pub fn on_each_side<T: Send, U: Send>(parallel: bool, inputs: Sides<T>, f: impl 
     })
 }
 
-/// When the three versions name the same objects in the same order ([`Codec::parts`]) and
-/// each part was changed by one side at most: base with each changed part taken from the side
-/// that changed it. `None` otherwise.
+/// The common merge, spliced: the versions' parts ([`Codec::parts`]), named by their first
+/// line, are aligned by name (a 3-way diff of the names). A part every version names is taken
+/// from the side that changed it; parts one side added or removed are taken from that side
+/// when the other left those places untouched. `None` when both sides changed one part or one
+/// place (the whole merge decides those), or when the text has no parts.
 pub fn merge_disjoint_parts<C: Codec>(codec: &C, texts: Sides<&[u8]>) -> Option<Vec<u8>> {
     if !codec.checks_output() {
         return None;
     }
-    let (base, ours, theirs) = (codec.parts(texts.base)?, codec.parts(texts.ours)?, codec.parts(texts.theirs)?);
-    if base.len() != ours.len() || base.len() != theirs.len() {
-        return None;
-    }
-    let first_line = |part: &[u8]| -> usize { memchr::memchr(b'\n', part).map_or(part.len(), |i| i + 1) };
+    let parts = Sides::new(codec.parts(texts.base)?, codec.parts(texts.ours)?, codec.parts(texts.theirs)?);
+    let name = |part: &[u8]| -> u64 {
+        let end = memchr::memchr(b'\n', part).map_or(part.len(), |i| i + 1);
+        let mut h = rustc_hash::FxHasher::default();
+        std::hash::Hash::hash(&part[..end], &mut h);
+        std::hash::Hasher::finish(&h)
+    };
+    let names = parts.as_ref().map(|_, p| p.iter().map(|part| name(part)).collect::<Vec<u64>>());
     let mut out = Vec::with_capacity(merged_capacity(texts.map(|_, t| t.len())));
-    for ((b, o), t) in base.iter().zip(&ours).zip(&theirs) {
-        let name = &b[..first_line(b)];
-        if !o.starts_with(name) || !t.starts_with(name) || first_line(o) != name.len() || first_line(t) != name.len() {
-            return None;
+    let push = |out: &mut Vec<u8>, taken: &[&[u8]]| taken.iter().for_each(|part| out.extend_from_slice(part));
+    for chunk in crate::diff3::diff3(&names.base, &names.ours, &names.theirs) {
+        match chunk {
+            crate::diff3::Chunk::Stable { base, ours, theirs } => {
+                let named = parts.base[base].iter().zip(&parts.ours[ours]).zip(&parts.theirs[theirs]);
+                for ((b, o), t) in named {
+                    let part = if o == b {
+                        t
+                    } else if t == b || t == o {
+                        o
+                    } else {
+                        return None;
+                    };
+                    out.extend_from_slice(part);
+                }
+            }
+            // One side added, removed or renamed parts here; the other must have left them as
+            // they were.
+            crate::diff3::Chunk::Changed { base, ours, theirs, take } => {
+                let (b, o, t) = (&parts.base[base], &parts.ours[ours], &parts.theirs[theirs]);
+                match take {
+                    crate::diff3::Take::Ours if t == b => push(&mut out, o),
+                    crate::diff3::Take::Theirs if o == b => push(&mut out, t),
+                    crate::diff3::Take::Both if o == t => push(&mut out, o),
+                    _ => return None,
+                }
+            }
+            crate::diff3::Chunk::Conflict { .. } => return None,
         }
-        let part = if o == b {
-            t
-        } else if t == b || t == o {
-            o
-        } else {
-            return None;
-        };
-        out.extend_from_slice(part);
     }
     Some(out)
 }

@@ -94,3 +94,14 @@ fn splicing_edits_of_different_sections_writes_what_the_whole_merge_writes_on_ev
     eprintln!("godot: {compared} spliced merges equal to the whole merge");
     assert!(compared >= 150, "only {compared} real files were spliced");
 }
+
+#[test]
+fn real_merges_whose_sections_splice_write_what_the_whole_merge_writes() {
+    let Some(root) = corpus::require("real_merges_whose_sections_splice_write_what_the_whole_merge_writes") else {
+        return;
+    };
+    let scenarios = corpus::scenarios(&root.join("merges"), |ext| GODOT.contains(&ext));
+    let spliced = corpus::check_real_splices_equal_whole_merges(&GodotCodec, &scenarios);
+    eprintln!("godot: {spliced} real merges spliced, each equal to the whole merge");
+    assert!(spliced >= 40, "only {spliced} real merges were spliced");
+}

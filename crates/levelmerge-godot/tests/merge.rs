@@ -426,14 +426,52 @@ fn edits_of_different_sections_are_spliced_into_what_reading_every_object_writes
 }
 
 #[test]
-fn parts_are_not_spliced_where_both_sides_changed_one_or_a_section_was_added() {
+fn sections_one_side_added_or_removed_are_spliced_in() {
+    let ours = GODOT3.replace("position = Vector2( 10, 20 )", "position = Vector2( 11, 20 )");
+    // Theirs adds a node.
+    let theirs = GODOT3.replace("[connection", "[node name=\"New\" type=\"Node2D\" parent=\".\"]\n\n[connection");
+    let out = spliced_as_read(GODOT3, &ours, &theirs).expect("one side changed each place");
+    assert_eq!(out, theirs.replace("position = Vector2( 10, 20 )", "position = Vector2( 11, 20 )"));
+    // Theirs removes the label (a leaf) and the connection.
+    let theirs = GODOT3.replace("[node name=\"Label\" type=\"Label\" parent=\"Sprite\"]\ntext = \"Hello\nworld\"\n\n", "");
+    let theirs = theirs.replace("[connection signal=\"ready\" from=\".\" to=\".\" method=\"_on_ready\"]\n", "");
+    let out = spliced_as_read(GODOT3, &ours, &theirs).expect("one side changed each place");
+    assert!(out.contains("Vector2( 11, 20 )") && !out.contains("Label") && !out.contains("connection"), "{out}");
+}
+
+#[test]
+fn parts_are_not_spliced_where_both_sides_changed_one_part_or_one_place() {
     // Both sides edit the sprite.
     let ours = GODOT3.replace("position = Vector2( 10, 20 )", "position = Vector2( 11, 20 )");
     let theirs = GODOT3.replace("texture = ExtResource( 2 )\n", "texture = ExtResource( 2 )\nflip_h = true\n");
     assert_eq!(spliced_as_read(GODOT3, &ours, &theirs), None);
-    // Theirs adds a node.
-    let theirs = GODOT3.replace("[connection", "[node name=\"New\" type=\"Node2D\" parent=\".\"]\n\n[connection");
-    assert_eq!(spliced_as_read(GODOT3, &ours, &theirs), None);
+    // Ours edits the label theirs removes: a conflict for the whole merge to report.
+    let ours = GODOT3.replace("Hello", "Bye");
+    let theirs = GODOT3.replace("[node name=\"Label\" type=\"Label\" parent=\"Sprite\"]\ntext = \"Hello\nworld\"\n\n", "");
+    let texts = Sides::new(GODOT3.as_bytes(), ours.as_bytes(), theirs.as_bytes());
+    assert_eq!(levelmerge_core::merge_disjoint_parts(&GodotCodec, texts), None);
+    assert!(merge(GODOT3, &ours, &theirs).unwrap().open_conflicts > 0);
+    // Theirs removes the sprite; ours adds a child to it elsewhere in the file. The places
+    // differ, so the parts splice, but the spliced file is read back, found broken, and left
+    // to the whole merge.
+    let ours = format!("{GODOT3}\n[node name=\"Shadow\" type=\"Sprite\" parent=\"Sprite\"]\n");
+    let theirs = GODOT3.replace(
+        "[node name=\"Sprite\" type=\"Sprite\" parent=\".\"]\nposition = Vector2( 10, 20 )\ntexture = ExtResource( 2 )\n\n[node name=\"Label\" type=\"Label\" parent=\"Sprite\"]\ntext = \"Hello\nworld\"\n\n",
+        "",
+    );
+    assert_ne!(theirs, GODOT3);
+    let texts = Sides::new(GODOT3.as_bytes(), ours.as_bytes(), theirs.as_bytes());
+    let spliced = levelmerge_core::merge_disjoint_parts(&GodotCodec, texts).expect("different places");
+    assert!(levelmerge_core::check_text(&GodotCodec, &spliced).iter().any(|p| p.to_string().contains("Sprite")));
+    let r = merge(GODOT3, &ours, &theirs).unwrap();
+    assert!(r.open_conflicts > 0, "{}", String::from_utf8_lossy(&r.text));
+    // Both add a node at one place.
+    let add = |name: &str| GODOT3.replace("[connection", &format!("[node name=\"{name}\" type=\"Node2D\" parent=\".\"]\n\n[connection"));
+    let texts = (add("A"), add("B"));
+    assert_eq!(
+        levelmerge_core::merge_disjoint_parts(&GodotCodec, Sides::new(GODOT3.as_bytes(), texts.0.as_bytes(), texts.1.as_bytes())),
+        None
+    );
     // A string holding a line that looks like a tag does not cut the text there.
     let base = GODOT3.replace("text = \"Hello\nworld\"", "text = \"Hello\n[node name=\\\"X\\\" parent=\\\".\\\"]\nworld\"");
     let ours = base.replace("Hello", "Bye");

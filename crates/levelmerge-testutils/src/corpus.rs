@@ -162,3 +162,48 @@ where
     }
     compared
 }
+
+/// Every real merge whose parts could be spliced ([`levelmerge_core::merge_disjoint_parts`]:
+/// parts added, removed and changed by one side at most) gives, through the merge that tries
+/// the splice first ([`levelmerge_core::merge_texts`]), what reading every object gives
+/// ([`levelmerge_core::merge_objects`]). Panics naming the scenario; returns how many real
+/// merges were spliced.
+pub fn check_real_splices_equal_whole_merges<C>(codec: &C, scenarios: &[Scenario]) -> usize
+where
+    C: levelmerge_core::Codec + Sync,
+    for<'s> C::Document<'s>: Send + Sync,
+{
+    use levelmerge_core::{merge_disjoint_parts, merge_objects, merge_texts, Options, Sides};
+    let mut spliced = 0;
+    for s in scenarios {
+        let (b, o, t) = (s.read("base"), s.read("ours"), s.read("theirs"));
+        let texts = Sides::new(&b[..], &o[..], &t[..]);
+        if merge_disjoint_parts(codec, texts).is_none() {
+            continue;
+        }
+        let (first, whole) = (
+            merge_texts(codec, texts, &Options::default(), &Default::default()),
+            merge_objects(codec, texts, &Options::default(), &Default::default()),
+        );
+        match (first, whole) {
+            (Ok(first), Ok(whole)) => {
+                assert_eq!(
+                    first.open_conflicts,
+                    whole.open_conflicts,
+                    "{}: the spliced merge and the whole merge disagree",
+                    s.dir.display()
+                );
+                assert!(first.text == whole.text, "{}: the spliced merge differs from the whole merge", s.dir.display());
+            }
+            (Err(_), Err(_)) => {}
+            (first, whole) => panic!(
+                "{}: one merge failed: {:?} against {:?}",
+                s.dir.display(),
+                first.err().map(|e| e.to_string()),
+                whole.err().map(|e| e.to_string())
+            ),
+        }
+        spliced += 1;
+    }
+    spliced
+}

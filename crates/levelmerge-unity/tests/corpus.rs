@@ -127,3 +127,14 @@ fn splicing_edits_of_different_documents_writes_what_the_whole_merge_writes_on_e
     eprintln!("unity: {compared} spliced merges equal to the whole merge");
     assert!(compared >= 300, "only {compared} real files were spliced");
 }
+
+#[test]
+fn real_merges_whose_documents_splice_write_what_the_whole_merge_writes() {
+    let Some(root) = corpus::require("real_merges_whose_documents_splice_write_what_the_whole_merge_writes") else {
+        return;
+    };
+    let scenarios = corpus::scenarios(&root.join("merges"), |ext| ["unity", "prefab"].contains(&ext));
+    let spliced = corpus::check_real_splices_equal_whole_merges(&levelmerge_unity::UnityCodec, &scenarios);
+    eprintln!("unity: {spliced} real merges spliced, each equal to the whole merge");
+    assert!(spliced >= 100, "only {spliced} real merges were spliced");
+}

@@ -581,7 +581,18 @@ fn edits_of_different_documents_are_spliced_into_what_the_whole_merge_writes() {
     // Both sides change the light: not spliced.
     let theirs = base.replace("m_Range: 10", "m_Range: 12");
     assert!(levelmerge_core::merge_disjoint_parts(&UnityCodec, Sides::new(base.as_bytes(), ours.as_bytes(), theirs.as_bytes())).is_none());
-    // A side adds a document: not spliced.
-    let theirs = format!("{base}{}", go(30, "New", 0));
+    // A side adds a game object with its transform, and the scene root lists it: spliced in.
+    let theirs = scene(
+        &[lamp(10, 11, 12, "0", "1"), vec![go(20, "Post", 21), tr(21, 20, 0, &[], "3"), go(30, "New", 31), tr(31, 30, 0, &[], "5")]]
+            .concat(),
+    );
+    let texts = Sides::new(base.as_bytes(), ours.as_bytes(), theirs.as_bytes());
+    let spliced = levelmerge_core::merge_disjoint_parts(&UnityCodec, texts).expect("each place changed by one side at most");
+    let whole = levelmerge_core::merge_objects(&UnityCodec, texts, &Options::default(), &MarkerStyle::default()).expect("merges");
+    assert_eq!(String::from_utf8(spliced).unwrap(), text(&whole));
+    assert!(text(&whole).contains("m_Name: New") && text(&whole).contains("m_Intensity: 2"));
+    // Both sides add a document at one place: not spliced.
+    let ours = format!("{base}{}", go(40, "Ours", 0));
+    let theirs = format!("{base}{}", go(30, "Theirs", 0));
     assert!(levelmerge_core::merge_disjoint_parts(&UnityCodec, Sides::new(base.as_bytes(), ours.as_bytes(), theirs.as_bytes())).is_none());
 }
