@@ -30,18 +30,28 @@ pub fn peak_memory(program: &Path, args: &[&Path]) -> (i32, u64) {
     (code as i32, kb.max(0) as u64 * 1024)
 }
 
-/// The median wall time of `reps` runs (after one run that warms the page cache).
-pub fn median_time(reps: usize, program: &Path, args: &[&Path]) -> Duration {
-    let run = || {
+/// The median wall time of `reps` runs of each command (after one run of each that warms the
+/// page cache). The commands take turns, so that a busy spell of the machine slows them alike.
+pub fn median_times<const N: usize>(reps: usize, commands: [(&Path, &[&Path]); N]) -> [Duration; N] {
+    let run = |(program, args): (&Path, &[&Path])| {
         let t = Instant::now();
         let status = Command::new(program).args(args).stdout(Stdio::null()).stderr(Stdio::null()).status().expect("run");
         assert!(status.code().is_some_and(|c| c >= 0), "{} was killed", program.display());
         t.elapsed()
     };
-    run();
-    let mut times: Vec<Duration> = (0..reps.max(1)).map(|_| run()).collect();
-    times.sort();
-    times[times.len() / 2]
+    commands.iter().for_each(|&c| {
+        run(c);
+    });
+    let mut times: [Vec<Duration>; N] = std::array::from_fn(|_| Vec::with_capacity(reps));
+    for _ in 0..reps.max(1) {
+        for (command, runs) in commands.iter().zip(times.iter_mut()) {
+            runs.push(run(*command));
+        }
+    }
+    times.map(|mut runs| {
+        runs.sort();
+        runs[runs.len() / 2]
+    })
 }
 
 /// Merges three files with both tools and prints one row: input size, time and peak memory of
@@ -55,8 +65,7 @@ pub fn compare(name: &str, levelmerge: &Path, paths: &[&Path; 3], out: &Path, re
     let (lm_code, lm_peak) = peak_memory(levelmerge, &lm_args);
     assert_eq!(lm_code, 0, "levelmerge did not merge {name} cleanly");
     let (_, git_peak) = peak_memory(git, &git_args);
-    let lm_time = median_time(reps, levelmerge, &lm_args);
-    let git_time = median_time(reps, git, &git_args);
+    let [lm_time, git_time] = median_times(reps, [(levelmerge, &lm_args[..]), (git, &git_args[..])]);
     let mb = |b: u64| b as f64 / 1e6;
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
     println!(
