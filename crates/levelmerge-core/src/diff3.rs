@@ -73,13 +73,50 @@ pub fn diff3(base: &[u64], ours: &[u64], theirs: &[u64]) -> Vec<Chunk> {
     chunks(base, ours, theirs, &alignment(base, ours), &alignment(base, theirs))
 }
 
-/// [`diff3`] diffing base with each side on its own thread (for long sequences).
-pub fn diff3_in_parallel(base: &[u64], ours: &[u64], theirs: &[u64]) -> Vec<Chunk> {
-    let (to_ours, to_theirs) = std::thread::scope(|scope| {
-        let to_theirs = scope.spawn(|| alignment(base, theirs));
-        (alignment(base, ours), to_theirs.join().expect("a diff does not panic"))
-    });
-    chunks(base, ours, theirs, &to_ours, &to_theirs)
+/// [`diff3`] for long sequences that differ in few places: each side is aligned with base by
+/// walking their equal stretches and diffing only a window after each difference, grown until
+/// the two are back in step ([`windowed_alignment`]). The alignment may be less than the
+/// smallest diff's where a window cut a change short; what it pairs is always equal.
+pub fn diff3_windowed(base: &[u64], ours: &[u64], theirs: &[u64]) -> Vec<Chunk> {
+    chunks(base, ours, theirs, &windowed_alignment(base, ours), &windowed_alignment(base, theirs))
+}
+
+/// Equal elements in a row that put two sequences back in step after a difference.
+const RESYNC: usize = 3;
+
+/// For each element of `a`, the equal element of `b` it is paired with: equal stretches are
+/// walked, and after a difference a window of 64 elements of each (then 256, 1,024, …) is diffed
+/// until it shows `RESYNC` equal elements in a row.
+fn windowed_alignment(a: &[u64], b: &[u64]) -> Vec<Option<usize>> {
+    let mut map = vec![None; a.len()];
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        if a[i] == b[j] {
+            map[i] = Some(j);
+            i += 1;
+            j += 1;
+            continue;
+        }
+        let mut window = 64;
+        loop {
+            let (a_end, b_end) = ((i + window).min(a.len()), (j + window).min(b.len()));
+            let whole = a_end == a.len() && b_end == b.len();
+            let back_in_step = capture_diff_slices(Algorithm::Myers, &a[i..a_end], &b[j..b_end]).into_iter().find_map(|op| match op {
+                DiffOp::Equal { old_index, new_index, len } if len >= RESYNC || whole => Some((old_index, new_index)),
+                _ => None,
+            });
+            match back_in_step {
+                Some((x, y)) => {
+                    i += x;
+                    j += y;
+                    break;
+                }
+                None if whole => return map,
+                None => window *= 4,
+            }
+        }
+    }
+    map
 }
 
 fn chunks(base: &[u64], ours: &[u64], theirs: &[u64], to_ours: &[Option<usize>], to_theirs: &[Option<usize>]) -> Vec<Chunk> {
@@ -130,6 +167,27 @@ fn chunks(base: &[u64], ours: &[u64], theirs: &[u64], to_ours: &[Option<usize>],
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_windowed_alignment_pairs_equal_elements_in_order_and_finds_far_resyncs() {
+        let base: Vec<u64> = (0..5000).collect();
+        let mut side = base.clone();
+        side[10] = 99_999; // a change
+        side.splice(2000..2000, 100_000..103_000); // a long insertion, past the first windows
+        side.remove(7000); // a removal: base element 4000
+        let map = windowed_alignment(&base, &side);
+        let mut last = None;
+        for (i, j) in map.iter().enumerate().filter_map(|(i, j)| j.map(|j| (i, j))) {
+            assert_eq!(base[i], side[j]);
+            assert!(last.is_none_or(|l| l < j), "in order");
+            last = Some(j);
+        }
+        let unpaired: Vec<usize> = map.iter().enumerate().filter(|(_, j)| j.is_none()).map(|(i, _)| i).collect();
+        assert_eq!(unpaired, [10, 4000], "all else is paired, beyond the insertion too");
+        // Chunks over it are diff3's.
+        let chunks = diff3_windowed(&base, &side, &base);
+        assert!(chunks.iter().all(|c| !matches!(c, Chunk::Conflict { .. })));
+    }
 
     fn h(s: &str) -> Vec<u64> {
         s.bytes().map(u64::from).collect()

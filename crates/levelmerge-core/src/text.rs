@@ -74,19 +74,24 @@ pub fn stable_spans(texts: Sides<&[u8]>) -> Sides<Vec<(u32, u32)>> {
         (starts, hashes)
     });
     let bytes = |s: Side, r: &std::ops::Range<usize>| lines.get(s).0[r.start]..lines.get(s).0[r.end];
-    // How often each line occurs in each version (2: more than once).
+    // How often each line of base occurs in each version (2: more than once); an anchor is a
+    // base line, so the sides' other lines need no counting.
     let mut occurs: rustc_hash::FxHashMap<u64, [u8; 3]> = rustc_hash::FxHashMap::default();
-    occurs.reserve(lines.base.1.len() + lines.base.1.len() / 8);
-    for (i, side) in [&lines.base.1, &lines.ours.1, &lines.theirs.1].into_iter().enumerate() {
-        for &h in side {
-            let n = &mut occurs.entry(h).or_default()[i];
-            *n = (*n + 1).min(2);
+    occurs.reserve(lines.base.1.len());
+    for &h in &lines.base.1 {
+        let n = &mut occurs.entry(h).or_default()[0];
+        *n = (*n + 1).min(2);
+    }
+    for (i, side) in [(1, &lines.ours.1), (2, &lines.theirs.1)] {
+        for h in side {
+            if let Some(n) = occurs.get_mut(h) {
+                n[i] = (n[i] + 1).min(2);
+            }
         }
     }
     let anchored = |base: &std::ops::Range<usize>| lines.base.1[base.clone()].iter().any(|h| occurs.get(h) == Some(&[1, 1, 1]));
     let mut stretches: Vec<Sides<std::ops::Range<usize>>> = Vec::new();
-    let diff = if parallel { crate::diff3::diff3_in_parallel } else { diff3 };
-    for chunk in diff(&lines.base.1, &lines.ours.1, &lines.theirs.1) {
+    for chunk in crate::diff3::diff3_windowed(&lines.base.1, &lines.ours.1, &lines.theirs.1) {
         let Chunk::Stable { base, ours, theirs } = chunk else { continue };
         if !anchored(&base) {
             continue;
