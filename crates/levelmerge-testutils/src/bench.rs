@@ -59,6 +59,11 @@ pub fn median_times<const N: usize>(reps: usize, commands: [(&Path, &[&Path]); N
 /// merge cleanly (the edits are meant to be disjoint).
 pub fn compare(name: &str, levelmerge: &Path, paths: &[&Path; 3], out: &Path, reps: usize) {
     let inputs: u64 = paths.iter().map(|p| std::fs::metadata(p).map_or(0, |m| m.len())).sum();
+    // Inputs just written are flushed first: the journal would otherwise flush them during
+    // the first timed runs, in whichever tool syncs its output (levelmerge does).
+    for p in paths {
+        std::fs::File::open(p).and_then(|f| f.sync_all()).expect("flush an input");
+    }
     let lm_args: Vec<&Path> = vec![Path::new("merge"), paths[0], paths[1], paths[2], Path::new("-o"), out, Path::new("-q")];
     let git_args: Vec<&Path> = vec![Path::new("merge-file"), Path::new("-p"), paths[1], paths[0], paths[2]];
     let git = Path::new("git");
