@@ -154,48 +154,7 @@ impl Codec for JsonCodec {
             || [dialects.base, dialects.ours, dialects.theirs].iter().any(|d| *d != Dialect::Json)
             || Profile::first([profiles.base, profiles.ours, profiles.theirs]) == Some(Profile::Cocos);
         let stable = if reads_all { Sides::new(Vec::new(), Vec::new(), Vec::new()) } else { levelmerge_core::text::stable_spans(texts) };
-        // The ranges hold the same bytes in every version: their containers are found once, in
-        // base (a third of the ranges on each thread), and placed in each version; each version
-        // checks the syntax of a third of their bytes.
-        let mut reach = 0u64;
-        let reaches: Vec<u64> = stable
-            .base
-            .iter()
-            .map(|r| {
-                reach += u64::from(r.1 - r.0);
-                reach
-            })
-            .collect();
-        let split = |k: u64| reaches.partition_point(|&c| c * 3 <= k * reach);
-        let thirds = Sides::new(0..split(1), split(1)..split(2), split(2)..stable.base.len());
-        let found = levelmerge_core::codec::on_each_side(parallel, thirds, |_, ranges| {
-            let first = ranges.start;
-            parse::closed_containers(texts.base, &stable.base[ranges])
-                .into_iter()
-                .map(|(r, open, end)| (first + r, open, end))
-                .collect::<Vec<_>>()
-        });
-        let found: Vec<(usize, u32, u32)> = [found.base, found.ours, found.theirs].concat();
-        let found_bytes: u64 = found.iter().map(|&(_, open, end)| u64::from(end - open)).sum();
-        let mut checked = 0u64;
-        let owners: Vec<usize> = found
-            .iter()
-            .map(|&(_, open, end)| {
-                let owner = (checked * 3 / found_bytes.max(1)).min(2) as usize;
-                checked += u64::from(end - open);
-                owner
-            })
-            .collect();
-        let closed = stable.as_ref().map(|side, spans| {
-            let turn = [Side::Base, Side::Ours, Side::Theirs].iter().position(|s| *s == side).unwrap_or(0);
-            let moved = |range: usize, at: u32| at - stable.base[range].0 + spans[range].0;
-            let place = |(&(range, open, end), &owner): (&(usize, u32, u32), &usize)| parse::Closed {
-                open: moved(range, open),
-                end: moved(range, end),
-                check: owner == turn,
-            };
-            found.iter().zip(&owners).map(place).collect::<Vec<_>>()
-        });
+        let closed = closed_containers_of_versions(texts, &stable, parallel);
         let inputs = Sides::new(
             (texts.base, &stable.base, &closed.base),
             (texts.ours, &stable.ours, &closed.ours),
@@ -273,4 +232,50 @@ impl Codec for JsonCodec {
     fn render(&self, docs: Sides<&Document<'_>>, level: &Resolved<'_>) -> Vec<u8> {
         render::Renderer { docs, level }.render()
     }
+}
+
+/// The containers that open and close inside the stable ranges of each version (`stable`, from
+/// [`levelmerge_core::text::stable_spans`]). The ranges hold the same bytes in every version:
+/// their containers are found once, in base (a third of the ranges on each thread), and placed
+/// in each version; each version checks the syntax of a third of their bytes.
+fn closed_containers_of_versions(texts: Sides<&[u8]>, stable: &Sides<Vec<(u32, u32)>>, parallel: bool) -> Sides<Vec<parse::Closed>> {
+    let mut reach = 0u64;
+    let reaches: Vec<u64> = stable
+        .base
+        .iter()
+        .map(|r| {
+            reach += u64::from(r.1 - r.0);
+            reach
+        })
+        .collect();
+    let split = |k: u64| reaches.partition_point(|&c| c * 3 <= k * reach);
+    let thirds = Sides::new(0..split(1), split(1)..split(2), split(2)..stable.base.len());
+    let found = levelmerge_core::codec::on_each_side(parallel, thirds, |_, ranges| {
+        let first = ranges.start;
+        parse::closed_containers(texts.base, &stable.base[ranges])
+            .into_iter()
+            .map(|(r, open, end)| (first + r, open, end))
+            .collect::<Vec<_>>()
+    });
+    let found: Vec<(usize, u32, u32)> = [found.base, found.ours, found.theirs].concat();
+    let found_bytes: u64 = found.iter().map(|&(_, open, end)| u64::from(end - open)).sum();
+    let mut checked = 0u64;
+    let owners: Vec<usize> = found
+        .iter()
+        .map(|&(_, open, end)| {
+            let owner = (checked * 3 / found_bytes.max(1)).min(2) as usize;
+            checked += u64::from(end - open);
+            owner
+        })
+        .collect();
+    stable.as_ref().map(|side, spans| {
+        let turn = [Side::Base, Side::Ours, Side::Theirs].iter().position(|s| *s == side).unwrap_or(0);
+        let moved = |range: usize, at: u32| at - stable.base[range].0 + spans[range].0;
+        let place = |(&(range, open, end), &owner): (&(usize, u32, u32), &usize)| parse::Closed {
+            open: moved(range, open),
+            end: moved(range, end),
+            check: owner == turn,
+        };
+        found.iter().zip(&owners).map(place).collect::<Vec<_>>()
+    })
 }
