@@ -427,12 +427,7 @@ pub fn merge_disjoint_parts<C: Codec>(codec: &C, texts: Sides<&[u8]>) -> Option<
         return None;
     }
     let parts = Sides::new(codec.parts(texts.base)?, codec.parts(texts.ours)?, codec.parts(texts.theirs)?);
-    let name = |part: &[u8]| -> u64 {
-        let end = memchr::memchr(b'\n', part).map_or(part.len(), |i| i + 1);
-        let mut h = rustc_hash::FxHasher::default();
-        std::hash::Hash::hash(&part[..end], &mut h);
-        std::hash::Hasher::finish(&h)
-    };
+    let name = |part: &[u8]| crate::text::line_hash(&part[..memchr::memchr(b'\n', part).map_or(part.len(), |i| i + 1)]);
     let names = parts.as_ref().map(|_, p| p.iter().map(|part| name(part)).collect::<Vec<u64>>());
     let mut out = Vec::with_capacity(merged_capacity(texts.map(|_, t| t.len())));
     let push = |out: &mut Vec<u8>, taken: &[&[u8]]| taken.iter().for_each(|part| out.extend_from_slice(part));

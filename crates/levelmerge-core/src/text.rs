@@ -118,7 +118,7 @@ pub fn stable_spans(texts: Sides<&[u8]>) -> Sides<Vec<(u32, u32)>> {
     Sides::new((), (), ()).map(|side, ()| stretches.iter().map(|r| (r.get(side).start as u32, r.get(side).end as u32)).collect())
 }
 
-fn line_hash(line: &[u8]) -> u64 {
+pub(crate) fn line_hash(line: &[u8]) -> u64 {
     let mut h = FxHasher::default();
     line.hash(&mut h);
     h.finish()

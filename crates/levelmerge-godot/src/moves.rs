@@ -23,13 +23,13 @@ use levelmerge_core::{Renumbered, Side, Sides};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::lower::section_ids;
+use crate::parse::{parse, GodotFile, Section};
 
 /// A node's properties and its children's names (as `("", name)`), sorted.
 type Content<'a> = Vec<(&'a str, &'a str)>;
 
 /// How many (deleted, added) pairs of nodes the search for moves may compare, at most.
 const COMPARED_PAIRS: usize = 200_000;
-use crate::parse::{parse, GodotFile, Section};
 
 /// The parent path of a node path (`.` for the root's children).
 fn parent_of(path: &str) -> &str {

@@ -155,13 +155,9 @@ impl Codec for JsonCodec {
             || Profile::first([profiles.base, profiles.ours, profiles.theirs]) == Some(Profile::Cocos);
         let stable = if reads_all { Sides::new(Vec::new(), Vec::new(), Vec::new()) } else { levelmerge_core::text::stable_spans(texts) };
         let closed = closed_containers_of_versions(texts, &stable, parallel);
-        let inputs = Sides::new(
-            (texts.base, &stable.base, &closed.base),
-            (texts.ours, &stable.ours, &closed.ours),
-            (texts.theirs, &stable.theirs, &closed.theirs),
-        );
-        levelmerge_core::codec::on_each_side(parallel, inputs, |side, (text, stable, closed)| {
-            let doc = parse::parse_among_stable(text, *dialects.get(side), stable, closed)?;
+        let inputs = Sides::new((texts.base, &closed.base), (texts.ours, &closed.ours), (texts.theirs, &closed.theirs));
+        levelmerge_core::codec::on_each_side(parallel, inputs, |side, (text, closed)| {
+            let doc = parse::parse_skipping(text, *dialects.get(side), closed)?;
             doc.profile.get_or_init(|| *profiles.get(side));
             Ok(doc)
         })
@@ -239,18 +235,10 @@ impl Codec for JsonCodec {
 /// their containers are found once, in base (a third of the ranges on each thread), and placed
 /// in each version; each version checks the syntax of a third of their bytes.
 fn closed_containers_of_versions(texts: Sides<&[u8]>, stable: &Sides<Vec<(u32, u32)>>, parallel: bool) -> Sides<Vec<parse::Closed>> {
-    let mut reach = 0u64;
-    let reaches: Vec<u64> = stable
-        .base
-        .iter()
-        .map(|r| {
-            reach += u64::from(r.1 - r.0);
-            reach
-        })
-        .collect();
-    let split = |k: u64| reaches.partition_point(|&c| c * 3 <= k * reach);
-    let thirds = Sides::new(0..split(1), split(1)..split(2), split(2)..stable.base.len());
-    let found = levelmerge_core::codec::on_each_side(parallel, thirds, |_, ranges| {
+    let range_thirds = thirds(stable.base.iter().map(|r| u64::from(r.1 - r.0)));
+    let split = |k: usize| range_thirds.partition_point(|&t| t < k);
+    let ranges = Sides::new(0..split(1), split(1)..split(2), split(2)..stable.base.len());
+    let found = levelmerge_core::codec::on_each_side(parallel, ranges, |_, ranges| {
         let first = ranges.start;
         parse::closed_containers(texts.base, &stable.base[ranges])
             .into_iter()
@@ -258,24 +246,29 @@ fn closed_containers_of_versions(texts: Sides<&[u8]>, stable: &Sides<Vec<(u32, u
             .collect::<Vec<_>>()
     });
     let found: Vec<(usize, u32, u32)> = [found.base, found.ours, found.theirs].concat();
-    let found_bytes: u64 = found.iter().map(|&(_, open, end)| u64::from(end - open)).sum();
-    let mut checked = 0u64;
-    let owners: Vec<usize> = found
-        .iter()
-        .map(|&(_, open, end)| {
-            let owner = (checked * 3 / found_bytes.max(1)).min(2) as usize;
-            checked += u64::from(end - open);
-            owner
-        })
-        .collect();
+    let checkers = thirds(found.iter().map(|&(_, open, end)| u64::from(end - open)));
     stable.as_ref().map(|side, spans| {
         let turn = [Side::Base, Side::Ours, Side::Theirs].iter().position(|s| *s == side).unwrap_or(0);
         let moved = |range: usize, at: u32| at - stable.base[range].0 + spans[range].0;
-        let place = |(&(range, open, end), &owner): (&(usize, u32, u32), &usize)| parse::Closed {
+        let place = |(&(range, open, end), &checker): (&(usize, u32, u32), &usize)| parse::Closed {
             open: moved(range, open),
             end: moved(range, end),
-            check: owner == turn,
+            check: checker == turn,
         };
-        found.iter().zip(&owners).map(place).collect::<Vec<_>>()
+        found.iter().zip(&checkers).map(place).collect::<Vec<_>>()
     })
+}
+
+/// Which third of the whole (0, 1 or 2) each of a run of sizes starts in: work shared out in
+/// three runs of about equal size.
+fn thirds(sizes: impl Iterator<Item = u64> + Clone) -> Vec<usize> {
+    let total = sizes.clone().sum::<u64>().max(1);
+    let mut before = 0u64;
+    sizes
+        .map(|size| {
+            let third = (before * 3 / total).min(2) as usize;
+            before += size;
+            third
+        })
+        .collect()
 }

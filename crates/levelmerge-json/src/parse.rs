@@ -40,7 +40,7 @@ pub struct Node {
     pub slot: u32,
     pub kind: NodeKind,
     /// A container left unread: it lies where every merged version holds the same lines
-    /// ([`parse_among_stable`]), so it has no slots and stands for its bytes.
+    /// ([`parse_skipping`]), so it has no slots and stands for its bytes.
     pub opaque: bool,
 }
 
@@ -179,9 +179,6 @@ struct Parser<'s, 'r> {
     nodes: Vec<Node>,
     slots: Vec<Slot>,
     scratch: Vec<Draft>,
-    /// Byte ranges the same in every merged version, in order: containers inside them are
-    /// left opaque.
-    stable: &'r [(u32, u32)],
     /// Containers that close inside a stable range ([`closed_containers`]), in order, and the
     /// next one to come.
     closed: &'r [Closed],
@@ -271,13 +268,13 @@ impl Parser<'_, '_> {
         let end = closed.end;
         if closed.check {
             self.keep = false;
-            let checked = self.container(keyed, false, false);
+            let checked = self.container(keyed, false);
             self.keep = true;
             checked?;
             if self.pos != end as usize {
                 // The scan disagreed (it cannot when the syntax is right): read it in full.
                 self.pos = start;
-                return self.container(keyed, false, false);
+                return self.container(keyed, false);
             }
         }
         self.pos = end as usize;
@@ -299,21 +296,14 @@ impl Parser<'_, '_> {
         self.closed.get(self.next_closed).filter(|c| c.open == at).copied()
     }
 
-    /// Whether `[start, end)` lies inside one stable range.
-    fn is_stable(&self, start: usize, end: usize) -> bool {
-        let first_reaching = self.stable.partition_point(|r| (r.1 as usize) < end);
-        self.stable.get(first_reaching).is_some_and(|r| r.0 as usize <= start)
-    }
-
-    /// A value; `in_array`: it is an item of an array.
-    fn value(&mut self, in_array: bool) -> Result<u32, Problem> {
+    fn value(&mut self) -> Result<u32, Problem> {
         let start = self.pos;
         match self.peek() {
             Some(b @ (b'{' | b'[')) => {
                 let keyed = b == b'{';
                 match self.keep.then(|| self.known_closed()).flatten() {
-                    Some(closed) if self.depth > 0 && !(keyed && in_array) => self.opaque_container(keyed, closed),
-                    _ => self.container(keyed, false, in_array),
+                    Some(closed) if self.depth > 0 => self.opaque_container(keyed, closed),
+                    _ => self.container(keyed, false),
                 }
             }
             Some(b'"') => {
@@ -428,7 +418,7 @@ impl Parser<'_, '_> {
         Ok(((start as u32, self.pos as u32), (start as u32, self.pos as u32)))
     }
 
-    fn container(&mut self, keyed: bool, implicit: bool, in_array: bool) -> Result<u32, Problem> {
+    fn container(&mut self, keyed: bool, implicit: bool) -> Result<u32, Problem> {
         self.depth += 1;
         if self.depth > MAX_DEPTH {
             return Err(self.err(format!("nesting deeper than {MAX_DEPTH} levels")));
@@ -440,7 +430,6 @@ impl Parser<'_, '_> {
             self.pos += 1;
         }
         let scratch_start = self.scratch.len();
-        let slots_start = self.slots.len();
         let mut count = 0usize;
         loop {
             let lead_start = self.pos;
@@ -484,7 +473,7 @@ impl Parser<'_, '_> {
             } else {
                 ((element_start, element_start), false)
             };
-            let value = self.value(!keyed)?;
+            let value = self.value()?;
             if self.keep {
                 self.scratch.push(Draft { lead: (lead_start as u32, element_start), comma, name, quoted, value });
             }
@@ -494,20 +483,6 @@ impl Parser<'_, '_> {
             self.pos += 1;
         }
         if !self.keep {
-            self.depth -= 1;
-            return Ok(node);
-        }
-        // Read, then dropped: a container the same in every version (but the root, and an
-        // object in an array, whose members tell its identity) is kept as its bytes alone,
-        // and what it held makes room for the rest.
-        if self.depth > 1 && count > 0 && !(keyed && in_array) && self.is_stable(start, self.pos) {
-            self.scratch.truncate(scratch_start);
-            self.nodes.truncate(node as usize + 1);
-            self.slots.truncate(slots_start);
-            let n = &mut self.nodes[node as usize];
-            n.end = self.pos as u32;
-            n.first_slot = slots_start as u32;
-            n.opaque = true;
             self.depth -= 1;
             return Ok(node);
         }
@@ -592,14 +567,13 @@ pub fn closed_containers(src: &[u8], stable: &[(u32, u32)]) -> Vec<(usize, u32, 
 
 /// Parse a document.
 pub fn parse(src: &[u8], dialect: Dialect) -> Result<Document<'_>, Problem> {
-    parse_among_stable(src, dialect, &[], &[])
+    parse_skipping(src, dialect, &[])
 }
 
-/// Parse a document, leaving opaque the containers that lie inside one of the `stable` byte
-/// ranges (in order): ranges whose bytes every merged version holds at the same place of their
-/// alignment ([`levelmerge_core::text::stable_spans`]). `closed`: the containers found there
-/// ([`closed_containers`]), skipped at once.
-pub fn parse_among_stable<'s>(src: &'s [u8], dialect: Dialect, stable: &[(u32, u32)], closed: &[Closed]) -> Result<Document<'s>, Problem> {
+/// Parse a document, leaving opaque the `closed` containers (in order): those that lie inside
+/// ranges whose bytes every merged version holds at the same place of their alignment
+/// ([`levelmerge_core::text::stable_spans`], [`closed_containers`]).
+pub fn parse_skipping<'s>(src: &'s [u8], dialect: Dialect, closed: &[Closed]) -> Result<Document<'s>, Problem> {
     if src.len() >= u32::MAX as usize {
         return Err(Problem::Syntax { line: 1, column: 1, message: "file larger than 4 GiB".into() });
     }
@@ -620,7 +594,6 @@ pub fn parse_among_stable<'s>(src: &'s [u8], dialect: Dialect, stable: &[(u32, u
         nodes: Vec::with_capacity(estimate),
         slots: Vec::with_capacity(estimate),
         scratch: Vec::new(),
-        stable,
         closed,
         next_closed: 0,
         keep: true,
@@ -632,12 +605,12 @@ pub fn parse_among_stable<'s>(src: &'s [u8], dialect: Dialect, stable: &[(u32, u
     let implicit = dialect == Dialect::Sjson && !matches!(p.peek(), Some(b'{' | b'['));
     let root = if implicit {
         p.pos = 0;
-        p.container(true, true, false)?
+        p.container(true, true)?
     } else {
         if p.peek().is_none() {
             return Err(p.err("empty file: expected a JSON value"));
         }
-        let root = p.value(false)?;
+        let root = p.value()?;
         p.skip_trivia()?;
         if p.peek().is_some() {
             return Err(p.err(format!("unexpected {} after the end of the document", p.describe())));
@@ -706,7 +679,7 @@ mod tests {
         let opens: Vec<&str> = found.iter().map(|&(_, o, e)| &text[o as usize..e as usize]).collect();
         assert_eq!(opens, ["[1, [2]]", "[0, 0]"]);
         let closed: Vec<Closed> = found.iter().map(|&(_, open, end)| Closed { open, end, check: true }).collect();
-        let d = parse_among_stable(src, Dialect::Json, &stable, &closed).unwrap();
+        let d = parse_skipping(src, Dialect::Json, &closed).unwrap();
         let a = d.slots_of(d.root)[0].value;
         assert!(d.nodes[a as usize].opaque && d.slots_of(a).is_empty());
         assert_eq!(d.node_text(a), "[1, [2]]");
