@@ -164,6 +164,26 @@ fn referrers_of(level: &Level<'_>) -> FxHashMap<ObjectId, Vec<ObjectId>> {
     referrers
 }
 
+/// The objects that one side's version of `at` refers to and the other side deleted without a
+/// conflict of their own: kept with `at` when its conflict keeps that side's version (a texture
+/// kept for a node still needs its image), deleted with it otherwise.
+fn deleted_referents(at: &ObjectId, base: &Level<'_>, sides: [&Level<'_>; 2], alive: &FxHashSet<ObjectId>) -> Vec<ObjectId> {
+    let mut needed = Vec::new();
+    let mut refs = Vec::new();
+    for (keeper, deleter) in [(sides[0], sides[1]), (sides[1], sides[0])] {
+        let Some(object) = keeper.get(at) else { continue };
+        refs.clear();
+        object.props.references(&mut PropPath::default(), &mut refs);
+        for (_, r) in refs.drain(..) {
+            let deleted_by_other = base.get(&r.target).is_some() && keeper.get(&r.target).is_some() && deleter.get(&r.target).is_none();
+            if deleted_by_other && !alive.contains(&r.target) && !needed.contains(&r.target) {
+                needed.push(r.target);
+            }
+        }
+    }
+    needed
+}
+
 /// What counts as an edit that a deletion on the other side would lose.
 #[derive(Clone, Copy)]
 struct EditRules {
@@ -861,13 +881,14 @@ pub fn merge<'a>(inputs: Sides<&'a Level<'a>>, options: &Options) -> MergedLevel
         while let Some(at) = stack.pop() {
             let all = children.as_ref().expect("computed when there are choices");
             let kids = [all[0].get(&at), all[1].get(&at), all[2].get(&at)];
+            let needed = deleted_referents(&at, base, [ours, theirs], &merger.alive);
             let by_ref = referrers.as_ref().expect("computed when there are choices");
             let deleted_with = [by_ref[0].get(&at), by_ref[1].get(&at), by_ref[2].get(&at)]
                 .into_iter()
                 .flatten()
                 .flatten()
                 .filter(|r| base.get(r).is_some() && (ours.get(r).is_none() || theirs.get(r).is_none()));
-            for kid in kids.into_iter().flatten().flatten().chain(deleted_with) {
+            for kid in kids.into_iter().flatten().flatten().chain(deleted_with).chain(needed.iter()) {
                 let everywhere = base.get(kid).is_some() && ours.get(kid).is_some() && theirs.get(kid).is_some();
                 if everywhere || states.contains_key(kid) {
                     continue;

@@ -306,6 +306,54 @@ mesh = SubResource("Box_1")
     assert!(levelmerge_core::check_text(&GodotCodec, text.as_bytes()).is_empty(), "{text}");
 }
 
+/// Theirs deleted a texture and the image it shows; ours gave the texture to a new node but left
+/// the image alone. Whichever side is preferred, the result is whole: keeping the texture keeps
+/// its image, deleting it deletes both. Left open, the image sits inside the conflict with it.
+#[test]
+fn what_a_kept_resource_refers_to_is_kept_with_it() {
+    let base = r#"[gd_scene load_steps=3 format=3]
+
+[sub_resource type="Image" id="Image_1"]
+data = {"width": 1}
+
+[sub_resource type="ImageTexture" id="Texture_1"]
+image = SubResource("Image_1")
+
+[node name="Root" type="Node2D"]
+
+[node name="A" type="Sprite2D" parent="."]
+texture = SubResource("Texture_1")
+"#;
+    let ours = format!(
+        "{base}
+[node name=\"B\" type=\"Sprite2D\" parent=\".\"]\ntexture = SubResource(\"Texture_1\")\n"
+    );
+    let theirs = base
+        .replace("load_steps=3 ", "")
+        .replace("[sub_resource type=\"Image\" id=\"Image_1\"]\ndata = {\"width\": 1}\n\n", "")
+        .replace("[sub_resource type=\"ImageTexture\" id=\"Texture_1\"]\nimage = SubResource(\"Image_1\")\n\n", "")
+        .replace("texture = SubResource(\"Texture_1\")\n", "");
+    for prefer in [levelmerge_core::Side::Ours, levelmerge_core::Side::Theirs] {
+        let mut options = Options::default();
+        options.policy.prefer = Some(prefer);
+        let out = merge_with(base, &ours, &theirs, &options).unwrap_or_else(|e| panic!("merge preferring {prefer} failed: {e}"));
+        assert_eq!(out.open_conflicts, 0, "preferring {prefer}");
+        let text = String::from_utf8(out.text).unwrap();
+        assert!(
+            text.contains("[sub_resource type=\"Image\" id=\"Image_1\"]"),
+            "the kept texture keeps its image, preferring {prefer}:\n{text}"
+        );
+        assert!(text.contains("[sub_resource type=\"ImageTexture\" id=\"Texture_1\"]"), "preferring {prefer}:\n{text}");
+        assert!(levelmerge_core::check_text(&GodotCodec, text.as_bytes()).is_empty(), "preferring {prefer}:\n{text}");
+    }
+    let open = merge(base, &ours, &theirs).unwrap_or_else(|e| panic!("merge failed: {e}"));
+    assert_eq!(open.open_conflicts, 1);
+    let text = String::from_utf8(open.text).unwrap();
+    let (start, end) = (text.find("<<<<<<<").expect("a conflict"), text.find(">>>>>>>").expect("a conflict"));
+    let image = text.find("[sub_resource type=\"Image\"").expect("the image is shown");
+    assert!(start < image && image < end, "the image is inside the conflict on the texture:\n{text}");
+}
+
 /// GODOT3 with the sprite (and the label under it) moved under a new `Holder` node, and the
 /// connection from the label following it, as the editor saves a reparent.
 fn sprite_moved_under_holder(scene: &str) -> String {
