@@ -1,5 +1,11 @@
-//! Atomic file writes: a temporary file beside the target, synced, then renamed over it, so a
-//! reader sees the old file or the new one and never a half-written one.
+//! Atomic file writes: a temporary file beside the target, written whole, then renamed over it,
+//! so a reader sees the old file or the new one and never a half-written one, whether levelmerge
+//! is killed or the disk fills up midway.
+//!
+//! The data is not forced to disk (no fsync), as git does not force the work-tree files it
+//! writes: that cost 0.6–2 ms a merge, most of a small merge's time. ext4 and btrfs write a
+//! file's data before a rename that replaces another lands, so a power cut keeps one of the two;
+//! elsewhere it can lose a just-merged file as it can a file git has just checked out.
 
 use std::io::Write;
 use std::path::Path;
@@ -17,7 +23,6 @@ pub fn write(path: &Path, bytes: &[u8]) -> Result<()> {
         .tempfile_in(dir)
         .with_context(|| format!("cannot write {}: cannot create a temporary file in {}", path.display(), dir.display()))?;
     tmp.write_all(bytes).with_context(|| format!("cannot write {}", path.display()))?;
-    tmp.as_file().sync_all().with_context(|| format!("cannot write {}", path.display()))?;
     // Keep the permissions of the file being replaced (git checks out some files executable).
     // A new file gets a plain file's permissions (temporary files are private).
     match std::fs::metadata(path) {
