@@ -143,7 +143,7 @@ fn under_instance(path: &str, instanced: &FxHashSet<String>) -> bool {
 
 /// What a Godot file needs to load: every `ExtResource`/`SubResource` defined (a sub-resource
 /// before its first use), one root node, every node's parent defined before it (or inside an
-/// instanced scene), every connection between existing nodes.
+/// instanced scene), sibling nodes of distinct names, every connection between existing nodes.
 pub fn scene_problems(level: &Level<'_>) -> Vec<Problem> {
     let mut problems = Vec::new();
     let mut instanced: FxHashSet<String> = FxHashSet::default();
@@ -158,6 +158,9 @@ pub fn scene_problems(level: &Level<'_>) -> Vec<Problem> {
         }
     }
     let mut defined: FxHashSet<&str> = FxHashSet::default();
+    // Nodes by (parent, name): Godot renames a second node of one name under one parent when it
+    // loads the file, and the paths to it then lead elsewhere.
+    let mut named: FxHashSet<(&str, &str)> = FxHashSet::default();
     let mut roots = 0;
     for (obj, attrs) in level.objects.values().zip(&attrs) {
         let line = obj.line as usize;
@@ -189,6 +192,18 @@ pub fn scene_problems(level: &Level<'_>) -> Vec<Problem> {
                     Some(parent) if parent == "." || nodes.contains(parent) || under_instance(parent, &instanced) => {}
                     Some(parent) => {
                         problems.push(Problem::Orphan { object: obj.id.clone(), parent: ObjectId::new(format!("node:{parent}")), line })
+                    }
+                }
+                let defines = attr(attrs, "type").is_some() || attr(attrs, "instance").is_some();
+                if let (Some(name), true) = (attr(attrs, "name"), defines) {
+                    let parent = attr(attrs, "parent").unwrap_or("");
+                    if !named.insert((parent, name)) {
+                        let under = if parent.is_empty() { String::new() } else { format!(" under \"{parent}\"") };
+                        problems.push(Problem::Inconsistent {
+                            object: obj.id.clone(),
+                            message: format!("a second node named \"{name}\"{under}"),
+                            line,
+                        });
                     }
                 }
                 nodes.insert(path.to_owned());

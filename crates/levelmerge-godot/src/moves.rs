@@ -269,15 +269,26 @@ fn node_tags(text: &[u8]) -> impl Iterator<Item = &[u8]> {
     })
 }
 
+/// Whether every node tag of base is in `side` as it was, so that every base node's path is
+/// still there. Only tags whole on their first line are compared (a tag spread over lines
+/// may name its parent further down).
+fn keeps_node_tags(base: &[u8], side: &[u8]) -> bool {
+    if node_tags(side).eq(node_tags(base)) {
+        return true;
+    }
+    let kept: FxHashSet<&[u8]> = node_tags(side).collect();
+    node_tags(base).all(|tag| tag.trim_ascii_end().ends_with(b"]") && kept.contains(tag))
+}
+
 /// Base and each side rewritten with the other side's moves (and base with the moves both
 /// made); `None` when there is none to make.
 pub fn align(texts: Sides<&[u8]>) -> Option<Renumbered> {
     if texts.base == texts.ours || texts.base == texts.theirs || texts.ours == texts.theirs {
         return None;
     }
-    // A move changes a node's tag (the root's, first or alone on its line, cannot move); most
-    // merges change none.
-    if node_tags(texts.ours).eq(node_tags(texts.base)) && node_tags(texts.theirs).eq(node_tags(texts.base)) {
+    // A move takes a node's tag out of base (the root's, first or alone on its line, cannot
+    // move); most merges take none out, even when they add nodes.
+    if keeps_node_tags(texts.base, texts.ours) && keeps_node_tags(texts.base, texts.theirs) {
         return None;
     }
     let files = Sides::new(parse(texts.base).ok()?, parse(texts.ours).ok()?, parse(texts.theirs).ok()?);

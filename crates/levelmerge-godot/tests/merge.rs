@@ -167,6 +167,21 @@ fn the_same_node_name_added_twice_with_different_content_is_a_conflict() {
     assert_eq!(out.matches("[node name=\"New\"").count(), 1);
 }
 
+/// Each side adds a node of one name under one parent, in different places of the file: the
+/// parts splice without touching, but Godot would rename one of the two on load.
+#[test]
+fn the_same_node_name_added_in_two_places_is_a_conflict_not_two_siblings() {
+    let base = "[gd_scene format=3]\n\n[node name=\"Root\" type=\"Node\"]\n\n[node name=\"A\" type=\"Node\" parent=\".\"]\n\n[node name=\"B\" type=\"Node\" parent=\"A\"]\n";
+    let ours = base.replace("[node name=\"A\"", "[node name=\"X\" type=\"Node\" parent=\".\"]\n\n[node name=\"A\"");
+    let theirs = format!("{base}\n[node name=\"X\" type=\"Sprite2D\" parent=\".\"]\n");
+    let out = merge(base, &ours, &theirs).unwrap();
+    assert_eq!(out.open_conflicts, 1, "{}", String::from_utf8_lossy(&out.text));
+    // The same node added in two places: one node.
+    let theirs = format!("{base}\n[node name=\"X\" type=\"Node\" parent=\".\"]\n");
+    let out = clean(base, &ours, &theirs);
+    assert_eq!(out.matches("[node name=\"X\"").count(), 1, "{out}");
+}
+
 #[test]
 fn deleting_a_resource_the_other_side_starts_to_use_is_a_conflict_on_that_resource_never_a_clean_merge() {
     let ours = GODOT3
