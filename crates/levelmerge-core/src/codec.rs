@@ -494,29 +494,36 @@ where
         Some([b, o, t]) => Sides::new(&b[..], &o[..], &t[..]),
         None => texts,
     };
+    // Ids a side renumbered are made to agree first: a part spliced from one side must mean
+    // there what it meant on that side (a resource id another side gave to something else).
+    let renumbered = codec.renumber(texts);
+    clock.lap("align ids");
     // Most merges change different objects on each side: their parts are spliced, and the
-    // result read back and checked like any other.
-    if let Some(text) = splice.then(|| merge_disjoint_parts(codec, texts)).flatten() {
-        if let Ok(problems) = verify_output(codec, &text, texts) {
+    // result read back and checked like any other (texts in a form of the codec's own are not).
+    let aligned = renumbered.as_ref().filter(|r| !r.restore).map_or(texts, |r| r.applied_to(texts));
+    let spliceable = splice && renumbered.as_ref().is_none_or(|r| !r.restore);
+    if let Some(text) = spliceable.then(|| merge_disjoint_parts(codec, aligned)).flatten() {
+        if let Ok(problems) = verify_output(codec, &text, aligned) {
             clock.lap("splice parts and verify");
             return Ok(MergeOutcome {
                 text,
                 open_conflicts: 0,
                 marked_regions: 0,
                 conflicts: Vec::new(),
-                notes: Vec::new(),
+                notes: renumbered.map(|r| r.notes).unwrap_or_default(),
                 timings: clock.laps,
                 problems,
             });
         }
     }
-    merge_structured(codec, texts, options, style, clock)
+    merge_structured(codec, texts, renumbered, options, style, clock)
 }
 
 /// The whole merge: read every object, merge, write, check.
 fn merge_structured<C>(
     codec: &C,
     texts: Sides<&[u8]>,
+    renumbered: Option<Renumbered>,
     options: &Options,
     style: &MarkerStyle,
     mut clock: Clock,
@@ -525,7 +532,6 @@ where
     C: Codec + Sync,
     for<'s> C::Document<'s>: Send + Sync,
 {
-    let renumbered = codec.renumber(texts);
     let originals = texts;
     let texts = match &renumbered {
         Some(r) => r.applied_to(texts),

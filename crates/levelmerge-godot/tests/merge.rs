@@ -182,6 +182,24 @@ fn the_same_node_name_added_in_two_places_is_a_conflict_not_two_siblings() {
     assert_eq!(out.matches("[node name=\"X\"").count(), 1, "{out}");
 }
 
+/// Theirs removed a texture and Godot gave its id to the one left; ours started to use the
+/// removed one by that id. Copying ours' node as it is would show the other texture: the ids are
+/// made to agree before anything is spliced, and the removal is a conflict.
+#[test]
+fn an_id_one_side_gave_to_another_resource_is_not_taken_at_its_word() {
+    let base = "[gd_scene load_steps=3 format=2]\n\n[ext_resource path=\"res://a.png\" type=\"Texture\" id=1]\n[ext_resource path=\"res://b.png\" type=\"Texture\" id=2]\n\n[node name=\"Root\" type=\"Node2D\"]\n\n[node name=\"A\" type=\"Sprite\" parent=\".\"]\nposition = Vector2( 1, 1 )\n\n[node name=\"B\" type=\"Sprite\" parent=\".\"]\ntexture = ExtResource( 2 )\n";
+    let ours = base.replace("position = Vector2( 1, 1 )\n", "position = Vector2( 1, 1 )\ntexture = ExtResource( 1 )\n");
+    let theirs = base
+        .replace("load_steps=3", "load_steps=2")
+        .replace("[ext_resource path=\"res://a.png\" type=\"Texture\" id=1]\n", "")
+        .replace("id=2]", "id=1]")
+        .replace("ExtResource( 2 )", "ExtResource( 1 )");
+    let out = merge(base, &ours, &theirs).unwrap();
+    let text = String::from_utf8_lossy(&out.text);
+    assert_eq!(out.open_conflicts, 1, "{text}");
+    assert!(out.conflicts.iter().any(|c| c.kind == "delete-modify"), "{:?}", out.conflicts);
+}
+
 #[test]
 fn deleting_a_resource_the_other_side_starts_to_use_is_a_conflict_on_that_resource_never_a_clean_merge() {
     let ours = GODOT3
