@@ -1,0 +1,200 @@
+//! The spliced merge (documents copied from the side that changed them) and the whole merge
+//! (every document read and merged) agree on generated edits of a scene: both clean with the
+//! same bytes, or both left with conflicts. The edits are the ones that trip a splice: game
+//! objects added under fileIDs the other side also took, deleted under the other side's edits
+//! or references, moved to other parents, components added and removed.
+
+use levelmerge_core::text::MarkerStyle;
+use levelmerge_core::{merge_objects, merge_texts, Options, Side, Sides};
+use levelmerge_unity::UnityCodec;
+use proptest::prelude::*;
+
+/// A game object with its transform and, optionally, a light and a script that follows
+/// another game object's transform.
+#[derive(Clone, Debug)]
+struct Thing {
+    /// The game object's fileID; its transform is `id + 1`, its light `id + 2`, its script `id + 3`.
+    id: i64,
+    name: &'static str,
+    parent: Option<i64>,
+    x: u8,
+    light: Option<u8>,
+    follows: Option<i64>,
+}
+
+#[derive(Clone, Debug)]
+enum Edit {
+    Add { slot: usize, parent: usize, name: &'static str },
+    Delete(usize),
+    Move(usize, u8),
+    Reparent(usize, usize),
+    Light(usize, Option<u8>),
+    Follow(usize, Option<usize>),
+}
+
+#[derive(Clone, Debug)]
+struct Scene(Vec<Thing>);
+
+impl Scene {
+    fn base() -> Scene {
+        let thing = |id, name, parent| Thing { id, name, parent, x: 0, light: None, follows: None };
+        let mut lamp = thing(30, "Lamp", Some(10));
+        lamp.light = Some(1);
+        let mut cam = thing(40, "Camera", None);
+        cam.follows = Some(30);
+        Scene(vec![thing(10, "Root", None), thing(20, "Floor", Some(10)), lamp, cam])
+    }
+
+    fn pick(&self, i: usize) -> Option<usize> {
+        (!self.0.is_empty()).then(|| i % self.0.len())
+    }
+
+    /// The things under `id`, itself included.
+    fn subtree(&self, id: i64) -> Vec<i64> {
+        let mut all = vec![id];
+        let mut at = 0;
+        while at < all.len() {
+            let p = all[at];
+            all.extend(self.0.iter().filter(|t| t.parent == Some(p)).map(|t| t.id));
+            at += 1;
+        }
+        all
+    }
+
+    fn apply(&mut self, edit: &Edit) {
+        match *edit {
+            Edit::Add { slot, parent, name } => {
+                // Fresh ids from a small pool, so that both sides sometimes take the same.
+                let id = 100 + 10 * slot as i64;
+                if self.0.iter().all(|t| t.id != id) {
+                    let parent = self.pick(parent).map(|p| self.0[p].id);
+                    self.0.push(Thing { id, name, parent, x: 0, light: None, follows: None });
+                }
+            }
+            Edit::Delete(i) => {
+                let Some(i) = self.pick(i) else { return };
+                let gone = self.subtree(self.0[i].id);
+                self.0.retain(|t| !gone.contains(&t.id));
+                // Unity leaves a reference to a deleted object as a missing one.
+                for t in &mut self.0 {
+                    if t.follows.is_some_and(|f| gone.contains(&f)) {
+                        t.follows = Some(0);
+                    }
+                }
+            }
+            Edit::Move(i, x) => {
+                if let Some(i) = self.pick(i) {
+                    self.0[i].x = x;
+                }
+            }
+            Edit::Reparent(i, p) => {
+                let (Some(i), Some(p)) = (self.pick(i), self.pick(p)) else { return };
+                let (id, parent) = (self.0[i].id, self.0[p].id);
+                if !self.subtree(id).contains(&parent) {
+                    self.0[i].parent = Some(parent);
+                }
+            }
+            Edit::Light(i, light) => {
+                if let Some(i) = self.pick(i) {
+                    self.0[i].light = light;
+                }
+            }
+            Edit::Follow(i, target) => {
+                let Some(i) = self.pick(i) else { return };
+                let target = target.and_then(|t| self.pick(t)).map(|t| self.0[t].id);
+                self.0[i].follows = target;
+            }
+        }
+    }
+
+    /// The scene as Unity writes it: documents sorted by fileID.
+    fn text(&self) -> String {
+        let mut docs: Vec<(i64, String)> = Vec::new();
+        for t in &self.0 {
+            let mut components = format!("  - component: {{fileID: {}}}\n", t.id + 1);
+            if t.light.is_some() {
+                components.push_str(&format!("  - component: {{fileID: {}}}\n", t.id + 2));
+            }
+            if t.follows.is_some() {
+                components.push_str(&format!("  - component: {{fileID: {}}}\n", t.id + 3));
+            }
+            docs.push((t.id, format!("--- !u!1 &{}\nGameObject:\n  m_ObjectHideFlags: 0\n  serializedVersion: 6\n  m_Component:\n{components}  m_Layer: 0\n  m_Name: {}\n  m_IsActive: 1\n", t.id, t.name)));
+            let children: Vec<String> =
+                self.0.iter().filter(|c| c.parent == Some(t.id)).map(|c| format!("  - {{fileID: {}}}\n", c.id + 1)).collect();
+            let children = if children.is_empty() { " []\n".to_owned() } else { format!("\n{}", children.concat()) };
+            let father = t.parent.map_or(0, |p| p + 1);
+            docs.push((
+                t.id + 1,
+                format!(
+                    "--- !u!4 &{}\nTransform:\n  m_ObjectHideFlags: 0\n  m_GameObject: {{fileID: {}}}\n  m_LocalPosition: {{x: {}, y: 0, z: 0}}\n  m_LocalScale: {{x: 1, y: 1, z: 1}}\n  m_Children:{children}  m_Father: {{fileID: {father}}}\n",
+                    t.id + 1,
+                    t.id,
+                    t.x
+                ),
+            ));
+            if let Some(intensity) = t.light {
+                docs.push((t.id + 2, format!("--- !u!108 &{}\nLight:\n  m_ObjectHideFlags: 0\n  m_GameObject: {{fileID: {}}}\n  m_Enabled: 1\n  serializedVersion: 10\n  m_Intensity: {intensity}\n", t.id + 2, t.id)));
+            }
+            if let Some(target) = t.follows {
+                let target = if target == 0 { 0 } else { target + 1 };
+                docs.push((t.id + 3, format!("--- !u!114 &{}\nMonoBehaviour:\n  m_ObjectHideFlags: 0\n  m_GameObject: {{fileID: {}}}\n  m_Enabled: 1\n  m_Target: {{fileID: {target}}}\n", t.id + 3, t.id)));
+            }
+        }
+        docs.sort_by_key(|(id, _)| *id);
+        let mut out = "%YAML 1.1\n%TAG !u! tag:unity3d.com,2011:\n".to_owned();
+        for (_, doc) in docs {
+            out.push_str(&doc);
+        }
+        out
+    }
+}
+
+fn edit() -> impl Strategy<Value = Edit> {
+    prop_oneof![
+        (0usize..3, 0usize..8, prop::sample::select(vec!["Box", "Lamp"])).prop_map(|(slot, parent, name)| Edit::Add { slot, parent, name }),
+        (0usize..8).prop_map(Edit::Delete),
+        (0usize..8, 1u8..4).prop_map(|(i, x)| Edit::Move(i, x)),
+        (0usize..8, 0usize..8).prop_map(|(i, p)| Edit::Reparent(i, p)),
+        (0usize..8, prop::option::of(1u8..3)).prop_map(|(i, l)| Edit::Light(i, l)),
+        (0usize..8, prop::option::of(0usize..8)).prop_map(|(i, t)| Edit::Follow(i, t)),
+    ]
+}
+
+fn version(edits: &[Edit]) -> String {
+    let mut scene = Scene::base();
+    for e in edits {
+        scene.apply(e);
+    }
+    scene.text()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    #[test]
+    fn the_spliced_merge_agrees_with_the_whole_merge(ours in prop::collection::vec(edit(), 0..4), theirs in prop::collection::vec(edit(), 0..4)) {
+        let (base, ours, theirs) = (Scene::base().text(), version(&ours), version(&theirs));
+        let texts = Sides::new(base.as_bytes(), ours.as_bytes(), theirs.as_bytes());
+        let style = MarkerStyle::default();
+        let spliced = merge_texts(&UnityCodec, texts, &Options::default(), &style);
+        let whole = merge_objects(&UnityCodec, texts, &Options::default(), &style);
+        let shown = |t: &[u8]| String::from_utf8_lossy(t).into_owned();
+        match (spliced, whole) {
+            (Ok(s), Ok(w)) => match (s.open_conflicts, w.open_conflicts) {
+                (0, 0) => prop_assert_eq!(shown(&s.text), shown(&w.text)),
+                (0, _) => {
+                    let settled = [Side::Ours, Side::Theirs].map(|side| {
+                        let mut options = Options::default();
+                        options.policy.prefer = Some(side);
+                        merge_objects(&UnityCodec, texts, &options, &style).map(|o| shown(&o.text)).unwrap_or_default()
+                    });
+                    prop_assert!(settled.contains(&shown(&s.text)), "spliced:\n{}\nwhole:\n{}", shown(&s.text), shown(&w.text));
+                }
+                (_, 0) => prop_assert!(false, "spliced:\n{}\nwhole:\n{}", shown(&s.text), shown(&w.text)),
+                _ => {}
+            },
+            (Err(_), Err(_)) => {}
+            (s, w) => prop_assert!(false, "one merge failed: spliced {:?}, whole {:?}", s.map(|o| o.open_conflicts), w.map(|o| o.open_conflicts)),
+        }
+    }
+}
