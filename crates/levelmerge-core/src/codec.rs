@@ -76,6 +76,13 @@ pub trait Codec {
         None
     }
 
+    /// A text spliced from `versions`' parts with its derived data made true of it, as the
+    /// whole merge writes it (a count of the file's resources in a header copied from one
+    /// version). Unchanged by default.
+    fn spliced(&self, text: Vec<u8>, _versions: Sides<&[u8]>) -> Vec<u8> {
+        text
+    }
+
     /// Whether large inputs are read on three threads ([`PARALLEL_FROM`]). A codec whose
     /// reading is mostly touching fresh memory gains no time from threads and pays memory.
     fn reads_in_parallel(&self) -> bool {
@@ -460,7 +467,7 @@ pub fn merge_disjoint_parts<C: Codec>(codec: &C, texts: Sides<&[u8]>) -> Option<
             crate::diff3::Chunk::Conflict { .. } => return None,
         }
     }
-    Some(out)
+    Some(codec.spliced(out, texts))
 }
 
 /// Merge three texts of one format. Never returns a level with problems its inputs lacked.

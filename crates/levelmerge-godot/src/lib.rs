@@ -77,6 +77,10 @@ impl Codec for GodotCodec {
         parse::parts(text)
     }
 
+    fn spliced(&self, text: Vec<u8>, versions: Sides<&[u8]>) -> Vec<u8> {
+        render::recount_load_steps(text, versions)
+    }
+
     fn renumber(&self, texts: Sides<&[u8]>) -> Option<levelmerge_core::Renumbered> {
         // Resource ids first: a moved node is recognised by its content, resources included.
         let ids = ids::align(texts);

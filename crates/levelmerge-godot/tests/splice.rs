@@ -1,8 +1,8 @@
 //! The spliced merge (parts copied from the side that changed them) and the whole merge (every
 //! object read and merged) agree on generated edits: both clean with the same bytes, or both
 //! left with conflicts. The edits are the ones that trip a splice: nodes of one name added in
-//! several places, subtrees deleted under the other side's edits, resources removed and their
-//! ids handed to others, as Godot 3 renumbers them on save.
+//! several places, subtrees deleted under the other side's edits, resources added (the header
+//! counts them) or removed and their ids handed to others, as Godot 3 renumbers them on save.
 
 use levelmerge_core::text::MarkerStyle;
 use levelmerge_core::{merge_objects, merge_texts, Options, Side, Sides};
@@ -13,6 +13,8 @@ use proptest::prelude::*;
 #[derive(Clone, Debug)]
 struct Scene {
     textures: Vec<&'static str>,
+    /// Sub-resources, by their one property's value.
+    shapes: Vec<u8>,
     /// Root first; each node's parent comes before it.
     nodes: Vec<Node>,
     /// Signals from one node to another, by index.
@@ -39,6 +41,8 @@ enum Edit {
     RemoveTexture(usize),
     Rename(usize, &'static str),
     Connect(usize, usize),
+    AddShape(u8),
+    RemoveShape(usize),
 }
 
 impl Scene {
@@ -46,6 +50,7 @@ impl Scene {
         let node = |name, parent, texture| Node { name, parent, kind: "Sprite", position: None, texture };
         Scene {
             textures: vec!["a", "b"],
+            shapes: vec![1],
             nodes: vec![
                 Node { name: "Root", parent: None, kind: "Node2D", position: None, texture: None },
                 node("A", Some(0), Some(0)),
@@ -142,6 +147,11 @@ impl Scene {
                 }
             }
             Edit::Rename(..) => {}
+            Edit::AddShape(v) => self.shapes.push(v),
+            Edit::RemoveShape(i) if !self.shapes.is_empty() => {
+                self.shapes.remove(i % self.shapes.len());
+            }
+            Edit::RemoveShape(_) => {}
             Edit::Connect(from, to) => {
                 let c = (from % n, to % n);
                 if !self.connections.contains(&c) {
@@ -152,9 +162,12 @@ impl Scene {
     }
 
     fn text(&self) -> String {
-        let mut out = format!("[gd_scene load_steps={} format=2]\n\n", self.textures.len() + 1);
+        let mut out = format!("[gd_scene load_steps={} format=2]\n\n", self.textures.len() + self.shapes.len() + 1);
         for (i, t) in self.textures.iter().enumerate() {
             out.push_str(&format!("[ext_resource path=\"res://{t}.png\" type=\"Texture\" id={}]\n", i + 1));
+        }
+        for (i, v) in self.shapes.iter().enumerate() {
+            out.push_str(&format!("\n[sub_resource type=\"RectangleShape2D\" id={}]\nextents = Vector2( {v}, {v} )\n", i + 1));
         }
         for node in &self.nodes {
             out.push('\n');
@@ -198,6 +211,8 @@ fn edit() -> impl Strategy<Value = Edit> {
         (0usize..4).prop_map(Edit::RemoveTexture),
         (0usize..8, prop::sample::select(vec!["X", "R"])).prop_map(|(i, name)| Edit::Rename(i, name)),
         (0usize..8, 0usize..8).prop_map(|(from, to)| Edit::Connect(from, to)),
+        (1u8..4).prop_map(Edit::AddShape),
+        (0usize..4).prop_map(Edit::RemoveShape),
     ]
 }
 
