@@ -180,6 +180,77 @@ fn moved(path: &str, moves: &FxHashMap<&str, &str>) -> Option<String> {
     self_and_ancestors(path).find_map(|a| moves.get(a).map(|q| format!("{q}{}", &path[a.len()..])))
 }
 
+/// The scene path a `NodePath` written on the node at `owner` leads to (`.` for the root), or
+/// `None` when it is absolute or climbs out of the scene.
+fn resolve(owner: &str, node_path: &str) -> Option<String> {
+    if node_path.starts_with('/') {
+        return None;
+    }
+    let mut at: Vec<&str> = if owner == "." { Vec::new() } else { owner.split('/').collect() };
+    for step in node_path.split('/') {
+        match step {
+            "" | "." => {}
+            ".." => {
+                at.pop()?;
+            }
+            name => at.push(name),
+        }
+    }
+    Some(if at.is_empty() { ".".to_owned() } else { at.join("/") })
+}
+
+/// `target` as a `NodePath` written on the node at `owner`: up with `..`, then down by name.
+fn relative(owner: &str, target: &str) -> String {
+    fn steps(p: &str) -> Vec<&str> {
+        if p == "." {
+            Vec::new()
+        } else {
+            p.split('/').collect()
+        }
+    }
+    let (from, to) = (steps(owner), steps(target));
+    let common = from.iter().zip(&to).take_while(|(a, b)| a == b).count();
+    let mut path = vec![".."; from.len() - common];
+    path.extend(&to[common..]);
+    if path.is_empty() {
+        ".".to_owned()
+    } else {
+        path.join("/")
+    }
+}
+
+/// The `NodePath("…")`s of a value on the node at `owner` (which `moves` put at `new_owner`,
+/// if anywhere) that lead to a moved node or from a moved one, written anew: (start, end,
+/// text) within `value`. Paths in sub-resources (animation tracks) are relative to a node the
+/// file does not name, and are left alone.
+fn node_paths_moved<'v>(
+    value: &'v str,
+    owner: &'v str,
+    new_owner: Option<&'v str>,
+    moves: &'v FxHashMap<&str, &str>,
+) -> impl Iterator<Item = (usize, usize, String)> + 'v {
+    const OPEN: &str = "NodePath(\"";
+    value.match_indices(OPEN).filter_map(move |(at, _)| {
+        let start = at + OPEN.len();
+        let written = &value[start..start + value[start..].find('"')?];
+        let (node, property) = written.split_once(':').map_or((written, None), |(n, p)| (n, Some(p)));
+        if node.is_empty() {
+            return None;
+        }
+        let target = resolve(owner, node)?;
+        let new_target = moved(&target, moves);
+        if new_target.is_none() && new_owner.is_none() {
+            return None;
+        }
+        let mut text = relative(new_owner.unwrap_or(owner), new_target.as_deref().unwrap_or(&target));
+        if let Some(property) = property {
+            text.push(':');
+            text.push_str(property);
+        }
+        (text != written).then(|| (start, start + written.len(), text))
+    })
+}
+
 /// `file` as though `moves` had been made in it, or `None` when none touches it.
 fn rewrite(file: &GodotFile<'_>, moves: &[(&str, &str)]) -> Option<Vec<u8>> {
     if moves.is_empty() {
@@ -187,6 +258,7 @@ fn rewrite(file: &GodotFile<'_>, moves: &[(&str, &str)]) -> Option<Vec<u8>> {
     }
     let moves: FxHashMap<&str, &str> = moves.iter().copied().collect();
     let mut edits: Vec<(usize, usize, String)> = Vec::new();
+    let mut path_edits: Vec<(usize, usize, String)> = Vec::new();
     let mut set = |s: &Section, key: &str, new: &str| {
         if let Some(a) = file.attrs_of(s).iter().find(|a| file.text(a.key) == key) {
             let old = file.text(a.value);
@@ -200,11 +272,19 @@ fn rewrite(file: &GodotFile<'_>, moves: &[(&str, &str)]) -> Option<Vec<u8>> {
         match file.kind(s) {
             "node" => {
                 let Some(path) = id.as_ref().and_then(|id| id.as_str().strip_prefix("node:")) else { continue };
-                let Some(new) = moved(path, &moves) else { continue };
-                if moves.contains_key(path) {
-                    set(s, "name", name_of(&new));
+                let new = moved(path, &moves);
+                if let Some(new) = &new {
+                    if moves.contains_key(path) {
+                        set(s, "name", name_of(new));
+                    }
+                    set(s, "parent", parent_of(new));
                 }
-                set(s, "parent", parent_of(&new));
+                for p in file.props_of(s) {
+                    path_edits.extend(
+                        node_paths_moved(file.text(p.value), path, new.as_deref(), &moves)
+                            .map(|(a, b, text)| (p.value.0 as usize + a, p.value.0 as usize + b, text)),
+                    );
+                }
             }
             "connection" | "editable" => {
                 for key in ["from", "to", "path"] {
@@ -216,6 +296,7 @@ fn rewrite(file: &GodotFile<'_>, moves: &[(&str, &str)]) -> Option<Vec<u8>> {
             _ => {}
         }
     }
+    edits.extend(path_edits);
     (!edits.is_empty()).then(|| levelmerge_core::text::splice(file.src, edits).into_bytes())
 }
 

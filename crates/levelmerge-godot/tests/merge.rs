@@ -387,6 +387,27 @@ texture = SubResource("Texture_1")
     assert!(start < image && image < end, "the image is inside the conflict on the texture:\n{text}");
 }
 
+/// A `NodePath` one side wrote follows the nodes the other side renamed or moved: the node it
+/// leads to, and the node it is written on.
+#[test]
+fn node_paths_follow_the_other_sides_renames_and_moves() {
+    let base = "[gd_scene format=3]\n\n[node name=\"Root\" type=\"Node2D\"]\n\n[node name=\"A\" type=\"Sprite2D\" parent=\".\"]\nposition = Vector2(1, 1)\n\n[node name=\"Cam\" type=\"Camera2D\" parent=\".\"]\n";
+    let aimed = base.replace(
+        "[node name=\"Cam\" type=\"Camera2D\" parent=\".\"]\n",
+        "[node name=\"Cam\" type=\"Camera2D\" parent=\".\"]\ntarget = NodePath(\"../A:position\")\n",
+    );
+    let renamed = base.replace("name=\"A\"", "name=\"Hero\"");
+    let out = clean(base, &renamed, &aimed);
+    assert!(out.contains("target = NodePath(\"../Hero:position\")"), "{out}");
+    assert_eq!(out, clean(base, &aimed, &renamed), "the same whichever side renamed");
+    let cam_moved = base.replace(
+        "[node name=\"Cam\" type=\"Camera2D\" parent=\".\"]",
+        "[node name=\"Rig\" type=\"Node2D\" parent=\".\"]\n\n[node name=\"Cam\" type=\"Camera2D\" parent=\"Rig\"]",
+    );
+    let out = clean(base, &cam_moved, &aimed);
+    assert!(out.contains("[node name=\"Cam\" type=\"Camera2D\" parent=\"Rig\"]\ntarget = NodePath(\"../../A:position\")"), "{out}");
+}
+
 /// GODOT3 with the sprite (and the label under it) moved under a new `Holder` node, and the
 /// connection from the label following it, as the editor saves a reparent.
 fn sprite_moved_under_holder(scene: &str) -> String {
