@@ -91,6 +91,67 @@ fn dependencies_first(written: &mut [Written<'_>], known: &Known<'_>) {
     }
 }
 
+/// A written node's path and its parent's (`None` for the root), read off its tag.
+fn written_path(text: &str) -> Option<(String, Option<&str>)> {
+    let tag = &text[..text.find(']')?];
+    let attr = |key: &str| {
+        let at = tag.find(&format!(" {key}=\""))? + key.len() + 3;
+        Some(&tag[at..at + tag[at..].find('"')?])
+    };
+    let name = attr("name")?;
+    Some(match attr("parent") {
+        None => (".".to_owned(), None),
+        Some(".") => (name.to_owned(), Some(".")),
+        Some(parent) => (format!("{parent}/{name}"), Some(parent)),
+    })
+}
+
+/// Nodes in an order where each comes after its parent (Godot refuses a node whose parent is
+/// not yet defined): a node written before its parent waits until the parent is written, and
+/// everything else keeps the merged order. The merged order can put a parent late when one side
+/// deleted it and a policy kept it, with its subtree, from the other.
+fn parents_first(written: &mut [Written<'_>]) {
+    let slots: Vec<usize> = (0..written.len()).filter(|&i| written[i].kind == "node").collect();
+    let paths: Vec<Option<(String, Option<&str>)>> = slots.iter().map(|&i| written_path(&written[i].text)).collect();
+    let mut position: FxHashMap<&str, usize> = FxHashMap::default();
+    for (k, p) in paths.iter().enumerate() {
+        if let Some((path, _)) = p {
+            position.entry(path.as_str()).or_insert(k);
+        }
+    }
+    let parent_of =
+        |k: usize| paths[k].as_ref().and_then(|(_, parent)| *parent).filter(|p| *p != ".").and_then(|p| position.get(p).copied());
+    if (0..slots.len()).all(|k| parent_of(k).is_none_or(|p| p < k)) {
+        return;
+    }
+    let mut order = Vec::with_capacity(slots.len());
+    let mut placed = vec![false; slots.len()];
+    let mut waiting: FxHashMap<usize, Vec<usize>> = FxHashMap::default();
+    for k in 0..slots.len() {
+        match parent_of(k) {
+            Some(p) if !placed[p] => waiting.entry(p).or_default().push(k),
+            _ => {
+                let mut ready = vec![k];
+                while let Some(k) = ready.pop() {
+                    placed[k] = true;
+                    order.push(k);
+                    // Its waiting children, in their merged order.
+                    ready.extend(waiting.remove(&k).unwrap_or_default().into_iter().rev());
+                }
+            }
+        }
+    }
+    // A parent never placed (a cycle cannot be written anyway): its children keep their order.
+    let mut rest: Vec<usize> = waiting.into_values().flatten().collect();
+    rest.sort_unstable();
+    order.extend(rest);
+    let mut taken: Vec<Option<Written<'_>>> =
+        slots.iter().map(|&i| Some(std::mem::replace(&mut written[i], Written::placeholder()))).collect();
+    for (slot, k) in slots.iter().zip(order) {
+        written[*slot] = taken[k].take().expect("each node placed once");
+    }
+}
+
 impl<'r, 'd> Renderer<'r, 'd> {
     fn file(&self, side: Side) -> &'r GodotFile<'d> {
         self.docs.get(side)
@@ -130,6 +191,7 @@ impl<'r, 'd> Renderer<'r, 'd> {
             ids.map(|_, v| v.iter().enumerate().filter_map(|(i, id)| Some((id.as_ref()?.as_str(), i))).collect());
         let known = Known { ids, index: &index };
         dependencies_first(&mut written, &known);
+        parents_first(&mut written);
         self.fix_load_steps(&mut written);
         let mut out = String::with_capacity(merged_capacity(self.docs.map(|_, d| d.src.len())));
         out.push_str(self.merged_text(|f| f.text(f.preamble)));
@@ -318,4 +380,38 @@ pub fn recount_load_steps(mut text: Vec<u8>, versions: Sides<&[u8]>) -> Vec<u8> 
         text.splice(digits..end, (loaded + 1).to_string().into_bytes());
     }
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn node(tag: &str) -> Written<'static> {
+        Written { kind: "node", text: format!("{tag}\n"), ..Written::placeholder() }
+    }
+
+    #[test]
+    fn a_node_written_before_its_parent_waits_for_it() {
+        let mut written = vec![
+            node("[node name=\"Root\" type=\"Node\"]"),
+            node("[node name=\"C\" type=\"Node\" parent=\"P\"]"),
+            node("[node name=\"X\" type=\"Node\" parent=\".\"]"),
+            node("[node name=\"GC\" type=\"Node\" parent=\"P/C\"]"),
+            Written {
+                kind: "connection",
+                text: "[connection signal=\"s\" from=\"X\" to=\".\" method=\"m\"]\n".into(),
+                ..Written::placeholder()
+            },
+            node("[node name=\"P\" type=\"Node\" parent=\".\"]"),
+            node("[node name=\"D\" type=\"Node\" parent=\"P\"]"),
+        ];
+        parents_first(&mut written);
+        // The first quoted word: a node's name, the connection's signal (it keeps its place).
+        let names: Vec<&str> = written.iter().map(|w| w.text.split('"').nth(1).unwrap_or("")).collect();
+        assert_eq!(names, ["Root", "X", "P", "C", "s", "GC", "D"]);
+        // In order already: nothing moves.
+        let before: Vec<String> = written.iter().map(|w| w.text.clone()).collect();
+        parents_first(&mut written);
+        assert_eq!(written.iter().map(|w| w.text.clone()).collect::<Vec<_>>(), before);
+    }
 }
