@@ -314,11 +314,13 @@ fn rewrite(file: &GodotFile<'_>, maps: &FxHashMap<Table, &FxHashMap<String, Stri
 
 /// The resource tag lines of a text, sorted.
 fn tags(text: &[u8]) -> Vec<&[u8]> {
-    let mut v: Vec<&[u8]> = text
-        .split(|&b| b == b'\n')
-        .filter(|l| l.starts_with(b"[ext_resource") || l.starts_with(b"[sub_resource"))
-        .map(|l| l.trim_ascii_end())
-        .collect();
+    let lines_from = |needle: &'static [u8]| {
+        memchr::memmem::find_iter(text, needle).map(|at| {
+            let line = &text[at + 1..];
+            line[..memchr::memchr(b'\n', line).unwrap_or(line.len())].trim_ascii_end()
+        })
+    };
+    let mut v: Vec<&[u8]> = lines_from(b"\n[ext_resource").chain(lines_from(b"\n[sub_resource")).collect();
     v.sort_unstable();
     v
 }

@@ -349,31 +349,29 @@ impl<'r, 'd> Renderer<'r, 'd> {
     }
 }
 
-/// The resources a file loads, counted by the parts that open their sections.
-fn loaded_parts(parts: &[&[u8]]) -> usize {
-    parts
-        .iter()
-        .filter(|p| {
-            LOADED.iter().any(|k| p.strip_prefix(b"[").is_some_and(|p| p.starts_with(k.as_bytes()) && p.get(k.len()) == Some(&b' ')))
-        })
-        .count()
+/// The resources a file loads: the lines that open their sections (a file that splices has
+/// its sections where its lines open them).
+fn loaded_sections(text: &[u8]) -> usize {
+    LOADED.iter().map(|k| memchr::memmem::find_iter(text, format!("\n[{k} ").as_bytes()).count()).sum()
+}
+
+/// A file's header: its text up to the first line opening another section.
+fn header_of(text: &[u8]) -> &[u8] {
+    &text[..memchr::memmem::find(text, b"\n[").map_or(text.len(), |i| i + 1)]
 }
 
 /// A spliced file's `load_steps`: its header was copied from one of `versions`; when the file
 /// loads another number of resources than that version did, the count is rewritten, as
 /// [`Renderer`] does for a header it copies.
 pub fn recount_load_steps(mut text: Vec<u8>, versions: Sides<&[u8]>) -> Vec<u8> {
-    let Some(parts) = crate::parse::parts(&text) else { return text };
-    let Some(&header) = parts.first().filter(|h| h.starts_with(b"[gd_")) else { return text };
-    let source =
-        [versions.ours, versions.theirs, versions.base].into_iter().filter_map(crate::parse::parts).find(|p| p.first() == Some(&header));
-    let Some(source) = source else { return text };
-    let loaded = loaded_parts(&parts);
-    if loaded == loaded_parts(&source) {
-        return text;
-    }
+    let header = header_of(&text);
     let tag_end = memchr::memchr(b']', header).unwrap_or(header.len());
     let Some(at) = memchr::memmem::find(&header[..tag_end], b" load_steps=") else { return text };
+    let Some(source) = [versions.ours, versions.theirs, versions.base].into_iter().find(|v| header_of(v) == header) else { return text };
+    let loaded = loaded_sections(&text);
+    if loaded == loaded_sections(source) {
+        return text;
+    }
     let digits = at + " load_steps=".len();
     let end = digits + header[digits..].iter().take_while(|b| b.is_ascii_digit()).count();
     if end > digits {
