@@ -129,7 +129,7 @@ fn values<'v, 'a>(obj: &'v Object<'a>) -> impl Iterator<Item = &'v Value<'a>> {
 
 /// Whether `path` lies at or below a node of an instanced scene (whose own nodes this file
 /// does not list).
-fn under_instance(path: &str, instanced: &FxHashSet<String>) -> bool {
+fn under_instance(path: &str, instanced: &FxHashSet<&str>) -> bool {
     if instanced.contains(".") {
         return true;
     }
@@ -150,14 +150,14 @@ fn under_instance(path: &str, instanced: &FxHashSet<String>) -> bool {
 /// instanced scene), sibling nodes of distinct names, every connection between existing nodes.
 pub fn scene_problems(level: &Level<'_>) -> Vec<Problem> {
     let mut problems = Vec::new();
-    let mut instanced: FxHashSet<String> = FxHashSet::default();
-    let mut nodes: FxHashSet<String> = FxHashSet::default();
+    let mut instanced: FxHashSet<&str> = FxHashSet::default();
+    let mut nodes: FxHashSet<&str> = FxHashSet::default();
     let attrs: Vec<Vec<(&str, &str)>> =
         level.objects.values().map(|o| if matches!(o.kind.as_str(), "node" | "connection") { tag_attrs(o) } else { Vec::new() }).collect();
     for (obj, attrs) in level.objects.values().zip(&attrs).filter(|(o, _)| o.kind == "node") {
         if let Some(path) = obj.id.as_str().strip_prefix("node:") {
             if attr(attrs, "instance").is_some() || attr(attrs, "instance_placeholder").is_some() {
-                instanced.insert(path.to_owned());
+                instanced.insert(path);
             }
         }
     }
@@ -210,7 +210,7 @@ pub fn scene_problems(level: &Level<'_>) -> Vec<Problem> {
                         });
                     }
                 }
-                nodes.insert(path.to_owned());
+                nodes.insert(path);
             }
             "connection" => {
                 for end in ["from", "to"] {

@@ -91,19 +91,20 @@ fn dependencies_first(written: &mut [Written<'_>], known: &Known<'_>) {
     }
 }
 
-/// A written node's path and its parent's (`None` for the root), read off its tag.
-fn written_path(text: &str) -> Option<(String, Option<&str>)> {
+/// A written node's parent path (`None` for the root) and name, read off its tag.
+fn written_node(text: &str) -> Option<(Option<&str>, &str)> {
     let tag = &text[..text.find(']')?];
     let attr = |key: &str| {
-        let at = tag.find(&format!(" {key}=\""))? + key.len() + 3;
+        let key_at = tag.match_indices(key).find(|(i, _)| tag[..*i].ends_with(' ') && tag[i + key.len()..].starts_with("=\""))?.0;
+        let at = key_at + key.len() + 2;
         Some(&tag[at..at + tag[at..].find('"')?])
     };
-    let name = attr("name")?;
-    Some(match attr("parent") {
-        None => (".".to_owned(), None),
-        Some(".") => (name.to_owned(), Some(".")),
-        Some(parent) => (format!("{parent}/{name}"), Some(parent)),
-    })
+    Some((attr("parent"), attr("name")?))
+}
+
+/// A node path as its parent's path and its name (`.` for the root's children).
+fn split_path(path: &str) -> (&str, &str) {
+    path.rsplit_once('/').unwrap_or((".", path))
 }
 
 /// Nodes in an order where each comes after its parent (Godot refuses a node whose parent is
@@ -112,15 +113,18 @@ fn written_path(text: &str) -> Option<(String, Option<&str>)> {
 /// deleted it and a policy kept it, with its subtree, from the other.
 fn parents_first(written: &mut [Written<'_>]) {
     let slots: Vec<usize> = (0..written.len()).filter(|&i| written[i].kind == "node").collect();
-    let paths: Vec<Option<(String, Option<&str>)>> = slots.iter().map(|&i| written_path(&written[i].text)).collect();
-    let mut position: FxHashMap<&str, usize> = FxHashMap::default();
-    for (k, p) in paths.iter().enumerate() {
-        if let Some((path, _)) = p {
-            position.entry(path.as_str()).or_insert(k);
+    let nodes: Vec<Option<(Option<&str>, &str)>> = slots.iter().map(|&i| written_node(&written[i].text)).collect();
+    // Nodes by (parent path, name): the parent of a node under `a/b` is the node ("a", "b").
+    let mut position: FxHashMap<(&str, &str), usize> = FxHashMap::default();
+    for (k, node) in nodes.iter().enumerate() {
+        if let Some((Some(parent), name)) = node {
+            position.entry((parent, name)).or_insert(k);
         }
     }
-    let parent_of =
-        |k: usize| paths[k].as_ref().and_then(|(_, parent)| *parent).filter(|p| *p != ".").and_then(|p| position.get(p).copied());
+    let parent_of = |k: usize| match nodes[k] {
+        Some((Some(parent), _)) if parent != "." => position.get(&split_path(parent)).copied(),
+        _ => None,
+    };
     if (0..slots.len()).all(|k| parent_of(k).is_none_or(|p| p < k)) {
         return;
     }
