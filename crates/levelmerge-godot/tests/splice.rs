@@ -4,9 +4,8 @@
 //! several places, subtrees deleted under the other side's edits, resources added (the header
 //! counts them) or removed and their ids handed to others, as Godot 3 renumbers them on save.
 
-use levelmerge_core::text::MarkerStyle;
-use levelmerge_core::{merge_objects, merge_texts, Options, Side, Sides};
 use levelmerge_godot::GodotCodec;
+use levelmerge_testutils::corpus::splice_agrees_with_whole_merge;
 use proptest::prelude::*;
 
 /// A scene as Godot 3 writes it: resources numbered in order, nodes in tree order.
@@ -230,32 +229,6 @@ proptest! {
     #[test]
     fn the_spliced_merge_agrees_with_the_whole_merge(ours in prop::collection::vec(edit(), 0..4), theirs in prop::collection::vec(edit(), 0..4)) {
         let (base, ours, theirs) = (Scene::base().text(), version(&ours), version(&theirs));
-        let texts = Sides::new(base.as_bytes(), ours.as_bytes(), theirs.as_bytes());
-        let style = MarkerStyle::default();
-        let spliced = merge_texts(&GodotCodec, texts, &Options::default(), &style);
-        let whole = merge_objects(&GodotCodec, texts, &Options::default(), &style);
-        match (spliced, whole) {
-            (Ok(s), Ok(w)) => {
-                let shown = |t: &[u8]| String::from_utf8_lossy(t).into_owned();
-                match (s.open_conflicts, w.open_conflicts) {
-                    (0, 0) => prop_assert_eq!(shown(&s.text), shown(&w.text)),
-                    (0, _) => {
-                        // Both sides deleted a node and one added another of its name: one node
-                        // to the whole merge (deleted here, changed there), two to the splice.
-                        // The splice must then be what settling that conflict for one side gives.
-                        let settled = [Side::Ours, Side::Theirs].map(|side| {
-                            let mut options = Options::default();
-                            options.policy.prefer = Some(side);
-                            merge_objects(&GodotCodec, texts, &options, &style).map(|o| shown(&o.text)).unwrap_or_default()
-                        });
-                        prop_assert!(settled.contains(&shown(&s.text)), "spliced:\n{}\nwhole:\n{}", shown(&s.text), shown(&w.text));
-                    }
-                    (_, 0) => prop_assert!(false, "spliced:\n{}\nwhole:\n{}", shown(&s.text), shown(&w.text)),
-                    _ => {}
-                }
-            }
-            (Err(_), Err(_)) => {}
-            (s, w) => prop_assert!(false, "one merge failed: spliced {:?}, whole {:?}", s.map(|o| o.open_conflicts), w.map(|o| o.open_conflicts)),
-        }
+        splice_agrees_with_whole_merge(&GodotCodec, &base, &ours, &theirs).map_err(TestCaseError::fail)?;
     }
 }

@@ -163,6 +163,47 @@ where
     compared
 }
 
+/// Whether the merge that tries the splice first ([`levelmerge_core::merge_texts`]) agrees with
+/// reading every object ([`levelmerge_core::merge_objects`]) on one merge: both clean with the
+/// same bytes, or both left with conflicts, or both refused. One difference is allowed: both
+/// sides deleted an object and one added another under its name, which the whole merge reads as
+/// one object deleted and changed (a conflict) and the splice as two; the spliced text must then
+/// be what settling that conflict for one side writes. `Err` says how they disagree.
+pub fn splice_agrees_with_whole_merge<C>(codec: &C, base: &str, ours: &str, theirs: &str) -> Result<(), String>
+where
+    C: levelmerge_core::Codec + Sync,
+    for<'s> C::Document<'s>: Send + Sync,
+{
+    use levelmerge_core::{merge_objects, merge_texts, Options, Side, Sides};
+    let texts = Sides::new(base.as_bytes(), ours.as_bytes(), theirs.as_bytes());
+    let style = Default::default();
+    let shown = |t: &[u8]| String::from_utf8_lossy(t).into_owned();
+    let (spliced, whole) =
+        (merge_texts(codec, texts, &Options::default(), &style), merge_objects(codec, texts, &Options::default(), &style));
+    let differ = |s: &[u8], w: &[u8]| Err(format!("spliced:\n{}\nwhole:\n{}", shown(s), shown(w)));
+    match (spliced, whole) {
+        (Ok(s), Ok(w)) => match (s.open_conflicts, w.open_conflicts) {
+            (0, 0) if s.text == w.text => Ok(()),
+            (0, 0) | (_, 0) => differ(&s.text, &w.text),
+            (0, _) => {
+                let settled = [Side::Ours, Side::Theirs].map(|side| {
+                    let mut options = Options::default();
+                    options.policy.prefer = Some(side);
+                    merge_objects(codec, texts, &options, &style).map(|o| o.text).unwrap_or_default()
+                });
+                if settled.contains(&s.text) {
+                    Ok(())
+                } else {
+                    differ(&s.text, &w.text)
+                }
+            }
+            _ => Ok(()),
+        },
+        (Err(_), Err(_)) => Ok(()),
+        (s, w) => Err(format!("one merge failed: spliced {:?}, whole {:?}", s.map(|o| o.open_conflicts), w.map(|o| o.open_conflicts))),
+    }
+}
+
 /// Every real merge whose parts could be spliced ([`levelmerge_core::merge_disjoint_parts`]:
 /// parts added, removed and changed by one side at most) gives, through the merge that tries
 /// the splice first ([`levelmerge_core::merge_texts`]), what reading every object gives

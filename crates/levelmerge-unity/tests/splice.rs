@@ -4,8 +4,7 @@
 //! objects added under fileIDs the other side also took, deleted under the other side's edits
 //! or references, moved to other parents, components added and removed.
 
-use levelmerge_core::text::MarkerStyle;
-use levelmerge_core::{merge_objects, merge_texts, Options, Side, Sides};
+use levelmerge_testutils::corpus::splice_agrees_with_whole_merge;
 use levelmerge_unity::UnityCodec;
 use proptest::prelude::*;
 
@@ -174,27 +173,6 @@ proptest! {
     #[test]
     fn the_spliced_merge_agrees_with_the_whole_merge(ours in prop::collection::vec(edit(), 0..4), theirs in prop::collection::vec(edit(), 0..4)) {
         let (base, ours, theirs) = (Scene::base().text(), version(&ours), version(&theirs));
-        let texts = Sides::new(base.as_bytes(), ours.as_bytes(), theirs.as_bytes());
-        let style = MarkerStyle::default();
-        let spliced = merge_texts(&UnityCodec, texts, &Options::default(), &style);
-        let whole = merge_objects(&UnityCodec, texts, &Options::default(), &style);
-        let shown = |t: &[u8]| String::from_utf8_lossy(t).into_owned();
-        match (spliced, whole) {
-            (Ok(s), Ok(w)) => match (s.open_conflicts, w.open_conflicts) {
-                (0, 0) => prop_assert_eq!(shown(&s.text), shown(&w.text)),
-                (0, _) => {
-                    let settled = [Side::Ours, Side::Theirs].map(|side| {
-                        let mut options = Options::default();
-                        options.policy.prefer = Some(side);
-                        merge_objects(&UnityCodec, texts, &options, &style).map(|o| shown(&o.text)).unwrap_or_default()
-                    });
-                    prop_assert!(settled.contains(&shown(&s.text)), "spliced:\n{}\nwhole:\n{}", shown(&s.text), shown(&w.text));
-                }
-                (_, 0) => prop_assert!(false, "spliced:\n{}\nwhole:\n{}", shown(&s.text), shown(&w.text)),
-                _ => {}
-            },
-            (Err(_), Err(_)) => {}
-            (s, w) => prop_assert!(false, "one merge failed: spliced {:?}, whole {:?}", s.map(|o| o.open_conflicts), w.map(|o| o.open_conflicts)),
-        }
+        splice_agrees_with_whole_merge(&UnityCodec, &base, &ours, &theirs).map_err(TestCaseError::fail)?;
     }
 }
