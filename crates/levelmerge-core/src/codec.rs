@@ -436,6 +436,7 @@ pub fn merge_disjoint_parts<C: Codec>(codec: &C, texts: Sides<&[u8]>) -> Option<
     let parts = Sides::new(codec.parts(texts.base)?, codec.parts(texts.ours)?, codec.parts(texts.theirs)?);
     let name = |part: &[u8]| crate::text::line_hash(&part[..memchr::memchr(b'\n', part).map_or(part.len(), |i| i + 1)]);
     let names = parts.as_ref().map(|_, p| p.iter().map(|part| name(part)).collect::<Vec<u64>>());
+    let base_names: rustc_hash::FxHashSet<u64> = names.base.iter().copied().collect();
     let mut out = Vec::with_capacity(merged_capacity(texts.map(|_, t| t.len())));
     let push = |out: &mut Vec<u8>, taken: &[&[u8]]| taken.iter().for_each(|part| out.extend_from_slice(part));
     for chunk in crate::diff3::diff3(&names.base, &names.ours, &names.theirs) {
@@ -454,8 +455,16 @@ pub fn merge_disjoint_parts<C: Codec>(codec: &C, texts: Sides<&[u8]>) -> Option<
                 }
             }
             // One side added, removed or renamed parts here; the other must have left them as
-            // they were.
+            // they were. A part put here that base has elsewhere was moved (a diff sees a
+            // deletion and an insertion): the other side's deletion or edit of it would be lost.
             crate::diff3::Chunk::Changed { base, ours, theirs, take } => {
+                let put = match take {
+                    crate::diff3::Take::Theirs => &names.theirs[theirs.clone()],
+                    _ => &names.ours[ours.clone()],
+                };
+                if put.iter().any(|n| base_names.contains(n)) {
+                    return None;
+                }
                 let (b, o, t) = (&parts.base[base], &parts.ours[ours], &parts.theirs[theirs]);
                 match take {
                     crate::diff3::Take::Ours if t == b => push(&mut out, o),

@@ -200,6 +200,35 @@ fn an_id_one_side_gave_to_another_resource_is_not_taken_at_its_word() {
     assert!(out.conflicts.iter().any(|c| c.kind == "delete-modify"), "{:?}", out.conflicts);
 }
 
+/// Ours deleted texture b (and added a shape). Theirs deleted a and added it back, so Godot 3
+/// renumbered: b's section now comes first. A diff of the sections can read that as b deleted
+/// (agreeing with ours) and b inserted (taken from theirs), and a splice would bring b back. A
+/// part that base has elsewhere is a move: the whole merge decides it.
+#[test]
+fn a_section_one_side_moved_and_the_other_deleted_stays_deleted() {
+    let scene = |header: &str, exts: &[(&str, u32)], shapes: usize, a: Option<u32>, c: Option<u32>| {
+        let mut s = format!("[gd_scene load_steps={header} format=2]\n\n");
+        for (path, id) in exts {
+            s.push_str(&format!("[ext_resource path=\"res://{path}.png\" type=\"Texture\" id={id}]\n"));
+        }
+        for i in 1..=shapes {
+            s.push_str(&format!("\n[sub_resource type=\"RectangleShape2D\" id={i}]\nextents = Vector2( 1, 1 )\n"));
+        }
+        let texture = |t: Option<u32>| t.map_or(String::new(), |id| format!("texture = ExtResource( {id} )\n"));
+        s.push_str(&format!("\n[node name=\"Root\" type=\"Node2D\"]\n\n[node name=\"A\" type=\"Sprite\" parent=\".\"]\n{}", texture(a)));
+        s.push_str("\n[node name=\"B\" type=\"Sprite\" parent=\"A\"]\n");
+        s.push_str(&format!("\n[node name=\"C\" type=\"Sprite\" parent=\".\"]\n{}", texture(c)));
+        s.push_str("\n[node name=\"D\" type=\"Sprite\" parent=\"C\"]\n\n[connection signal=\"changed\" from=\"C\" to=\"A\" method=\"_on_changed\"]\n");
+        s
+    };
+    let base = scene("4", &[("a", 1), ("b", 2)], 1, Some(1), Some(2));
+    let ours = scene("4", &[("a", 1)], 2, Some(1), None);
+    let theirs = scene("4", &[("b", 1), ("a", 2)], 1, None, Some(1));
+    let out = clean(&base, &ours, &theirs);
+    assert!(!out.contains("b.png"), "ours deleted b:\n{out}");
+    assert!(out.contains("res://a.png") && !out.contains("texture ="), "{out}");
+}
+
 #[test]
 fn deleting_a_resource_the_other_side_starts_to_use_is_a_conflict_on_that_resource_never_a_clean_merge() {
     let ours = GODOT3

@@ -2,13 +2,24 @@
 //! object read and merged) agree on generated edits: both clean with the same bytes, or both
 //! left with conflicts. The edits are the ones that trip a splice: nodes of one name added in
 //! several places, subtrees deleted under the other side's edits, resources added (the header
-//! counts them) or removed and their ids handed to others, as Godot 3 renumbers them on save.
+//! counts them) or removed and their ids handed to others, as Godot 3 renumbers them on save;
+//! in Godot 3's form and in Godot 4's (string ids, `uid`s, nodes' `unique_id`).
 
 use levelmerge_godot::GodotCodec;
 use levelmerge_testutils::corpus::splice_agrees_with_whole_merge;
 use proptest::prelude::*;
+use std::hash::BuildHasher;
 
-/// A scene as Godot 3 writes it: resources numbered in order, nodes in tree order.
+/// How a scene is written.
+#[derive(Clone, Copy, Debug)]
+enum Format {
+    /// Resources numbered in order (renumbered when one goes), `ExtResource( 1 )`.
+    Godot3,
+    /// Resources under string ids that stay, `uid`s, nodes with a `unique_id`.
+    Godot4,
+}
+
+/// A scene as Godot writes it: nodes in tree order.
 #[derive(Clone, Debug)]
 struct Scene {
     textures: Vec<&'static str>,
@@ -28,6 +39,8 @@ struct Node {
     position: Option<u8>,
     /// An index into `textures`.
     texture: Option<usize>,
+    /// Godot 4.6's `unique_id`: given when the node is made, kept through renames and moves.
+    unique_id: u64,
 }
 
 #[derive(Clone, Debug)]
@@ -46,16 +59,16 @@ enum Edit {
 
 impl Scene {
     fn base() -> Scene {
-        let node = |name, parent, texture| Node { name, parent, kind: "Sprite", position: None, texture };
+        let node = |name, parent, texture, unique_id| Node { name, parent, kind: "Sprite", position: None, texture, unique_id };
         Scene {
             textures: vec!["a", "b"],
             shapes: vec![1],
             nodes: vec![
-                Node { name: "Root", parent: None, kind: "Node2D", position: None, texture: None },
-                node("A", Some(0), Some(0)),
-                node("B", Some(1), None),
-                node("C", Some(0), Some(1)),
-                node("D", Some(3), None),
+                Node { name: "Root", parent: None, kind: "Node2D", position: None, texture: None, unique_id: 1 },
+                node("A", Some(0), Some(0), 2),
+                node("B", Some(1), None, 3),
+                node("C", Some(0), Some(1), 4),
+                node("D", Some(3), None, 5),
             ],
             connections: vec![(3, 1)],
         }
@@ -92,7 +105,9 @@ impl Scene {
                 }
                 // Godot writes a new child after its parent's subtree.
                 let at = self.subtree(parent).into_iter().max().unwrap_or(parent) + 1;
-                let node = Node { name, parent: Some(parent), kind, position: None, texture: None };
+                // The same node made on both sides gets the same id; any other, another.
+                let unique_id = rustc_hash::FxBuildHasher.hash_one((self.path(parent), name, kind)) % 1_000_000_000 + 100;
+                let node = Node { name, parent: Some(parent), kind, position: None, texture: None, unique_id };
                 let shifted = |p: usize| if p >= at { p + 1 } else { p };
                 for other in &mut self.nodes {
                     other.parent = other.parent.map(shifted);
@@ -160,28 +175,47 @@ impl Scene {
         }
     }
 
-    fn text(&self) -> String {
-        let mut out = format!("[gd_scene load_steps={} format=2]\n\n", self.textures.len() + self.shapes.len() + 1);
+    fn text(&self, format: Format) -> String {
+        let loaded = self.textures.len() + self.shapes.len() + 1;
+        let mut out = match format {
+            Format::Godot3 => format!("[gd_scene load_steps={loaded} format=2]\n\n"),
+            Format::Godot4 => format!("[gd_scene load_steps={loaded} format=3 uid=\"uid://base\"]\n\n"),
+        };
         for (i, t) in self.textures.iter().enumerate() {
-            out.push_str(&format!("[ext_resource path=\"res://{t}.png\" type=\"Texture\" id={}]\n", i + 1));
+            out.push_str(&match format {
+                Format::Godot3 => format!("[ext_resource path=\"res://{t}.png\" type=\"Texture\" id={}]\n", i + 1),
+                Format::Godot4 => format!("[ext_resource type=\"Texture2D\" uid=\"uid://{t}\" path=\"res://{t}.png\" id=\"1_{t}\"]\n"),
+            });
         }
         for (i, v) in self.shapes.iter().enumerate() {
-            out.push_str(&format!("\n[sub_resource type=\"RectangleShape2D\" id={}]\nextents = Vector2( {v}, {v} )\n", i + 1));
+            out.push_str(&match format {
+                Format::Godot3 => format!("\n[sub_resource type=\"RectangleShape2D\" id={}]\nextents = Vector2( {v}, {v} )\n", i + 1),
+                Format::Godot4 => {
+                    format!("\n[sub_resource type=\"RectangleShape2D\" id=\"RectangleShape2D_{v}{i}\"]\nsize = Vector2({v}, {v})\n")
+                }
+            });
         }
         for node in &self.nodes {
             out.push('\n');
-            match node.parent {
-                None => out.push_str(&format!("[node name=\"{}\" type=\"{}\"]\n", node.name, node.kind)),
-                Some(p) => {
-                    let parent = if p == 0 { ".".to_owned() } else { self.path(p) };
-                    out.push_str(&format!("[node name=\"{}\" type=\"{}\" parent=\"{parent}\"]\n", node.name, node.kind));
-                }
+            let parent = match node.parent {
+                None => String::new(),
+                Some(0) => " parent=\".\"".to_owned(),
+                Some(p) => format!(" parent=\"{}\"", self.path(p)),
+            };
+            let unique_id = match format {
+                Format::Godot3 => String::new(),
+                Format::Godot4 => format!(" unique_id={}", node.unique_id),
+            };
+            out.push_str(&format!("[node name=\"{}\" type=\"{}\"{parent}{unique_id}]\n", node.name, node.kind));
+            match (node.position, format) {
+                (Some(x), Format::Godot3) => out.push_str(&format!("position = Vector2( {x}, 0 )\n")),
+                (Some(x), Format::Godot4) => out.push_str(&format!("position = Vector2({x}, 0)\n")),
+                (None, _) => {}
             }
-            if let Some(x) = node.position {
-                out.push_str(&format!("position = Vector2( {x}, 0 )\n"));
-            }
-            if let Some(t) = node.texture {
-                out.push_str(&format!("texture = ExtResource( {} )\n", t + 1));
+            match (node.texture, format) {
+                (Some(t), Format::Godot3) => out.push_str(&format!("texture = ExtResource( {} )\n", t + 1)),
+                (Some(t), Format::Godot4) => out.push_str(&format!("texture = ExtResource(\"1_{}\")\n", self.textures[t])),
+                (None, _) => {}
             }
         }
         if !self.connections.is_empty() {
@@ -215,20 +249,24 @@ fn edit() -> impl Strategy<Value = Edit> {
     ]
 }
 
-fn version(edits: &[Edit]) -> String {
+fn version(edits: &[Edit], format: Format) -> String {
     let mut scene = Scene::base();
     for e in edits {
         scene.apply(e);
     }
-    scene.text()
+    scene.text(format)
 }
 
 proptest! {
     #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
 
     #[test]
-    fn the_spliced_merge_agrees_with_the_whole_merge(ours in prop::collection::vec(edit(), 0..4), theirs in prop::collection::vec(edit(), 0..4)) {
-        let (base, ours, theirs) = (Scene::base().text(), version(&ours), version(&theirs));
+    fn the_spliced_merge_agrees_with_the_whole_merge(
+        ours in prop::collection::vec(edit(), 0..4),
+        theirs in prop::collection::vec(edit(), 0..4),
+        format in prop::sample::select(vec![Format::Godot3, Format::Godot4]),
+    ) {
+        let (base, ours, theirs) = (version(&[], format), version(&ours, format), version(&theirs, format));
         splice_agrees_with_whole_merge(&GodotCodec, &base, &ours, &theirs).map_err(TestCaseError::fail)?;
     }
 }
