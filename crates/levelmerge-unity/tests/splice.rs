@@ -2,7 +2,8 @@
 //! (every document read and merged) agree on generated edits of a scene: both clean with the
 //! same bytes, or both left with conflicts. The edits are the ones that trip a splice: game
 //! objects added under fileIDs the other side also took, deleted under the other side's edits
-//! or references, moved to other parents, components added and removed.
+//! or references, moved to other parents or to the back of their siblings, re-created under
+//! new fileIDs, components added and removed.
 
 use levelmerge_testutils::corpus::splice_agrees_with_whole_merge;
 use levelmerge_unity::UnityCodec;
@@ -23,12 +24,20 @@ struct Thing {
 
 #[derive(Clone, Debug)]
 enum Edit {
-    Add { slot: usize, parent: usize, name: &'static str },
+    Add {
+        slot: usize,
+        parent: usize,
+        name: &'static str,
+    },
     Delete(usize),
     Move(usize, u8),
     Reparent(usize, usize),
     Light(usize, Option<u8>),
     Follow(usize, Option<usize>),
+    /// Last among its siblings.
+    ToBack(usize),
+    /// Deleted and made again under new fileIDs, as a re-created object is.
+    Recreate(usize),
 }
 
 #[derive(Clone, Debug)]
@@ -98,6 +107,30 @@ impl Scene {
                     self.0[i].light = light;
                 }
             }
+            Edit::ToBack(i) => {
+                if let Some(i) = self.pick(i) {
+                    let thing = self.0.remove(i);
+                    self.0.push(thing);
+                }
+            }
+            Edit::Recreate(i) => {
+                let Some(i) = self.pick(i) else { return };
+                let (old, new) = (self.0[i].id, self.0[i].id + 1000);
+                if self.0.iter().any(|t| t.id == new) {
+                    return;
+                }
+                for t in &mut self.0 {
+                    if t.id == old {
+                        t.id = new;
+                    }
+                    if t.parent == Some(old) {
+                        t.parent = Some(new);
+                    }
+                    if t.follows == Some(old) {
+                        t.follows = Some(new);
+                    }
+                }
+            }
             Edit::Follow(i, target) => {
                 let Some(i) = self.pick(i) else { return };
                 let target = target.and_then(|t| self.pick(t)).map(|t| self.0[t].id);
@@ -156,6 +189,8 @@ fn edit() -> impl Strategy<Value = Edit> {
         (0usize..8, 0usize..8).prop_map(|(i, p)| Edit::Reparent(i, p)),
         (0usize..8, prop::option::of(1u8..3)).prop_map(|(i, l)| Edit::Light(i, l)),
         (0usize..8, prop::option::of(0usize..8)).prop_map(|(i, t)| Edit::Follow(i, t)),
+        (0usize..8).prop_map(Edit::ToBack),
+        (0usize..8).prop_map(Edit::Recreate),
     ]
 }
 
