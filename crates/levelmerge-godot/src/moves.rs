@@ -32,11 +32,12 @@ type Content<'a> = Vec<(&'a str, &'a str)>;
 const COMPARED_PAIRS: usize = 200_000;
 
 /// The parent path of a node path (`.` for the root's children).
-fn parent_of(path: &str) -> &str {
+pub(crate) fn parent_of(path: &str) -> &str {
     path.rfind('/').map_or(".", |i| &path[..i])
 }
 
-fn name_of(path: &str) -> &str {
+/// The name of the node at a node path.
+pub(crate) fn name_of(path: &str) -> &str {
     path.rfind('/').map_or(path, |i| &path[i + 1..])
 }
 

@@ -11,7 +11,8 @@ use levelmerge_core::{ObjectId, Side, Sides, Value};
 use rustc_hash::FxHashMap;
 
 use crate::lower::{section_ids, Node, TAG};
-use crate::parse::GodotFile;
+use crate::moves::{name_of, parent_of};
+use crate::parse::{unquote, GodotFile};
 use crate::refs::{resource_refs, Table};
 
 pub struct Renderer<'r, 'd> {
@@ -84,27 +85,24 @@ fn dependencies_first(written: &mut [Written<'_>], known: &Known<'_>) {
     for k in 0..slots.len() {
         visit(k, &uses, &mut state, &mut order);
     }
+    reorder_slots(written, &slots, order);
+}
+
+/// The sections in `slots` rearranged among those places: the `k`th place gets the section
+/// that was at `slots[order[k]]`.
+fn reorder_slots(written: &mut [Written<'_>], slots: &[usize], order: Vec<usize>) {
     let mut taken: Vec<Option<Written<'_>>> =
         slots.iter().map(|&i| Some(std::mem::replace(&mut written[i], Written::placeholder()))).collect();
     for (slot, k) in slots.iter().zip(order) {
-        written[*slot] = taken[k].take().expect("each sub-resource placed once");
+        written[*slot] = taken[k].take().expect("each section placed once");
     }
 }
 
 /// A written node's parent path (`None` for the root) and name, read off its tag.
 fn written_node(text: &str) -> Option<(Option<&str>, &str)> {
-    let tag = &text[..text.find(']')?];
-    let attr = |key: &str| {
-        let key_at = tag.match_indices(key).find(|(i, _)| tag[..*i].ends_with(' ') && tag[i + key.len()..].starts_with("=\""))?.0;
-        let at = key_at + key.len() + 2;
-        Some(&tag[at..at + tag[at..].find('"')?])
-    };
+    let attrs = crate::parse::tag_attrs(text);
+    let attr = |key: &str| attrs.iter().find(|(k, _)| *k == key).map(|(_, v)| unquote(v));
     Some((attr("parent"), attr("name")?))
-}
-
-/// A node path as its parent's path and its name (`.` for the root's children).
-fn split_path(path: &str) -> (&str, &str) {
-    path.rsplit_once('/').unwrap_or((".", path))
 }
 
 /// Nodes in an order where each comes after its parent (Godot refuses a node whose parent is
@@ -122,7 +120,7 @@ fn parents_first(written: &mut [Written<'_>]) {
         }
     }
     let parent_of = |k: usize| match nodes[k] {
-        Some((Some(parent), _)) if parent != "." => position.get(&split_path(parent)).copied(),
+        Some((Some(parent), _)) if parent != "." => position.get(&(parent_of(parent), name_of(parent))).copied(),
         _ => None,
     };
     if (0..slots.len()).all(|k| parent_of(k).is_none_or(|p| p < k)) {
@@ -149,11 +147,7 @@ fn parents_first(written: &mut [Written<'_>]) {
     let mut rest: Vec<usize> = waiting.into_values().flatten().collect();
     rest.sort_unstable();
     order.extend(rest);
-    let mut taken: Vec<Option<Written<'_>>> =
-        slots.iter().map(|&i| Some(std::mem::replace(&mut written[i], Written::placeholder()))).collect();
-    for (slot, k) in slots.iter().zip(order) {
-        written[*slot] = taken[k].take().expect("each node placed once");
-    }
+    reorder_slots(written, &slots, order);
 }
 
 impl<'r, 'd> Renderer<'r, 'd> {
@@ -344,13 +338,18 @@ impl<'r, 'd> Renderer<'r, 'd> {
             return;
         }
         let source_loaded = source.sections.iter().filter(|s| LOADED.contains(&source.kind(s))).count();
-        let Some(at) = header.text.find(" load_steps=") else { return };
-        let digits = at + " load_steps=".len();
-        let end = digits + header.text[digits..].bytes().take_while(u8::is_ascii_digit).count();
-        if loaded != source_loaded && end > digits {
-            header.text.replace_range(digits..end, &count);
+        if let Some(digits) = load_steps_digits(header.text.as_bytes()).filter(|_| loaded != source_loaded) {
+            header.text.replace_range(digits, &count);
         }
     }
+}
+
+/// Where the count of a header's `load_steps=` is written, when it has one.
+fn load_steps_digits(header: &[u8]) -> Option<std::ops::Range<usize>> {
+    let tag = &header[..memchr::memchr(b']', header).unwrap_or(header.len())];
+    let digits = memchr::memmem::find(tag, b" load_steps=")? + " load_steps=".len();
+    let end = digits + tag[digits..].iter().take_while(|b| b.is_ascii_digit()).count();
+    (end > digits).then_some(digits..end)
 }
 
 /// The resources a file loads: the lines that open their sections (a file that splices has
@@ -369,17 +368,11 @@ fn header_of(text: &[u8]) -> &[u8] {
 /// [`Renderer`] does for a header it copies.
 pub fn recount_load_steps(mut text: Vec<u8>, versions: Sides<&[u8]>) -> Vec<u8> {
     let header = header_of(&text);
-    let tag_end = memchr::memchr(b']', header).unwrap_or(header.len());
-    let Some(at) = memchr::memmem::find(&header[..tag_end], b" load_steps=") else { return text };
+    let Some(digits) = load_steps_digits(header) else { return text };
     let Some(source) = [versions.ours, versions.theirs, versions.base].into_iter().find(|v| header_of(v) == header) else { return text };
     let loaded = loaded_sections(&text);
-    if loaded == loaded_sections(source) {
-        return text;
-    }
-    let digits = at + " load_steps=".len();
-    let end = digits + header[digits..].iter().take_while(|b| b.is_ascii_digit()).count();
-    if end > digits {
-        text.splice(digits..end, (loaded + 1).to_string().into_bytes());
+    if loaded != loaded_sections(source) {
+        text.splice(digits, (loaded + 1).to_string().into_bytes());
     }
     text
 }
