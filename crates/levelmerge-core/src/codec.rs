@@ -436,9 +436,9 @@ pub fn merge_disjoint_parts<C: Codec>(codec: &C, texts: Sides<&[u8]>) -> Option<
     let parts = Sides::new(codec.parts(texts.base)?, codec.parts(texts.ours)?, codec.parts(texts.theirs)?);
     let name = |part: &[u8]| crate::text::line_hash(&part[..memchr::memchr(b'\n', part).map_or(part.len(), |i| i + 1)]);
     let names = parts.as_ref().map(|_, p| p.iter().map(|part| name(part)).collect::<Vec<u64>>());
-    let base_names: rustc_hash::FxHashSet<u64> = names.base.iter().copied().collect();
+    // Built when a side first adds parts: most merges only edit parts in place.
+    let mut base_names: Option<rustc_hash::FxHashSet<u64>> = None;
     let mut out = Vec::with_capacity(merged_capacity(texts.map(|_, t| t.len())));
-    let push = |out: &mut Vec<u8>, taken: &[&[u8]]| taken.iter().for_each(|part| out.extend_from_slice(part));
     for chunk in crate::diff3::diff3(&names.base, &names.ours, &names.theirs) {
         match chunk {
             crate::diff3::Chunk::Stable { base, ours, theirs } => {
@@ -458,20 +458,17 @@ pub fn merge_disjoint_parts<C: Codec>(codec: &C, texts: Sides<&[u8]>) -> Option<
             // they were. A part put here that base has elsewhere was moved (a diff sees a
             // deletion and an insertion): the other side's deletion or edit of it would be lost.
             crate::diff3::Chunk::Changed { base, ours, theirs, take } => {
-                let put = match take {
-                    crate::diff3::Take::Theirs => &names.theirs[theirs.clone()],
-                    _ => &names.ours[ours.clone()],
+                let (b, o, t) = (&parts.base[base], &parts.ours[ours.clone()], &parts.theirs[theirs.clone()]);
+                let (taken, taken_names) = match take {
+                    crate::diff3::Take::Ours if t == b => (o, &names.ours[ours]),
+                    crate::diff3::Take::Theirs if o == b => (t, &names.theirs[theirs]),
+                    crate::diff3::Take::Both if o == t => (o, &names.ours[ours]),
+                    _ => return None,
                 };
-                if put.iter().any(|n| base_names.contains(n)) {
+                if taken_names.iter().any(|n| base_names.get_or_insert_with(|| names.base.iter().copied().collect()).contains(n)) {
                     return None;
                 }
-                let (b, o, t) = (&parts.base[base], &parts.ours[ours], &parts.theirs[theirs]);
-                match take {
-                    crate::diff3::Take::Ours if t == b => push(&mut out, o),
-                    crate::diff3::Take::Theirs if o == b => push(&mut out, t),
-                    crate::diff3::Take::Both if o == t => push(&mut out, o),
-                    _ => return None,
-                }
+                taken.iter().for_each(|part| out.extend_from_slice(part));
             }
             crate::diff3::Chunk::Conflict { .. } => return None,
         }
@@ -516,8 +513,8 @@ where
     clock.lap("align ids");
     // Most merges change different objects on each side: their parts are spliced, and the
     // result read back and checked like any other (texts in a form of the codec's own are not).
-    let aligned = renumbered.as_ref().filter(|r| !r.restore).map_or(texts, |r| r.applied_to(texts));
-    let spliceable = splice && renumbered.as_ref().is_none_or(|r| !r.restore);
+    let spliceable = splice && !renumbered.as_ref().is_some_and(|r| r.restore);
+    let aligned = renumbered.as_ref().map_or(texts, |r| r.applied_to(texts));
     if let Some(text) = spliceable.then(|| merge_disjoint_parts(codec, aligned)).flatten() {
         if let Ok(problems) = verify_output(codec, &text, aligned) {
             clock.lap("splice parts and verify");
