@@ -60,7 +60,7 @@ pub fn median_times<const N: usize>(reps: usize, commands: [(&Path, &[&Path]); N
 pub fn compare(name: &str, levelmerge: &Path, paths: &[&Path; 3], out: &Path, reps: usize) {
     let inputs: u64 = paths.iter().map(|p| std::fs::metadata(p).map_or(0, |m| m.len())).sum();
     // Inputs just written are flushed first: the journal would otherwise flush them during
-    // the first timed runs, in whichever tool syncs its output (levelmerge does).
+    // the first timed runs, slowing whichever tool runs then.
     for p in paths {
         std::fs::File::open(p).and_then(|f| f.sync_all()).expect("flush an input");
     }
