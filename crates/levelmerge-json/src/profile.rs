@@ -1,7 +1,8 @@
 //! What each JSON level editor's files need beyond the generic rules, recognised from the
 //! file's content (Cocos also writes `.prefab`, Tiled and GDevelop plain `.json`):
 //!
-//! * **LDtk**: `nextUid` is a counter (the larger wins); a tileset's `cachedPixelData` is a
+//! * **LDtk**: `nextUid` is a counter (the larger wins; definitions and levels both sides
+//!   added under one uid are renumbered in theirs, unless both added one of a name); a tileset's `cachedPixelData` is a
 //!   cache LDtk rebuilds from the image (volatile); levels, layers and entities are keyed
 //!   by `iid` and definitions by `uid` (the generic id keys); field instances by `defUid`;
 //!   `realEditorValues` by position (their `"id": "V_String"` names a kind).
@@ -27,7 +28,7 @@
 
 use levelmerge_core::policy::{Rule, RuleAction};
 
-use crate::renumber::{IdSpace, TypedReference};
+use crate::renumber::{IdSpace, References, TypedReference};
 use crate::Collection;
 
 /// A level editor whose JSON files have rules of their own.
@@ -119,16 +120,46 @@ impl Profile {
                     },
                     key: "id",
                     counter: "nextobjectid",
-                    references: Some(TypedReference { type_member: "type", type_value: "object", value_member: "value" }),
+                    references: References::Typed(TypedReference { type_member: "type", type_value: "object", value_member: "value" }),
+                    name: None,
+                    per_array: false,
                 },
                 IdSpace {
                     what: "layer",
                     arrays: |path| path.split('.').all(|s| s == "layers"),
                     key: "id",
                     counter: "nextlayerid",
-                    references: None,
+                    references: References::None,
+                    name: None,
+                    per_array: false,
                 },
             ],
+            Profile::Ldtk => vec![IdSpace {
+                what: "uid",
+                // Definitions and levels. Auto-layer rules are left out: the tiles they laid
+                // name them inside `d` arrays, which renumbering does not rewrite.
+                arrays: |path| {
+                    matches!(
+                        path,
+                        "defs.layers"
+                            | "defs.entities"
+                            | "defs.entities.fieldDefs"
+                            | "defs.tilesets"
+                            | "defs.enums"
+                            | "defs.externalEnums"
+                            | "defs.levelFields"
+                            | "levels"
+                            | "worlds.levels"
+                    )
+                },
+                key: "uid",
+                counter: "nextUid",
+                // `defUid`, `layerDefUid`, `tilesetUid`, …, a layer's `levelId`, and an enum
+                // field's type `F_Enum(uid)`.
+                references: References::Named { member: |name| name.ends_with("Uid") || name == "levelId", wrapper: Some("F_Enum") },
+                name: Some("identifier"),
+                per_array: true,
+            }],
             _ => Vec::new(),
         }
     }

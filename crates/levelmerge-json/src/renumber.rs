@@ -1,7 +1,10 @@
-//! Ids handed out by a counter in the file (Tiled's `nextobjectid`): two people who each add
-//! an object get the same new id. Before the merge, theirs' new objects whose id ours also
-//! gave a different new object get fresh ids, above every id and counter of the three
-//! versions, and theirs' references to them and its counter follow.
+//! Ids handed out by a counter in the file (Tiled's `nextobjectid`, LDtk's `nextUid`): two
+//! people who each add an object get the same new id. Before the merge, theirs' new objects
+//! whose id ours also gave a different new object get fresh ids, above every id and counter
+//! of the three versions, and theirs' references to them and its counter follow.
+//!
+//! Renumbering is declined where it would make two objects of one name (an LDtk definition's
+//! `identifier`): both sides then added the same thing differently, a real conflict.
 
 use levelmerge_core::text::splice;
 use levelmerge_core::Sides;
@@ -29,15 +32,42 @@ pub struct IdSpace {
     pub key: &'static str,
     /// The top-level member counting the next id.
     pub counter: &'static str,
-    pub references: Option<TypedReference>,
+    pub references: References,
+    /// The member naming an object, which no two objects of one array may share.
+    pub name: Option<&'static str>,
+    /// Whether one id may serve one object in each array (LDtk's lookups are by kind: a
+    /// level and an entity definition of one uid do not clash); else one per space.
+    pub per_array: bool,
+}
+
+/// Where a version refers to ids of a space.
+#[derive(Debug, Clone, Copy)]
+pub enum References {
+    None,
+    Typed(TypedReference),
+    /// Every integer member whose name passes the test (LDtk's `defUid`, `tilesetUid`, …),
+    /// and string members `type` that read `{wrapper}(ID)` (LDtk's `F_Enum(15)`).
+    Named {
+        member: fn(&str) -> bool,
+        wrapper: Option<&'static str>,
+    },
+}
+
+/// The object an id is given to.
+struct Element<'s> {
+    /// The id's value node.
+    value: u32,
+    text: &'s str,
+    /// The path of the array holding it, when ids are per array (else empty).
+    array: String,
+    name: Option<&'s str>,
 }
 
 /// What one version holds of an id space.
 struct Found<'s> {
-    /// Id → the id's value node and its element's text.
-    ids: FxHashMap<i64, (u32, &'s str)>,
-    /// Reference value nodes with the id they name.
-    references: Vec<(u32, i64)>,
+    ids: FxHashMap<i64, Element<'s>>,
+    /// Reference value nodes with the id they name, and the text the id is wrapped in.
+    references: Vec<(u32, i64, Option<&'static str>)>,
     counter: Option<(u32, i64)>,
 }
 
@@ -62,27 +92,51 @@ fn find<'s>(doc: &Document<'s>, space: &IdSpace) -> Found<'s> {
 fn walk<'s>(doc: &Document<'s>, node: u32, path: &mut Vec<&'s str>, space: &IdSpace, found: &mut Found<'s>) {
     match doc.nodes[node as usize].kind {
         NodeKind::Object => {
-            if let Some(r) = space.references {
+            if let References::Typed(r) = space.references {
                 let typed = member(doc, node, r.type_member).is_some_and(|t| doc.node_text(t).trim_matches('"') == r.type_value);
                 if let Some(v) = member(doc, node, r.value_member).filter(|_| typed) {
                     if let Some(id) = integer(doc, v) {
-                        found.references.push((v, id));
+                        found.references.push((v, id, None));
                     }
                 }
             }
             for slot in doc.slots_of(node) {
+                if let References::Named { member, wrapper } = space.references {
+                    let name = doc.text(slot.name);
+                    if member(name) && name != space.key {
+                        if let Some(id) = integer(doc, slot.value) {
+                            found.references.push((slot.value, id, None));
+                        }
+                    } else if let Some(wrapper) = wrapper.filter(|_| name == "type") {
+                        let text = doc.node_text(slot.value);
+                        let id = text
+                            .strip_prefix('"')
+                            .and_then(|t| t.strip_prefix(wrapper))
+                            .and_then(|t| t.strip_prefix('('))
+                            .and_then(|t| t.strip_suffix(")\""));
+                        if let Some(id) = id.and_then(|id| id.parse().ok()) {
+                            found.references.push((slot.value, id, Some(wrapper)));
+                        }
+                    }
+                }
                 path.push(doc.text(slot.name));
                 walk(doc, slot.value, path, space, found);
                 path.pop();
             }
         }
         NodeKind::Array => {
-            let holds_ids = (space.arrays)(&path.join("."));
+            let array = path.join(".");
+            let holds_ids = (space.arrays)(&array);
             for slot in doc.slots_of(node) {
                 let element = slot.value;
                 if holds_ids && doc.nodes[element as usize].kind == NodeKind::Object {
-                    if let Some((v, id)) = member(doc, element, space.key).and_then(|v| Some((v, integer(doc, v)?))) {
-                        found.ids.entry(id).or_insert((v, doc.node_text(element)));
+                    if let Some((value, id)) = member(doc, element, space.key).and_then(|v| Some((v, integer(doc, v)?))) {
+                        found.ids.entry(id).or_insert_with(|| Element {
+                            value,
+                            text: doc.node_text(element),
+                            array: if space.per_array { array.clone() } else { String::new() },
+                            name: space.name.and_then(|n| member(doc, element, n)).map(|n| doc.node_text(n)),
+                        });
                     }
                 }
                 walk(doc, element, path, space, found);
@@ -122,10 +176,13 @@ pub fn renumber(texts: Sides<&[u8]>, spaces: &[IdSpace]) -> Option<(Vec<u8>, Vec
             .theirs
             .ids
             .iter()
-            .filter(|(id, (_, text))| !found.base.ids.contains_key(id) && found.ours.ids.get(id).is_some_and(|(_, ours)| ours != text))
+            .filter(|(id, theirs)| {
+                !found.base.ids.contains_key(id)
+                    && found.ours.ids.get(id).is_some_and(|ours| ours.array == theirs.array && ours.text != theirs.text)
+            })
             .map(|(id, _)| *id)
             .collect();
-        if colliding.is_empty() {
+        if colliding.is_empty() || names_both_sides_added(&found).is_some() {
             continue;
         }
         colliding.sort_unstable();
@@ -134,16 +191,17 @@ pub fn renumber(texts: Sides<&[u8]>, spaces: &[IdSpace]) -> Option<(Vec<u8>, Vec
         let above_counters = all.iter().filter_map(|f| f.counter.map(|c| c.1)).max().unwrap_or(1);
         let first = above_ids.max(above_counters);
         let fresh: FxHashMap<i64, i64> = colliding.iter().zip(first..).map(|(&old, new)| (old, new)).collect();
-        let changed: FxHashSet<u32> = colliding.iter().map(|id| found.theirs.ids[id].0).collect();
+        let changed: FxHashSet<u32> = colliding.iter().map(|id| found.theirs.ids[id].value).collect();
         for &node in &changed {
             let old = integer(&docs.theirs, node).expect("an id is an integer");
             let n = &docs.theirs.nodes[node as usize];
             edits.push((n.start as usize, n.end as usize, fresh[&old].to_string()));
         }
-        for &(node, id) in &found.theirs.references {
+        for &(node, id, wrapper) in &found.theirs.references {
             if let Some(new) = fresh.get(&id) {
                 let n = &docs.theirs.nodes[node as usize];
-                edits.push((n.start as usize, n.end as usize, new.to_string()));
+                let text = wrapper.map_or_else(|| new.to_string(), |w| format!("\"{w}({new})\""));
+                edits.push((n.start as usize, n.end as usize, text));
             }
         }
         let next = first + colliding.len() as i64;
@@ -158,6 +216,20 @@ pub fn renumber(texts: Sides<&[u8]>, spaces: &[IdSpace]) -> Option<(Vec<u8>, Vec
     (!edits.is_empty()).then(|| (splice(docs.theirs.src, edits).into_bytes(), notes))
 }
 
+/// A name both sides gave a new object each in one array, under different ids: renumbering
+/// could not tell such objects apart, and keeping both would give the name twice.
+fn names_both_sides_added<'f, 's>(found: &'f Sides<Found<'s>>) -> Option<&'s str> {
+    let added = |side: &'f Found<'s>| -> FxHashMap<(&'f str, &'s str), i64> {
+        side.ids
+            .iter()
+            .filter(|(id, _)| !found.base.ids.contains_key(id))
+            .filter_map(|(&id, e)| Some(((e.array.as_str(), e.name?), id)))
+            .collect()
+    };
+    let ours = added(&found.ours);
+    added(&found.theirs).into_iter().find(|(key, id)| ours.get(key).is_some_and(|o| o != id)).map(|((_, name), _)| name)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -167,7 +239,9 @@ mod tests {
         arrays: |path| path.ends_with("objects"),
         key: "id",
         counter: "nextobjectid",
-        references: Some(TypedReference { type_member: "type", type_value: "object", value_member: "value" }),
+        references: References::Typed(TypedReference { type_member: "type", type_value: "object", value_member: "value" }),
+        name: None,
+        per_array: false,
     };
 
     #[test]

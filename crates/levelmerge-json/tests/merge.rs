@@ -334,6 +334,76 @@ fn ldtk_next_uid_bumped_on_both_sides_takes_the_larger() {
     assert_eq!(merge(&plain(LDTK), &plain(&o), &plain(&t)).1, 1);
 }
 
+/// LDtk with an entity definition, an enum, and a level whose layer places a `Door`.
+const LDTK_WORLD: &str = "{\n\t\"__header__\": { \"app\": \"LDtk\" },\n\t\"nextUid\": 12,\n\t\"defs\": {\n\t\t\"entities\": [\n\t\t\t{ \"identifier\": \"Door\", \"uid\": 8 }\n\t\t],\n\t\t\"enums\": [\n\t\t\t{ \"identifier\": \"Colour\", \"uid\": 9 }\n\t\t]\n\t},\n\t\"levels\": [\n\t\t{ \"identifier\": \"Start\", \"uid\": 10, \"layerInstances\": [\n\t\t\t{ \"levelId\": 10, \"entityInstances\": [\n\t\t\t\t{ \"iid\": \"a\", \"defUid\": 8 }\n\t\t\t] }\n\t\t] }\n\t]\n}\n";
+
+/// `LDTK_WORLD` with one more entity definition and, when `placed`, an instance of it.
+fn ldtk_with_entity(definition: &str, uid: u32, placed: bool) -> String {
+    let with_def = LDTK_WORLD
+        .replace("\"nextUid\": 12", &format!("\"nextUid\": {}", uid + 1))
+        .replace("\"uid\": 8 }\n", &format!("\"uid\": 8 }},\n\t\t\t{definition}\n"));
+    if !placed {
+        return with_def;
+    }
+    with_def.replace("\"defUid\": 8 }\n", &format!("\"defUid\": 8 }},\n\t\t\t\t{{ \"iid\": \"{uid}\", \"defUid\": {uid} }}\n"))
+}
+
+#[test]
+fn ldtk_definitions_both_sides_added_under_one_uid_are_both_kept() {
+    let ours = ldtk_with_entity("{ \"identifier\": \"Key\", \"uid\": 12 }", 12, true);
+    let field = "{ \"identifier\": \"Lamp\", \"uid\": 12, \"fieldDefs\": [{ \"uid\": 13, \"type\": \"F_Enum(9)\" }] }";
+    let theirs = ldtk_with_entity(field, 13, true).replace("\"iid\": \"13\", \"defUid\": 13", "\"iid\": \"13\", \"defUid\": 12");
+    let (m, c) = merge(LDTK_WORLD, &ours, &theirs);
+    assert_eq!(c, 0, "{m}");
+    // Theirs' Lamp is 14 now (above ours' 12, theirs' field 13 and both counters), and theirs'
+    // instance of it follows; the enum uid 9 in its field type is left alone.
+    let lamp = "{ \"identifier\": \"Lamp\", \"uid\": 14, \"fieldDefs\": [{ \"uid\": 13, \"type\": \"F_Enum(9)\" }] }";
+    let expected = ldtk_with_entity(&format!("{{ \"identifier\": \"Key\", \"uid\": 12 }},\n\t\t\t{lamp}"), 12, true)
+        .replace("\"nextUid\": 13", "\"nextUid\": 15")
+        .replace("\"defUid\": 12 }\n", "\"defUid\": 12 },\n\t\t\t\t{ \"iid\": \"13\", \"defUid\": 14 }\n");
+    assert_eq!(m, expected);
+}
+
+#[test]
+fn ldtk_enum_types_follow_a_renumbered_enum() {
+    let add_enum = |text: &str, name: &str| {
+        text.replace("\"nextUid\": 12", "\"nextUid\": 13")
+            .replace("\"uid\": 9 }\n", &format!("\"uid\": 9 }},\n\t\t\t{{ \"identifier\": \"{name}\", \"uid\": 12 }}\n"))
+    };
+    let ours = add_enum(LDTK_WORLD, "Shape");
+    let typed =
+        |uid: u32| format!("{{ \"identifier\": \"Door\", \"uid\": 8, \"fieldDefs\": [{{ \"uid\": 7, \"type\": \"F_Enum({uid})\" }}] }}");
+    let theirs = add_enum(LDTK_WORLD, "Size").replace("{ \"identifier\": \"Door\", \"uid\": 8 }", &typed(12));
+    let (m, c) = merge(LDTK_WORLD, &ours, &theirs);
+    assert_eq!(c, 0, "{m}");
+    let expected = add_enum(LDTK_WORLD, "Shape")
+        .replace("\"nextUid\": 13", "\"nextUid\": 14")
+        .replace("\"uid\": 12 }\n", "\"uid\": 12 },\n\t\t\t{ \"identifier\": \"Size\", \"uid\": 13 }\n")
+        .replace("{ \"identifier\": \"Door\", \"uid\": 8 }", &typed(13));
+    assert_eq!(m, expected);
+}
+
+#[test]
+fn ldtk_definitions_of_one_name_added_under_two_uids_stay_a_conflict() {
+    // Theirs added Key and then Lamp; ours added Lamp alone, which took Key's uid in theirs.
+    let ours = ldtk_with_entity("{ \"identifier\": \"Lamp\", \"uid\": 12 }", 12, false);
+    let theirs = ldtk_with_entity("{ \"identifier\": \"Key\", \"uid\": 12 },\n\t\t\t{ \"identifier\": \"Lamp\", \"uid\": 13 }", 13, false);
+    let (m, c) = merge(LDTK_WORLD, &ours, &theirs);
+    assert_eq!(c, 1, "renumbering theirs' Key would leave two Lamps: {m}");
+}
+
+#[test]
+fn ldtk_a_uid_given_to_a_level_and_a_definition_is_no_collision() {
+    // LDtk looks levels and definitions up apart; the two sides' new objects do not clash.
+    let ours = ldtk_with_entity("{ \"identifier\": \"Key\", \"uid\": 12 }", 12, false);
+    let theirs = LDTK_WORLD
+        .replace("\"nextUid\": 12", "\"nextUid\": 13")
+        .replace("\t\t] }\n\t]\n}", "\t\t] },\n\t\t{ \"identifier\": \"End\", \"uid\": 12, \"layerInstances\": [] }\n\t]\n}");
+    let (m, c) = merge(LDTK_WORLD, &ours, &theirs);
+    assert_eq!(c, 0, "{m}");
+    assert!(m.contains("{ \"identifier\": \"End\", \"uid\": 12,") && m.contains("{ \"identifier\": \"Key\", \"uid\": 12 }"), "{m}");
+}
+
 #[test]
 fn ldtk_pixel_caches_are_volatile() {
     let base = LDTK.replace("\"uid\": 9 }", "\"uid\": 9, \"cachedPixelData\": { \"opaqueTiles\": \"00\" } }");
