@@ -9,7 +9,7 @@
 
 use std::path::{Path, PathBuf};
 
-use levelmerge_testutils::bench::{compare, print_header, serve_measurement};
+use levelmerge_testutils::bench::{compare, inputs_folder, print_header, serve_measurement};
 use levelmerge_testutils::gen::edit_json_numbers;
 
 /// The largest `base.*` file of the scenarios in `family`.
@@ -37,7 +37,7 @@ fn main() {
         largest_base(&json.join("cocos-example-cases")),
     ];
     let dir = tempfile::tempdir().expect("a temporary directory");
-    let folder = std::env::var_os("LEVELMERGE_BENCH_DIR").map_or_else(|| dir.path().to_owned(), PathBuf::from);
+    let folder = inputs_folder(&dir);
     let bin = Path::new(env!("CARGO_BIN_EXE_levelmerge"));
     println!("{edits} edited numbers per side, in disjoint halves of the file; median of {reps} runs; peak = largest resident size");
     print_header();

@@ -8,7 +8,7 @@
 
 use std::path::{Path, PathBuf};
 
-use levelmerge_testutils::bench::{compare, print_header, serve_measurement};
+use levelmerge_testutils::bench::{compare, inputs_folder, print_header, serve_measurement};
 use levelmerge_testutils::godot::{edit_numbers, scene};
 
 fn main() {
@@ -31,7 +31,7 @@ fn main() {
     cases.push(("generated, 20,000 nodes".to_owned(), scene(20_000)));
 
     let dir = tempfile::tempdir().expect("a temporary directory");
-    let folder = std::env::var_os("LEVELMERGE_BENCH_DIR").map_or_else(|| dir.path().to_owned(), PathBuf::from);
+    let folder = inputs_folder(&dir);
     let bin = Path::new(env!("CARGO_BIN_EXE_levelmerge"));
     println!("{edits} edited values per side in alternate sections; median of {reps} runs; peak = largest resident size");
     println!("\"+ nodes\": each side also adds a node at the end, so that every section is read and merged (no splice)");

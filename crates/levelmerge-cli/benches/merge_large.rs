@@ -47,9 +47,7 @@ fn main() {
     }
     let texts = [base.to_json(Style::TWO), ours.to_json(Style::TWO), theirs.to_json(Style::TWO)];
     let dir = tempfile::tempdir().expect("a temporary directory");
-    // LEVELMERGE_BENCH_DIR keeps the generated inputs there, for profiling.
-    let keep = std::env::var_os("LEVELMERGE_BENCH_DIR").map(std::path::PathBuf::from);
-    let folder = keep.clone().unwrap_or_else(|| dir.path().to_owned());
+    let folder = levelmerge_testutils::bench::inputs_folder(&dir);
     let paths: Vec<_> = ["base.json", "ours.json", "theirs.json"].iter().map(|n| folder.join(n)).collect();
     for (p, t) in paths.iter().zip(&texts) {
         std::fs::write(p, t).expect("write input");

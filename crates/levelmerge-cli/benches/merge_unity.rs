@@ -7,7 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
-use levelmerge_testutils::bench::{compare, print_header, serve_measurement};
+use levelmerge_testutils::bench::{compare, inputs_folder, print_header, serve_measurement};
 use levelmerge_testutils::unity::{edit_numbers, replicate};
 
 fn main() {
@@ -31,7 +31,7 @@ fn main() {
     ];
 
     let dir = tempfile::tempdir().expect("a temporary directory");
-    let folder = std::env::var_os("LEVELMERGE_BENCH_DIR").map_or_else(|| dir.path().to_owned(), PathBuf::from);
+    let folder = inputs_folder(&dir);
     let bin = Path::new(env!("CARGO_BIN_EXE_levelmerge"));
     println!("{edits} edited fields per side in disjoint documents; median of {reps} runs; peak = largest resident size");
     print_header();

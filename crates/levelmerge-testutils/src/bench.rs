@@ -19,6 +19,18 @@ pub fn serve_measurement() {
     std::process::exit(0)
 }
 
+/// Where a benchmark writes its inputs: `LEVELMERGE_BENCH_DIR` when set (kept there for
+/// profiling; created if missing), else `temporary`.
+pub fn inputs_folder(temporary: &tempfile::TempDir) -> std::path::PathBuf {
+    match std::env::var_os("LEVELMERGE_BENCH_DIR") {
+        Some(dir) => {
+            std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("create LEVELMERGE_BENCH_DIR {}: {e}", Path::new(&dir).display()));
+            dir.into()
+        }
+        None => temporary.path().to_owned(),
+    }
+}
+
 /// Peak memory in bytes of one run of `program args`, and its exit code (see
 /// [`serve_measurement`]).
 pub fn peak_memory(program: &Path, args: &[&Path]) -> (i32, u64) {
