@@ -6,6 +6,7 @@
 //! * [`ids`]: resource ids made to agree across the three versions before the merge.
 //! * [`moves`]: nodes one side renamed or moved, made to agree across the versions likewise.
 //! * [`texts`]: multi-line strings both sides edited in different lines, merged line by line.
+//! * [`layout`]: the offsets and sizes a container gives its children, volatile.
 //! * [`render`]: untouched sections and property lines copied byte for byte; `load_steps`
 //!   recomputed.
 //! * [`fuzzing`]: the properties the fuzz targets check.
@@ -15,6 +16,7 @@
 
 pub mod fuzzing;
 pub mod ids;
+pub mod layout;
 pub mod lower;
 pub mod moves;
 pub mod outline;
@@ -59,6 +61,10 @@ impl Codec for GodotCodec {
 
     fn render(&self, docs: Sides<&GodotFile<'_>>, level: &Resolved<'_>) -> Vec<u8> {
         render::Renderer { docs, level }.render()
+    }
+
+    fn rules(&self, docs: Sides<&GodotFile<'_>>) -> Vec<levelmerge_core::policy::Rule> {
+        layout::rules(docs)
     }
 
     fn level_problems(&self, level: &Level<'_>) -> Vec<Problem> {

@@ -654,3 +654,21 @@ fn a_node_carrying_a_unique_id_is_followed_out_of_a_parent_its_side_deleted() {
     let out = clean(base, ours, &theirs);
     assert_eq!(out, ours.replace("text = \"a\"", "text = \"b\""));
 }
+
+#[test]
+fn offsets_a_container_gives_its_children_are_not_conflicts() {
+    let scene = |parent_type: &str, top: &str| {
+        format!(
+            "[gd_scene format=3]\n\n[node name=\"Root\" type=\"Control\"]\n\n[node name=\"Box\" type=\"{parent_type}\" parent=\".\"]\n\n[node name=\"Item\" type=\"Button\" parent=\"Box\"]\noffset_top = {top}\ntext = \"Go\"\n"
+        )
+    };
+    // Each side relaid the box (one added a sibling above, one resized it): ours is kept.
+    let r = merge(&scene("VBoxContainer", "0.0"), &scene("VBoxContainer", "31.0"), &scene("VBoxContainer", "12.0")).unwrap();
+    assert_eq!(r.open_conflicts, 0, "{:?}", r.conflicts);
+    assert_eq!(String::from_utf8(r.text).unwrap(), scene("VBoxContainer", "31.0"));
+    // Under a parent that does not lay out its children the offset is the user's: a conflict.
+    for parent in ["Control", "Container"] {
+        let r = merge(&scene(parent, "0.0"), &scene(parent, "31.0"), &scene(parent, "12.0")).unwrap();
+        assert_eq!(r.open_conflicts, 1, "under a {parent}");
+    }
+}
