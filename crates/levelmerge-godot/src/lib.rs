@@ -26,6 +26,7 @@ pub mod render;
 pub mod texts;
 
 use levelmerge_core::model::{Level, Object, ObjectId, Value, ValueKind};
+use levelmerge_core::policy::{Rule, RuleAction};
 use levelmerge_core::resolve::Resolved;
 use levelmerge_core::{Codec, Problem, Side, Sides};
 use rustc_hash::FxHashSet;
@@ -63,8 +64,9 @@ impl Codec for GodotCodec {
         render::Renderer { docs, level }.render()
     }
 
-    fn rules(&self, docs: Sides<&GodotFile<'_>>) -> Vec<levelmerge_core::policy::Rule> {
-        layout::rules(docs)
+    fn rules(&self, docs: Sides<&GodotFile<'_>>) -> Vec<Rule> {
+        let uids = DRAWN_UIDS.iter().map(|p| Rule { pattern: (*p).to_owned(), action: RuleAction::Theirs });
+        uids.chain(layout::rules(docs)).collect()
     }
 
     fn level_problems(&self, level: &Level<'_>) -> Vec<Problem> {
@@ -96,6 +98,12 @@ impl Codec for GodotCodec {
         levelmerge_core::Renumbered::chain(aligned, strings)
     }
 }
+
+/// The `uid` of a file, and of a resource a file uses, as each side's editor drew it: two
+/// sides that first saved a file apart give it different ones. Godot finds a resource by its
+/// path when its uid is unknown and writes the right uid back on the next save, so either
+/// loads. Theirs is taken: the side merged in, whose other files were saved with its uids.
+const DRAWN_UIDS: [&str; 3] = ["ext_resource.[tag].uid", "gd_scene.[tag].uid", "gd_resource.[tag].uid"];
 
 /// The tag attributes of a lowered section, unquoted (read off the text of a section lowered
 /// as one value).

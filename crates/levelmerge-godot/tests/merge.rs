@@ -672,3 +672,17 @@ fn offsets_a_container_gives_its_children_are_not_conflicts() {
         assert_eq!(r.open_conflicts, 1, "under a {parent}");
     }
 }
+
+#[test]
+fn uids_both_sides_drew_for_one_resource_take_theirs() {
+    let scene = |uid: &str| {
+        format!("[gd_scene format=3{uid}]\n\n[ext_resource type=\"Script\"{uid} path=\"res://a.gd\" id=\"1\"]\n\n[node name=\"Root\" type=\"Node\"]\nscript = ExtResource(\"1\")\n")
+    };
+    let r = merge(&scene(""), &scene(" uid=\"uid://ours\""), &scene(" uid=\"uid://theirs\"")).unwrap();
+    assert_eq!(r.open_conflicts, 0, "{:?}", r.conflicts);
+    assert_eq!(r.conflicts.len(), 2, "each settled conflict is reported");
+    assert_eq!(String::from_utf8(r.text).unwrap(), scene(" uid=\"uid://theirs\""));
+    // Any other attribute both sides set differently is still a conflict.
+    let typed = |t: &str| scene("").replace("type=\"Script\"", &format!("type=\"{t}\""));
+    assert_eq!(merge(&scene(""), &typed("GDScript"), &typed("CSharpScript")).unwrap().open_conflicts, 1);
+}
