@@ -6,7 +6,8 @@
 //! * [`ids`]: resource ids made to agree across the three versions before the merge.
 //! * [`moves`]: nodes one side renamed or moved, made to agree across the versions likewise.
 //! * [`texts`]: multi-line strings both sides edited in different lines, merged line by line.
-//! * [`layout`]: the offsets and sizes a container gives its children, volatile.
+//! * [`volatile`]: properties Godot or its editor writes anew (a container's layout of its
+//!   children, a file dialog's last folder).
 //! * [`render`]: untouched sections and property lines copied byte for byte; `load_steps`
 //!   recomputed.
 //! * [`fuzzing`]: the properties the fuzz targets check.
@@ -16,7 +17,6 @@
 
 pub mod fuzzing;
 pub mod ids;
-pub mod layout;
 pub mod lower;
 pub mod moves;
 pub mod outline;
@@ -24,6 +24,7 @@ pub mod parse;
 pub mod refs;
 pub mod render;
 pub mod texts;
+pub mod volatile;
 
 use levelmerge_core::model::{Level, Object, ObjectId, Value, ValueKind};
 use levelmerge_core::policy::{Rule, RuleAction};
@@ -66,7 +67,7 @@ impl Codec for GodotCodec {
 
     fn rules(&self, docs: Sides<&GodotFile<'_>>) -> Vec<Rule> {
         let uids = DRAWN_UIDS.iter().map(|p| Rule { pattern: (*p).to_owned(), action: RuleAction::Theirs });
-        uids.chain(layout::rules(docs)).collect()
+        uids.chain(volatile::rules(docs)).collect()
     }
 
     fn level_problems(&self, level: &Level<'_>) -> Vec<Problem> {

@@ -686,3 +686,18 @@ fn uids_both_sides_drew_for_one_resource_take_theirs() {
     let typed = |t: &str| scene("").replace("type=\"Script\"", &format!("type=\"{t}\""));
     assert_eq!(merge(&scene(""), &typed("GDScript"), &typed("CSharpScript")).unwrap().open_conflicts, 1);
 }
+
+#[test]
+fn the_folder_a_file_dialog_last_showed_is_not_a_conflict() {
+    let scene = |node: &str, dir: &str| {
+        format!("[gd_scene format=3]\n\n[node name=\"Root\" type=\"Control\"]\n\n[node name=\"Open\" {node} parent=\".\"]\ncurrent_dir = \"{dir}\"\n")
+    };
+    for node in ["type=\"FileDialog\"", "instance=ExtResource(\"1\")"] {
+        let r = merge(&scene(node, "/base"), &scene(node, "/home/me/game"), &scene(node, "D:/game")).unwrap();
+        assert_eq!(r.open_conflicts, 0, "{node}: {:?}", r.conflicts);
+        assert_eq!(String::from_utf8(r.text).unwrap(), scene(node, "/home/me/game"));
+    }
+    // A `current_dir` of another type is the node's own property.
+    let node = "type=\"Node\"";
+    assert_eq!(merge(&scene(node, "/base"), &scene(node, "/home/me/game"), &scene(node, "D:/game")).unwrap().open_conflicts, 1);
+}
