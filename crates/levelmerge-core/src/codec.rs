@@ -117,10 +117,10 @@ pub trait Codec {
         None
     }
 
-    /// Whether items both sides inserted at one place in a list are all kept (see
-    /// [`Options::keep_concurrent_insertions`]).
-    fn keeps_concurrent_insertions(&self, _docs: Sides<&Self::Document<'_>>) -> bool {
-        true
+    /// Which lists keep all the items both sides inserted at one place (see
+    /// [`Options::concurrent_insertions`]).
+    fn concurrent_insertions(&self, _docs: Sides<&Self::Document<'_>>) -> crate::merge::ConcurrentInsertions {
+        crate::merge::ConcurrentInsertions::KeptEverywhere
     }
 
     /// Rules the format brings for the documents merged (an editor's counters and volatile
@@ -577,7 +577,10 @@ where
         same_id_is_same_object: options.same_id_is_same_object || codec.same_id_is_same_object(),
         bookkeeping_members: if options.bookkeeping_members.is_empty() { codec.bookkeeping_members() } else { options.bookkeeping_members },
         layout_key: options.layout_key.or(codec.layout_key()),
-        keep_concurrent_insertions: options.keep_concurrent_insertions && codec.keeps_concurrent_insertions(docs.as_ref()),
+        concurrent_insertions: match options.concurrent_insertions {
+            crate::merge::ConcurrentInsertions::KeptEverywhere => codec.concurrent_insertions(docs.as_ref()),
+            chosen => chosen,
+        },
         empty_values: if options.empty_values.is_empty() { codec.empty_values() } else { options.empty_values },
     };
     let mut merged = merge(levels.as_ref(), &options);

@@ -29,7 +29,7 @@ pub use codec::{
     check_text, diff_texts, merge_disjoint_parts, merge_objects, merge_texts, Codec, ConflictReport, MergeError, MergeOutcome, Renumbered,
 };
 pub use coherence::Problem;
-pub use merge::{merge, MergedLevel, Options};
+pub use merge::{merge, ConcurrentInsertions, MergedLevel, Options};
 pub use model::{Level, Object, ObjectId, Origin, RefRole, Reference, Value, ValueKind};
 pub use resolve::{RValue, Resolved};
 pub use side::{Side, Sides};

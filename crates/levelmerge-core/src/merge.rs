@@ -100,14 +100,40 @@ pub struct Options {
     /// member by member, rather than a conflict as a whole. A format says yes when its codec
     /// has already given different objects that met under one id different ids.
     pub same_id_is_same_object: bool,
-    /// Whether the items both sides inserted at one place in a list are all kept (ours first).
-    /// Formats whose lists are programs rather than collections (an editor's event sheets) say
-    /// no: two insertions there are a conflict.
-    pub keep_concurrent_insertions: bool,
+    /// Which lists keep all the items both sides inserted at one place (ours first). Lists that
+    /// are programs rather than collections (an editor's event sheets) do not: two insertions
+    /// there are a conflict.
+    pub concurrent_insertions: ConcurrentInsertions,
     /// Values that hold nothing, as the format writes them (JSON's `""` and `null`): when both
     /// sides add one member and one side's value is one of these, the other side's value is
     /// kept (with a note); the empty one carried no work to lose.
     pub empty_values: &'static [&'static str],
+}
+
+/// Which lists keep the items both sides inserted at one place.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ConcurrentInsertions {
+    /// Every list: lists are collections (the default).
+    KeptEverywhere,
+    /// Only the lists held by members of these names (GDevelop's `instances`): the format's
+    /// other lists are programs.
+    KeptIn(&'static [&'static str]),
+}
+
+impl ConcurrentInsertions {
+    fn kept_in(self, path: &[Seg<'_>]) -> bool {
+        match self {
+            ConcurrentInsertions::KeptEverywhere => true,
+            ConcurrentInsertions::KeptIn(members) => path
+                .iter()
+                .rev()
+                .find_map(|s| match s {
+                    Seg::Key(k) => Some(k),
+                    _ => None,
+                })
+                .is_some_and(|k| members.contains(k)),
+        }
+    }
 }
 
 impl Default for Options {
@@ -118,7 +144,7 @@ impl Default for Options {
             bookkeeping_members: &[],
             same_id_is_same_object: false,
             layout_key: None,
-            keep_concurrent_insertions: true,
+            concurrent_insertions: ConcurrentInsertions::KeptEverywhere,
             empty_values: &[],
         }
     }
@@ -282,7 +308,7 @@ struct Merger<'a> {
     conflicts: Vec<Conflict<'a>>,
     notes: Vec<Note>,
     layout_key: Option<&'static str>,
-    keep_concurrent_insertions: bool,
+    concurrent_insertions: ConcurrentInsertions,
     empty_values: &'static [&'static str],
     /// The policy, when it names volatile properties.
     volatile: Option<Policy>,
@@ -667,7 +693,7 @@ impl<'a> Merger<'a> {
                 }
                 Chunk::Conflict { base, ours, theirs } => {
                     let (bs, os, ts) = (&b[base.clone()], &o[ours.clone()], &t[theirs.clone()]);
-                    if self.keep_concurrent_insertions && bs.is_empty() && !os.iter().any(|x| ts.iter().any(|y| x.same(y))) {
+                    if self.concurrent_insertions.kept_in(path) && bs.is_empty() && !os.iter().any(|x| ts.iter().any(|y| x.same(y))) {
                         // Both sides inserted different items at one place: all are kept, ours
                         // first, as concurrent additions are everywhere else.
                         self.notes.push(Note {
@@ -681,6 +707,8 @@ impl<'a> Merger<'a> {
                         });
                         items.extend(os.iter().chain(ts).map(MValue::Exact));
                     } else if let Some(merged) = self.edited_in_place_plus_items(path, bs, os, ts, ours.start) {
+                        items.extend(merged);
+                    } else if let Some(merged) = self.insertions_beside_a_change(path, bs, os, ts, ours.start) {
                         items.extend(merged);
                     } else {
                         path.push(Seg::Range(base.start, base.end));
@@ -793,6 +821,56 @@ impl<'a> Merger<'a> {
     }
 }
 
+impl<'a> Merger<'a> {
+    /// One side kept a run of items as base has it and inserted new items right after (or
+    /// before) it; the other side changed the run. Both are kept: the change, with the new
+    /// items beside it, as when the two had been a few items apart. Only in lists that keep
+    /// concurrent insertions (in a program, where the new items go is the question).
+    fn insertions_beside_a_change(
+        &mut self,
+        path: &[Seg<'a>],
+        b: &'a [Value<'a>],
+        o: &'a [Value<'a>],
+        t: &'a [Value<'a>],
+        ours_start: usize,
+    ) -> Option<Vec<MValue<'a>>> {
+        if b.is_empty() || !self.concurrent_insertions.kept_in(path) {
+            return None;
+        }
+        let same = |x: &[Value<'_>], y: &[Value<'_>]| x.len() == y.len() && x.iter().zip(y).all(|(a, b)| a.same(b));
+        let new =
+            |items: &[Value<'_>]| !items.is_empty() && !items.iter().any(|i| b.iter().chain(o).chain(t).filter(|v| v.same(i)).count() > 1);
+        for (kept, changed, ours_kept) in [(o, t, true), (t, o, false)] {
+            if kept.len() <= b.len() || same(changed, b) {
+                continue;
+            }
+            let extra = kept.len() - b.len();
+            let (after, before) = (&kept[b.len()..], &kept[..extra]);
+            let (added, added_after) = if same(&kept[..b.len()], b) && new(after) {
+                (after, true)
+            } else if same(&kept[extra..], b) && new(before) {
+                (before, false)
+            } else {
+                continue;
+            };
+            self.notes.push(Note {
+                object: self.object.clone(),
+                message: format!(
+                    "{} › {}: {} inserted items beside items {} changed, at position {}; kept both",
+                    self.object_kind,
+                    to_path(path),
+                    if ours_kept { "ours" } else { "theirs" },
+                    if ours_kept { "theirs" } else { "ours" },
+                    ours_start
+                ),
+            });
+            let (added, changed) = (added.iter().map(MValue::Exact), changed.iter().map(MValue::Exact));
+            return Some(if added_after { changed.chain(added).collect() } else { added.chain(changed).collect() });
+        }
+        None
+    }
+}
+
 /// Merge three versions of a level.
 pub fn merge<'a>(inputs: Sides<&'a Level<'a>>, options: &Options) -> MergedLevel<'a> {
     let (base, ours, theirs) = (inputs.base, inputs.ours, inputs.theirs);
@@ -857,7 +935,7 @@ pub fn merge<'a>(inputs: Sides<&'a Level<'a>>, options: &Options) -> MergedLevel
         conflicts: Vec::new(),
         notes: Vec::new(),
         layout_key: options.layout_key,
-        keep_concurrent_insertions: options.keep_concurrent_insertions,
+        concurrent_insertions: options.concurrent_insertions,
         empty_values: options.empty_values,
         volatile: options.policy.rules.iter().any(|r| r.action == RuleAction::Ignore).then(|| options.policy.clone()),
         object: ObjectId::new(""),

@@ -18,7 +18,7 @@ pub mod render;
 pub mod renumber;
 
 use levelmerge_core::resolve::Resolved;
-use levelmerge_core::{Codec, Level, Problem, Side, Sides};
+use levelmerge_core::{Codec, ConcurrentInsertions, Level, Problem, Side, Sides};
 
 pub use parse::{Dialect, Document};
 pub use profile::Profile;
@@ -191,9 +191,13 @@ impl Codec for JsonCodec {
         &["\"\"", "null"]
     }
 
-    fn keeps_concurrent_insertions(&self, docs: Sides<&Document<'_>>) -> bool {
-        // GDevelop's event sheets are programs: two events inserted at one place conflict.
-        Profile::first([docs.base, docs.ours, docs.theirs].map(Document::profile)) != Some(Profile::GDevelop)
+    fn concurrent_insertions(&self, docs: Sides<&Document<'_>>) -> ConcurrentInsertions {
+        // GDevelop's event sheets (and their conditions and actions) are programs: two events
+        // inserted at one place conflict. Its placed instances are a collection.
+        match Profile::first([docs.base, docs.ours, docs.theirs].map(Document::profile)) {
+            Some(Profile::GDevelop) => ConcurrentInsertions::KeptIn(&["instances"]),
+            _ => ConcurrentInsertions::KeptEverywhere,
+        }
     }
 
     fn renumber(&self, texts: Sides<&[u8]>) -> Option<levelmerge_core::Renumbered> {

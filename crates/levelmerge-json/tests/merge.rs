@@ -195,6 +195,32 @@ fn gdevelop_events_both_sides_insert_at_one_place_conflict() {
     let (base, ours, theirs) =
         (sheet("{\"type\": \"a\"}"), sheet("{\"type\": \"a\"}, {\"type\": \"x\"}"), sheet("{\"type\": \"a\"}, {\"type\": \"y\"}"));
     assert_eq!(merge(&base, &ours, &theirs).1, 1);
+    // Its placed instances are a collection: both sides' new instances are kept.
+    let scene = |instances: &str| format!("{{\"gdVersion\": {{\"major\": 4}}, \"instances\": [{instances}], \"events\": []}}");
+    let (base, ours, theirs) =
+        (scene("{\"name\": \"a\"}"), scene("{\"name\": \"a\"}, {\"name\": \"x\"}"), scene("{\"name\": \"a\"}, {\"name\": \"y\"}"));
+    assert_eq!(merge(&base, &ours, &theirs), (scene("{\"name\": \"a\"}, {\"name\": \"x\"}, {\"name\": \"y\"}"), 0));
+}
+
+#[test]
+fn items_inserted_beside_items_the_other_side_changed_are_kept_with_the_change() {
+    // Theirs replaces the last two items; ours keeps them and appends two after them.
+    let base = r#"{"spawns": ["a", "b", "c"]}"#;
+    let ours = r#"{"spawns": ["a", "b", "c", "x", "y"]}"#;
+    let theirs = r#"{"spawns": ["a", "z"]}"#;
+    assert_eq!(merge(base, ours, theirs), (r#"{"spawns": ["a", "z", "x", "y"]}"#.into(), 0));
+    assert_eq!(merge(base, theirs, ours), (r#"{"spawns": ["a", "z", "x", "y"]}"#.into(), 0), "the same with sides swapped");
+    // Inserted before the changed run: before it in the result.
+    let ours = r#"{"spawns": ["a", "x", "b", "c"]}"#;
+    let theirs = r#"{"spawns": ["a", "z"]}"#;
+    assert_eq!(merge(base, ours, theirs), (r#"{"spawns": ["a", "x", "z"]}"#.into(), 0));
+    // An "insertion" that brings back an item the other side took out stays a conflict.
+    let ours = r#"{"spawns": ["a", "b", "c", "b"]}"#;
+    assert_eq!(merge(base, ours, theirs).1, 1);
+    // In a GDevelop event sheet (a program), where the new events go is the question.
+    let sheet = |events: &str| format!("{{\"gdVersion\": {{\"major\": 4}}, \"events\": [{events}]}}");
+    let (base, ours, theirs) = (sheet("1, 2"), sheet("1, 2, 3"), sheet("1, 9"));
+    assert_eq!(merge(&base, &ours, &theirs).1, 1);
 }
 
 #[test]
