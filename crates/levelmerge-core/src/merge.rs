@@ -5,7 +5,8 @@
 //! * An object added on one side is inserted; the same id added on both sides with different
 //!   content is a conflict.
 //! * Deleting an object conflicts with the other side changing it, anything in its subtree,
-//!   adding a child under it, or starting to reference it; otherwise its subtree goes with it.
+//!   adding a child under it, or adding a use of it (an object naming it more often than in
+//!   base does); otherwise its subtree goes with it.
 //!   The objects of a conflicting subtree follow the conflict's resolution together.
 //! * Maps merge by key, child slots and keys by identity ([`crate::order`]), lists without
 //!   identity like diff3 ([`crate::diff3`]).
@@ -264,9 +265,19 @@ fn side_changes(base: &Level<'_>, side: &Level<'_>, rules: EditRules) -> SideCha
         if let Some(b) = base.get(&obj.id) {
             b.props.references(&mut PropPath::default(), &mut base_refs);
         }
+        // A target this side's version names more often than base's does: it added a use
+        // (an instance placed beside one that was there, say), not only kept base's.
+        let mut base_uses: FxHashMap<&ObjectId, usize> = FxHashMap::default();
+        for (_, r) in &base_refs {
+            *base_uses.entry(&r.target).or_default() += 1;
+        }
+        let mut uses: FxHashMap<ObjectId, usize> = FxHashMap::default();
         for (_, r) in refs {
-            if !base_refs.iter().any(|(_, br)| br.target == r.target) {
-                newly_referenced.insert(r.target);
+            *uses.entry(r.target).or_default() += 1;
+        }
+        for (target, n) in uses {
+            if n > base_uses.get(&target).copied().unwrap_or(0) {
+                newly_referenced.insert(target);
             }
         }
         // Mark the object and its ancestors on this side.

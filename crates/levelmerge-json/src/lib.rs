@@ -113,12 +113,17 @@ impl JsonCodec {
 impl JsonCodec {
     /// The configuration with the identity keys of the editor that wrote `docs` (the versions
     /// of one file) after the configured ones, and that editor.
-    fn config_for<'a>(&self, docs: impl Iterator<Item = &'a Document<'a>>) -> (std::borrow::Cow<'_, JsonConfig>, Option<Profile>) {
-        let profile = Profile::first(docs.map(Document::profile));
+    fn config_for<'a>(&self, docs: &[&'a Document<'a>]) -> (std::borrow::Cow<'_, JsonConfig>, Option<Profile>) {
+        let profile = Profile::first(docs.iter().map(|d| d.profile()));
         let config = match profile {
             Some(profile) => {
                 let mut config = self.config.clone();
                 config.collections.extend(profile.collections());
+                if let [a, b, c] = docs {
+                    if profile.ids_differ([a.src.as_bytes(), b.src.as_bytes(), c.src.as_bytes()]) {
+                        config.reference_keys.extend(profile.reference_keys().iter().map(|k| (*k).to_owned()));
+                    }
+                }
                 std::borrow::Cow::Owned(config)
             }
             None => std::borrow::Cow::Borrowed(&self.config),
@@ -148,11 +153,13 @@ impl Codec for JsonCodec {
         // Each version's editor is looked for once, here.
         let profiles = texts.map(|_, t| Profile::detect(t));
         let dialects = texts.map(|_, t| self.dialect_for(t));
-        let declares_refs = self.config.parent_key.is_some() || !self.config.reference_keys.is_empty();
+        let profile = Profile::first([profiles.base, profiles.ours, profiles.theirs]);
+        let follows_refs = profile.is_some_and(|p| p.ids_differ([texts.base, texts.ours, texts.theirs]));
+        let declares_refs = self.config.parent_key.is_some() || !self.config.reference_keys.is_empty() || follows_refs;
         let reads_all = !self.skip_unchanged
             || declares_refs
             || [dialects.base, dialects.ours, dialects.theirs].iter().any(|d| *d != Dialect::Json)
-            || Profile::first([profiles.base, profiles.ours, profiles.theirs]) == Some(Profile::Cocos);
+            || profile == Some(Profile::Cocos);
         let stable = if reads_all { Sides::new(Vec::new(), Vec::new(), Vec::new()) } else { levelmerge_core::text::stable_spans(texts) };
         let closed = closed_containers_of_versions(texts, &stable, parallel);
         let inputs = Sides::new((texts.base, &closed.base), (texts.ours, &closed.ours), (texts.theirs, &closed.theirs));
@@ -167,7 +174,8 @@ impl Codec for JsonCodec {
         // A document's text outlives any borrow of the document.
         let doc: &'d Document<'d> = doc;
         let others: Vec<&'d Document<'d>> = others.iter().map(|d| -> &'d Document<'d> { d }).collect();
-        let (config, profile) = self.config_for(std::iter::once(doc).chain(others.iter().copied()));
+        let versions: Vec<&'d Document<'d>> = std::iter::once(doc).chain(others.iter().copied()).collect();
+        let (config, profile) = self.config_for(&versions);
         let others = if self.skip_unchanged { others } else { Vec::new() };
         let cocos_owners = if profile == Some(Profile::Cocos) { cocos::owners(doc) } else { None };
         if profile == Some(Profile::Cocos) && cocos_owners.is_none() {

@@ -164,6 +164,45 @@ impl Profile {
         }
     }
 
+    /// Members naming another object by its id, declared when the three versions of a file do
+    /// not hold the same ids (see [`Profile::ids_differ`]).
+    /// LDtk: an entity instance's `defUid` names its definition, a layer instance's
+    /// `layerDefUid` its layer, `tilesetDefUid` a tileset, `autoSourceLayerDefUid` the layer an
+    /// auto-layer reads. A merge then sees one side start to use a definition the other deleted
+    /// (a conflict), never writes an instance of a definition that is gone.
+    pub fn reference_keys(self) -> &'static [&'static str] {
+        match self {
+            Profile::Ldtk => &["defUid", "layerDefUid", "tilesetDefUid", "autoSourceLayerDefUid"],
+            _ => &[],
+        }
+    }
+
+    /// Whether the versions' ids (LDtk's `uid`s) differ: some object was added or deleted
+    /// where references point. Where they are the same, no merge can leave a reference without
+    /// its object, and the file is read without following references (parts all versions hold
+    /// alike stay unread).
+    pub fn ids_differ(self, texts: [&[u8]; 3]) -> bool {
+        if self.reference_keys().is_empty() {
+            return false;
+        }
+        fn uids(text: &[u8]) -> Vec<&[u8]> {
+            let finder = memchr::memmem::Finder::new(b"\"uid\":");
+            let mut found: Vec<&[u8]> = finder
+                .find_iter(text)
+                .map(|at| {
+                    let rest = &text[at + 6..];
+                    let start = rest.iter().position(|b| !b.is_ascii_whitespace()).unwrap_or(rest.len());
+                    let len = rest[start..].iter().take_while(|b| b.is_ascii_digit() || **b == b'-').count();
+                    &rest[start..start + len]
+                })
+                .collect();
+            found.sort_unstable();
+            found
+        }
+        let base = uids(texts[0]);
+        texts[1..].iter().any(|t| uids(t) != base)
+    }
+
     /// Identity keys for the editor's arrays (path globs as in [`Collection`]).
     pub fn collections(self) -> Vec<Collection> {
         let keyed = |paths: &[&str], key: &str| paths.iter().map(|p| Collection::new(p, key)).collect::<Vec<_>>();

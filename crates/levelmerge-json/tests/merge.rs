@@ -431,6 +431,24 @@ fn ldtk_a_uid_given_to_a_level_and_a_definition_is_no_collision() {
 }
 
 #[test]
+fn ldtk_a_definition_one_side_deleted_while_the_other_placed_it_is_a_conflict() {
+    // Ours deletes the Door definition and its one instance.
+    let ours = LDTK_WORLD
+        .replace("[\n\t\t\t{ \"identifier\": \"Door\", \"uid\": 8 }\n\t\t]", "[]")
+        .replace("[\n\t\t\t\t{ \"iid\": \"a\", \"defUid\": 8 }\n\t\t\t]", "[]");
+    assert!(!ours.contains("\"uid\": 8"));
+    let theirs = LDTK_WORLD
+        .replace("{ \"iid\": \"a\", \"defUid\": 8 }", "{ \"iid\": \"a\", \"defUid\": 8 },\n\t\t\t\t{ \"iid\": \"b\", \"defUid\": 8 }");
+    let (m, c) = merge(LDTK_WORLD, &ours, &theirs);
+    assert_eq!(c, 1, "theirs' new Door would name a definition ours deleted: {m}");
+    // Without theirs' new Door the deletion merges.
+    let theirs = LDTK_WORLD.replace("\"uid\": 10,", "\"uid\": 10, \"bgColor\": \"#000\",");
+    let (m, c) = merge(LDTK_WORLD, &ours, &theirs);
+    assert_eq!(c, 0, "{m}");
+    assert_eq!(m, ours.replace("\"uid\": 10,", "\"uid\": 10, \"bgColor\": \"#000\","));
+}
+
+#[test]
 fn ldtk_pixel_caches_are_volatile() {
     let base = LDTK.replace("\"uid\": 9 }", "\"uid\": 9, \"cachedPixelData\": { \"opaqueTiles\": \"00\" } }");
     let o = base.replace("\"00\"", "\"01\"").replace("\"uid\": 8 }", "\"uid\": 8, \"width\": 2 }");
