@@ -100,11 +100,14 @@ impl Codec for GodotCodec {
     }
 }
 
-/// The `uid` of a file, and of a resource a file uses, as each side's editor drew it: two
-/// sides that first saved a file apart give it different ones. Godot finds a resource by its
-/// path when its uid is unknown and writes the right uid back on the next save, so either
-/// loads. Theirs is taken: the side merged in, whose other files were saved with its uids.
-const DRAWN_UIDS: [&str; 3] = ["ext_resource.[tag].uid", "gd_scene.[tag].uid", "gd_resource.[tag].uid"];
+/// Ids each side's editor drew at random when it first saved a file: the `uid` of the file
+/// and of a resource it uses, and a node's `unique_id` (Godot 4.6 gives every node one when it
+/// re-saves an older scene). Two sides that saved a file apart give it different ones. Godot
+/// finds a resource by its path when its uid is unknown and writes the right uid back on the
+/// next save, and a node is matched by its path where unique ids do not agree, so either
+/// loads. Theirs is taken throughout: the side merged in, whose other files were saved with
+/// its ids.
+const DRAWN_UIDS: [&str; 4] = ["ext_resource.[tag].uid", "gd_scene.[tag].uid", "gd_resource.[tag].uid", "node.[tag].unique_id"];
 
 /// The tag attributes of a lowered section, unquoted (read off the text of a section lowered
 /// as one value).
@@ -180,6 +183,8 @@ pub fn scene_problems(level: &Level<'_>) -> Vec<Problem> {
     // Nodes by (parent, name): Godot renames a second node of one name under one parent when it
     // loads the file, and the paths to it then lead elsewhere.
     let mut named: FxHashSet<(&str, &str)> = FxHashSet::default();
+    // Node → its line, by `unique_id` (Godot 4.6): one id names one node.
+    let mut unique: rustc_hash::FxHashMap<&str, usize> = rustc_hash::FxHashMap::default();
     let mut roots = 0;
     for (obj, attrs) in level.objects.values().zip(&attrs) {
         let line = obj.line as usize;
@@ -223,6 +228,13 @@ pub fn scene_problems(level: &Level<'_>) -> Vec<Problem> {
                             message: format!("a second node named \"{name}\"{under}"),
                             line,
                         });
+                    }
+                }
+                if let Some(id) = attr(attrs, "unique_id") {
+                    if let Some(&first_line) = unique.get(id) {
+                        problems.push(Problem::DuplicateId { id: format!("unique_id={id}"), line, first_line });
+                    } else {
+                        unique.insert(id, line);
                     }
                 }
                 nodes.insert(path);

@@ -701,3 +701,28 @@ fn the_folder_a_file_dialog_last_showed_is_not_a_conflict() {
     let node = "type=\"Node\"";
     assert_eq!(merge(&scene(node, "/base"), &scene(node, "/home/me/game"), &scene(node, "D:/game")).unwrap().open_conflicts, 1);
 }
+
+#[test]
+fn unique_ids_both_sides_gave_a_node_take_theirs() {
+    let scene = |root: &str, child: &str| {
+        format!("[gd_scene format=3]\n\n[node name=\"Root\" type=\"Node\"{root}]\n\n[node name=\"A\" type=\"Node\" parent=\".\"{child}]\n")
+    };
+    let r = merge(&scene("", ""), &scene(" unique_id=11", " unique_id=12"), &scene(" unique_id=21", " unique_id=22")).unwrap();
+    assert_eq!(r.open_conflicts, 0, "{:?}", r.conflicts);
+    assert_eq!(String::from_utf8(r.text).unwrap(), scene(" unique_id=21", " unique_id=22"));
+}
+
+#[test]
+fn two_nodes_of_one_unique_id_are_never_written() {
+    let base = "[gd_scene format=3]\n\n[node name=\"Root\" type=\"Node\" unique_id=1]\n";
+    let ours = format!("{base}\n[node name=\"A\" type=\"Node\" parent=\".\" unique_id=7]\n");
+    let theirs = format!("{base}\n[node name=\"B\" type=\"Node\" parent=\".\" unique_id=7]\n");
+    // Each side alone is sound; a file holding both nodes would give one id to two nodes.
+    match merge(base, &ours, &theirs) {
+        Ok(out) => {
+            let text = String::from_utf8_lossy(&out.text);
+            assert!(out.open_conflicts > 0 || text.matches("unique_id=7").count() == 1, "{text}");
+        }
+        Err(e) => assert!(e.to_string().contains("unique_id=7"), "{e}"),
+    }
+}
