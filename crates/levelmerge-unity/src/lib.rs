@@ -11,9 +11,11 @@
 //! * [`recreated`]: objects a side re-created under new fileIDs are given them in the other
 //!   versions too.
 //! * [`renumber`]: different objects added under one fileID on both sides: theirs is renumbered.
+//! * [`derived`]: values Unity computes on save (an auto-sized text's font size), volatile.
 //! * [`UnityCodec::level_problems`]: `m_Father` and `m_Children` must agree.
 #![forbid(unsafe_code)]
 
+pub mod derived;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod identity;
@@ -101,17 +103,18 @@ impl Codec for UnityCodec {
 
     /// `m_RootOrder` is derived from the sibling order: two sides that each moved siblings
     /// around do not make it a conflict (ours is kept).
-    fn rules(&self, _docs: Sides<&Self::Document<'_>>) -> Vec<levelmerge_core::policy::Rule> {
+    fn rules(&self, docs: Sides<&Self::Document<'_>>) -> Vec<levelmerge_core::policy::Rule> {
         use levelmerge_core::policy::{Rule, RuleAction};
         let rule = |pattern: &str, action| Rule { pattern: pattern.to_owned(), action };
-        vec![
+        let fixed = [
             rule("Transform.m_RootOrder", RuleAction::Ours),
             rule("RectTransform.m_RootOrder", RuleAction::Ours),
             // The ambient colour Unity derives from the skybox and writes on every save of a
             // scene: two sides' values are two computations, not two edits. Volatile: one
             // side's colour is kept whole, never a conflict.
             rule("RenderSettings.m_IndirectSpecularColor*", RuleAction::Ignore),
-        ]
+        ];
+        fixed.into_iter().chain(derived::rules(docs)).collect()
     }
 
     /// A struct re-saved by a newer editor carries a higher `serializedVersion`.

@@ -596,3 +596,19 @@ fn edits_of_different_documents_are_spliced_into_what_the_whole_merge_writes() {
     let theirs = format!("{base}{}", go(30, "Theirs", 0));
     assert!(levelmerge_core::merge_disjoint_parts(&UnityCodec, Sides::new(base.as_bytes(), ours.as_bytes(), theirs.as_bytes())).is_none());
 }
+
+/// A TextMeshPro label: `auto` sizing on or off, the font size stored.
+fn label(auto: u8, size: &str) -> String {
+    format!("--- !u!114 &40\nMonoBehaviour:\n  m_ObjectHideFlags: 0\n  m_GameObject: {{fileID: 10}}\n  m_Enabled: 1\n  m_text: Play\n  m_fontSize: {size}\n  m_fontSizeBase: 32\n  m_enableAutoSizing: {auto}\n  m_fontSizeMin: 18\n  m_fontSizeMax: 72\n")
+}
+
+#[test]
+fn the_font_size_an_auto_sized_text_computed_is_not_a_conflict() {
+    let with = |auto, size| scene(&[go(10, "Root", 11), tr(11, 10, 0, &[], "0"), label(auto, size)]);
+    // Both sides' texts fitted themselves anew: ours is kept.
+    let r = merge(&with(1, "18"), &with(1, "31.25"), &with(1, "21.55"));
+    assert_eq!(r.open_conflicts, 0, "{}", text(&r));
+    assert_eq!(text(&r), with(1, "31.25"));
+    // Without auto sizing the size is the user's choice: a conflict.
+    assert_eq!(merge(&with(0, "18"), &with(0, "31.25"), &with(0, "21.55")).open_conflicts, 1);
+}
