@@ -47,8 +47,8 @@ pub trait Codec {
     /// The level a document holds. Problems that make matching by id impossible (duplicate ids
     /// or keys) are errors.
     ///
-    /// `others` are the other versions this one is merged with (empty when a document is read
-    /// alone). A codec may lower a part that is byte-identical in every version as one opaque
+    /// `others` are the other versions this one is merged with, in side order (base, ours,
+    /// theirs, without `side`'s own), or empty when a document is read alone. A codec may lower a part that is byte-identical in every version as one opaque
     /// value: nothing there can merge differently, and big unchanged levels read much faster.
     fn lower<'d>(&self, doc: &'d Self::Document<'_>, side: Side, others: &[&'d Self::Document<'_>]) -> Result<Level<'d>, Vec<Problem>>;
 

@@ -113,16 +113,20 @@ impl JsonCodec {
 impl JsonCodec {
     /// The configuration with the identity keys of the editor that wrote `docs` (the versions
     /// of one file) after the configured ones, and that editor.
-    fn config_for<'a>(&self, docs: &[&'a Document<'a>]) -> (std::borrow::Cow<'_, JsonConfig>, Option<Profile>) {
+    /// `versions`: the three versions being merged, when they are known (not when one file is
+    /// read alone, as a written merge is checked).
+    fn config_for<'a>(
+        &self,
+        docs: &[&'a Document<'a>],
+        versions: Option<Sides<&'a Document<'a>>>,
+    ) -> (std::borrow::Cow<'_, JsonConfig>, Option<Profile>) {
         let profile = Profile::first(docs.iter().map(|d| d.profile()));
         let config = match profile {
             Some(profile) => {
                 let mut config = self.config.clone();
                 config.collections.extend(profile.collections());
-                if let [a, b, c] = docs {
-                    if profile.ids_differ([a.src.as_bytes(), b.src.as_bytes(), c.src.as_bytes()]) {
-                        config.reference_keys.extend(profile.reference_keys().iter().map(|k| (*k).to_owned()));
-                    }
+                if versions.is_some_and(|v| profile.ids_deleted(v.map(|_, d| d.src.as_bytes()))) {
+                    config.reference_keys.extend(profile.reference_keys().iter().map(|k| (*k).to_owned()));
                 }
                 std::borrow::Cow::Owned(config)
             }
@@ -154,7 +158,7 @@ impl Codec for JsonCodec {
         let profiles = texts.map(|_, t| Profile::detect(t));
         let dialects = texts.map(|_, t| self.dialect_for(t));
         let profile = Profile::first([profiles.base, profiles.ours, profiles.theirs]);
-        let follows_refs = profile.is_some_and(|p| p.ids_differ([texts.base, texts.ours, texts.theirs]));
+        let follows_refs = profile.is_some_and(|p| p.ids_deleted(texts));
         let declares_refs = self.config.parent_key.is_some() || !self.config.reference_keys.is_empty() || follows_refs;
         let reads_all = !self.skip_unchanged
             || declares_refs
@@ -174,8 +178,15 @@ impl Codec for JsonCodec {
         // A document's text outlives any borrow of the document.
         let doc: &'d Document<'d> = doc;
         let others: Vec<&'d Document<'d>> = others.iter().map(|d| -> &'d Document<'d> { d }).collect();
-        let versions: Vec<&'d Document<'d>> = std::iter::once(doc).chain(others.iter().copied()).collect();
-        let (config, profile) = self.config_for(&versions);
+        let all: Vec<&'d Document<'d>> = std::iter::once(doc).chain(others.iter().copied()).collect();
+        // The others come in side order without `side`'s own version.
+        let versions = match (side, others.as_slice()) {
+            (Side::Base, [o, t]) => Some(Sides::new(doc, *o, *t)),
+            (Side::Ours, [b, t]) => Some(Sides::new(*b, doc, *t)),
+            (Side::Theirs, [b, o]) => Some(Sides::new(*b, *o, doc)),
+            _ => None,
+        };
+        let (config, profile) = self.config_for(&all, versions);
         let others = if self.skip_unchanged { others } else { Vec::new() };
         let cocos_owners = if profile == Some(Profile::Cocos) { cocos::owners(doc) } else { None };
         if profile == Some(Profile::Cocos) && cocos_owners.is_none() {

@@ -27,6 +27,8 @@
 //! configured ones.
 
 use levelmerge_core::policy::{Rule, RuleAction};
+use levelmerge_core::Sides;
+use rustc_hash::FxHashSet;
 
 use crate::renumber::{IdSpace, References, TypedReference};
 use crate::Collection;
@@ -164,8 +166,8 @@ impl Profile {
         }
     }
 
-    /// Members naming another object by its id, declared when the three versions of a file do
-    /// not hold the same ids (see [`Profile::ids_differ`]).
+    /// Members naming another object by its id, declared when a side deleted ids (see
+    /// [`Profile::ids_deleted`]).
     /// LDtk: an entity instance's `defUid` names its definition, a layer instance's
     /// `layerDefUid` its layer, `tilesetDefUid` a tileset, `autoSourceLayerDefUid` the layer an
     /// auto-layer reads. A merge then sees one side start to use a definition the other deleted
@@ -177,17 +179,16 @@ impl Profile {
         }
     }
 
-    /// Whether the versions' ids (LDtk's `uid`s) differ: some object was added or deleted
-    /// where references point. Where they are the same, no merge can leave a reference without
-    /// its object, and the file is read without following references (parts all versions hold
-    /// alike stay unread).
-    pub fn ids_differ(self, texts: [&[u8]; 3]) -> bool {
+    /// Whether a side deleted an id (an LDtk `uid` base holds and ours or theirs does not):
+    /// only then can a merge leave a reference without its object. Otherwise the file is read
+    /// without following references (parts all versions hold alike stay unread).
+    pub fn ids_deleted(self, texts: Sides<&[u8]>) -> bool {
         if self.reference_keys().is_empty() {
             return false;
         }
-        fn uids(text: &[u8]) -> Vec<&[u8]> {
+        fn uids(text: &[u8]) -> FxHashSet<&[u8]> {
             let finder = memchr::memmem::Finder::new(b"\"uid\":");
-            let mut found: Vec<&[u8]> = finder
+            finder
                 .find_iter(text)
                 .map(|at| {
                     let rest = &text[at + 6..];
@@ -195,12 +196,10 @@ impl Profile {
                     let len = rest[start..].iter().take_while(|b| b.is_ascii_digit() || **b == b'-').count();
                     &rest[start..start + len]
                 })
-                .collect();
-            found.sort_unstable();
-            found
+                .collect()
         }
-        let base = uids(texts[0]);
-        texts[1..].iter().any(|t| uids(t) != base)
+        let base = uids(texts.base);
+        [texts.ours, texts.theirs].iter().any(|t| !base.is_subset(&uids(t)))
     }
 
     /// Identity keys for the editor's arrays (path globs as in [`Collection`]).
@@ -241,6 +240,17 @@ impl Profile {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn references_are_followed_only_where_a_side_deleted_an_id() {
+        let base: &[u8] = br#"{"defs": {"entities": [{"uid": 8}, {"uid": 9}]}}"#;
+        let added: &[u8] = br#"{"defs": {"entities": [{"uid": 8}, {"uid": 9}, {"uid": 10}]}}"#;
+        let deleted: &[u8] = br#"{"defs": {"entities": [{"uid":  9}]}}"#;
+        assert!(!Profile::Ldtk.ids_deleted(Sides::new(base, added, base)), "an added uid leaves every reference whole");
+        assert!(Profile::Ldtk.ids_deleted(Sides::new(base, base, deleted)));
+        assert!(!Profile::Ldtk.ids_deleted(Sides::new(deleted, base, base)), "base's uids are all kept");
+        assert!(!Profile::Tiled.ids_deleted(Sides::new(base, base, deleted)), "no references are declared for Tiled");
+    }
 
     #[test]
     fn editors_are_recognised_by_content() {
