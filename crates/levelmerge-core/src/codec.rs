@@ -533,6 +533,65 @@ where
 }
 
 /// The whole merge: read every object, merge, write, check.
+/// The merged level written as ours has it, and, when nothing is left open, checked: read back
+/// in the file's own form where the codec says so, else on the model. A deletion a policy
+/// settled is undone while the result is broken ([`keep_deleted_while_broken`]).
+fn write_checked<'a, C: Codec>(
+    codec: &C,
+    merged: &mut crate::merge::MergedLevel<'a>,
+    docs: Sides<&C::Document<'_>>,
+    levels: &Sides<Level<'a>>,
+    inputs: Sides<&[u8]>,
+    finish: &impl Fn(Vec<u8>) -> Result<Vec<u8>, MergeError>,
+    clock: &mut Clock,
+) -> Result<(Vec<u8>, Vec<Problem>), MergeError> {
+    if merged.open_conflicts() > 0 {
+        return Ok((finish(codec.render(docs, &merged.resolve(Side::Ours)))?, Vec::new()));
+    }
+    if codec.checks_output() {
+        // The written text is read back and checked against the inputs in the file's own
+        // form: the fullest account, so the model is not checked first.
+        return keep_deleted_while_broken(merged, |m| {
+            let text = finish(codec.render(docs, &m.resolve(Side::Ours)))?;
+            let problems = verify_output(codec, &text, inputs)?;
+            Ok((problems, text))
+        })
+        .map(|(problems, text)| (text, problems));
+    }
+    let with_refs = merged.references;
+    // All the problems of a resolved level, and those of them no input had.
+    let (problems, view) = keep_deleted_while_broken(merged, |m| {
+        let view = m.resolve(Side::Ours);
+        let all = crate::coherence::check(&view.graph(with_refs));
+        let new = new_problems(all.clone(), || {
+            [&levels.base, &levels.ours, &levels.theirs].iter().flat_map(|l| l.problems()).map(|p| p.key()).collect()
+        });
+        if new.is_empty() {
+            Ok((all, view))
+        } else {
+            Err(MergeError::Incoherent { problems: new })
+        }
+    })?;
+    clock.lap("check");
+    Ok((finish(codec.render(docs, &view))?, problems))
+}
+
+/// The objects a merged level still needs (a reference names them, or a child's parent) that
+/// base has and a side deleted, and that are not contested yet.
+fn deleted_yet_used(problems: &[Problem], levels: &Sides<Level<'_>>, contested: &FxHashSet<ObjectId>) -> FxHashSet<ObjectId> {
+    problems
+        .iter()
+        .filter_map(|p| match p {
+            Problem::DanglingReference { target, .. } => Some(target),
+            Problem::Orphan { parent, .. } => Some(parent),
+            _ => None,
+        })
+        .filter(|id| levels.base.get(id).is_some() && (levels.ours.get(id).is_none() || levels.theirs.get(id).is_none()))
+        .filter(|id| !contested.contains(*id))
+        .cloned()
+        .collect()
+}
+
 fn merge_structured<C>(
     codec: &C,
     texts: Sides<&[u8]>,
@@ -571,7 +630,7 @@ where
     clock.lap("read");
     let mut policy = options.policy.clone();
     policy.rules.extend(codec.rules(docs.as_ref()));
-    let options = Options {
+    let mut options = Options {
         policy,
         added_fields_are_edits: options.added_fields_are_edits && codec.added_fields_are_edits(),
         same_id_is_same_object: options.same_id_is_same_object || codec.same_id_is_same_object(),
@@ -582,18 +641,26 @@ where
             chosen => chosen,
         },
         empty_values: if options.empty_values.is_empty() { codec.empty_values() } else { options.empty_values },
+        contested: options.contested.clone(),
     };
-    let mut merged = merge(levels.as_ref(), &options);
-    clock.lap("merge");
     let doc_refs = docs.as_ref();
-    let with_refs = merged.references;
-    // All the problems of a resolved level, and those of them no input had.
-    let check = |r: &Resolved<'_>| {
-        let all = crate::coherence::check(&r.graph(with_refs));
-        let new = new_problems(all.clone(), || {
-            [&levels.base, &levels.ours, &levels.theirs].iter().flat_map(|l| l.problems()).map(|p| p.key()).collect()
-        });
-        (all, new)
+    let inputs = if restores { originals } else { texts };
+    // A merge that leaves a reference to an object one side deleted is merged again with that
+    // deletion contested (a delete/modify conflict), as many times as it finds new ones.
+    let (merged, ours_text, result_problems) = loop {
+        let mut merged = merge(levels.as_ref(), &options);
+        clock.lap("merge");
+        match write_checked(codec, &mut merged, doc_refs, &levels, inputs, &finish, &mut clock) {
+            Ok((text, problems)) => break (merged, text, problems),
+            Err(MergeError::Incoherent { problems }) => {
+                let deleted = deleted_yet_used(&problems, &levels, &options.contested);
+                if deleted.is_empty() {
+                    return Err(MergeError::Incoherent { problems });
+                }
+                options.contested.extend(deleted);
+            }
+            Err(e) => return Err(e),
+        }
     };
     let open = merged.open_conflicts();
     // Objects are named from whichever version has them (the outline is only built when
@@ -602,34 +669,6 @@ where
         Vec::new()
     } else {
         [&levels.ours, &levels.theirs, &levels.base].iter().map(|l| codec.outline(l)).collect()
-    };
-    let inputs = if restores { originals } else { texts };
-    let mut result_problems = Vec::new();
-    let ours_text = if open > 0 {
-        finish(codec.render(doc_refs, &merged.resolve(Side::Ours)))?
-    } else if codec.checks_output() {
-        // The written text is read back and checked against the inputs in the file's own
-        // form: the fullest account, so the model is not checked first.
-        let (text, problems) = keep_deleted_while_broken(&mut merged, |m| {
-            let text = finish(codec.render(doc_refs, &m.resolve(Side::Ours)))?;
-            let problems = verify_output(codec, &text, inputs)?;
-            Ok((text, problems))
-        })?;
-        result_problems = problems;
-        text
-    } else {
-        let (problems, view) = keep_deleted_while_broken(&mut merged, |m| {
-            let view = m.resolve(Side::Ours);
-            let (all, new) = check(&view);
-            if new.is_empty() {
-                Ok((all, view))
-            } else {
-                Err(MergeError::Incoherent { problems: new })
-            }
-        })?;
-        result_problems = problems;
-        clock.lap("check");
-        finish(codec.render(doc_refs, &view))?
     };
     clock.lap(if open == 0 && codec.checks_output() { "write and verify" } else { "write" });
     let mut notes: Vec<String> = renumbered.as_ref().map(|r| r.notes.clone()).unwrap_or_default();

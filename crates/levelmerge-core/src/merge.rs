@@ -109,6 +109,11 @@ pub struct Options {
     /// sides add one member and one side's value is one of these, the other side's value is
     /// kept (with a note); the empty one carried no work to lose.
     pub empty_values: &'static [&'static str],
+    /// Objects a side deleted that the other side's merged edits still use in a way the merge
+    /// could not see coming (an instance moved to where the deleted definition was named): their
+    /// deletion is a delete/modify conflict. Filled by a second pass when the first merge left
+    /// a reference dangling.
+    pub contested: FxHashSet<ObjectId>,
 }
 
 /// Which lists keep the items both sides inserted at one place.
@@ -147,6 +152,7 @@ impl Default for Options {
             layout_key: None,
             concurrent_insertions: ConcurrentInsertions::KeptEverywhere,
             empty_values: &[],
+            contested: FxHashSet::default(),
         }
     }
 }
@@ -914,7 +920,7 @@ pub fn merge<'a>(inputs: Sides<&'a Level<'a>>, options: &Options) -> MergedLevel
             (Some(_), None, Some(_)) | (Some(_), Some(_), None) => {
                 let deleted_by = if o.is_none() { Side::Ours } else { Side::Theirs };
                 let keeper = changes_of(deleted_by.other());
-                if keeper.subtree_touched.contains(id) || keeper.newly_referenced.contains(id) {
+                if keeper.subtree_touched.contains(id) || keeper.newly_referenced.contains(id) || options.contested.contains(id) {
                     alive.insert(id.clone());
                     choices.push((id.clone(), ConflictKind::DeleteModify { deleted_by }));
                 }

@@ -449,6 +449,29 @@ fn ldtk_a_definition_one_side_deleted_while_the_other_placed_it_is_a_conflict() 
 }
 
 #[test]
+fn ldtk_an_instance_moved_while_its_definition_was_deleted_is_a_conflict() {
+    // The level names the definition as often as before (the instance only moved to another
+    // layer), so only the merged level shows the reference left without its definition: the
+    // deletion is then merged again as a conflict.
+    let one_layer = "\t\t\t{ \"levelId\": 10, \"entityInstances\": [\n\t\t\t\t{ \"iid\": \"a\", \"defUid\": 8 }\n\t\t\t] }";
+    let base = LDTK_WORLD.replace(one_layer, &format!("{one_layer},\n\t\t\t{{ \"levelId\": 10, \"entityInstances\": [] }}"));
+    let ours = base
+        .replace("[\n\t\t\t{ \"identifier\": \"Door\", \"uid\": 8 }\n\t\t]", "[]")
+        .replace("[\n\t\t\t\t{ \"iid\": \"a\", \"defUid\": 8 }\n\t\t\t]", "[]");
+    let theirs = base.replace(
+        "[\n\t\t\t\t{ \"iid\": \"a\", \"defUid\": 8 }\n\t\t\t] },\n\t\t\t{ \"levelId\": 10, \"entityInstances\": [] }",
+        "[] },\n\t\t\t{ \"levelId\": 10, \"entityInstances\": [\n\t\t\t\t{ \"iid\": \"a\", \"defUid\": 8 }\n\t\t\t] }",
+    );
+    assert!(ours != base && theirs != base);
+    let codec = JsonCodec::default();
+    let r =
+        merge_texts(&codec, Sides::new(base.as_bytes(), ours.as_bytes(), theirs.as_bytes()), &Options::default(), &MarkerStyle::default())
+            .expect("a structured merge, not a refusal");
+    assert_eq!(r.open_conflicts, 1);
+    assert!(r.conflicts.iter().any(|c| c.kind == "delete-modify" && c.object.contains("defs.entities[8]")), "{:?}", r.conflicts);
+}
+
+#[test]
 fn ldtk_pixel_caches_are_volatile() {
     let base = LDTK.replace("\"uid\": 9 }", "\"uid\": 9, \"cachedPixelData\": { \"opaqueTiles\": \"00\" } }");
     let o = base.replace("\"00\"", "\"01\"").replace("\"uid\": 8 }", "\"uid\": 8, \"width\": 2 }");
