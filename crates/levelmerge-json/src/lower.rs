@@ -60,6 +60,9 @@ impl<'d> PeerArray<'d> {
     }
 }
 
+/// Local id text → the objects keyed by it, each with the member its key is read from.
+type IdsSeen<'d> = FxHashMap<String, Vec<(ObjectId, &'d str)>>;
+
 struct Lowerer<'d, 'c> {
     doc: &'d Document<'d>,
     /// The other versions merged with this one; parts identical in all of them are opaque.
@@ -70,9 +73,9 @@ struct Lowerer<'d, 'c> {
     level: Level<'d>,
     problems: Vec<Problem>,
     /// Local id text → objects with that id, for resolving declared references.
-    ids: Option<&'c FxHashMap<String, Vec<ObjectId>>>,
+    ids: Option<&'c IdsSeen<'d>>,
     /// Local id text → objects, collected only when references are declared.
-    seen_ids: Option<FxHashMap<String, Vec<ObjectId>>>,
+    seen_ids: Option<IdsSeen<'d>>,
     /// Member names from the document root to the value being lowered (array positions left out).
     path: Vec<&'d str>,
     /// A Cocos file in the identity form ([`crate::cocos`]): each element's owner, which is its
@@ -201,16 +204,22 @@ impl<'d> Lowerer<'d, '_> {
         if text.is_empty() || text == "-1" {
             return None; // the usual ways of saying "none"
         }
-        let found = self.ids.and_then(|ids| ids.get(text));
-        let target = match found.map(Vec::as_slice) {
-            Some([one]) => one.clone(),
-            Some(many) if !many.is_empty() => {
+        // An object keyed by this very member (LDtk's field instances, keyed by the `defUid`
+        // of their definition) is not what the member names.
+        let found: Vec<&ObjectId> = self
+            .ids
+            .and_then(|ids| ids.get(text))
+            .map_or_else(Vec::new, |c| c.iter().filter(|(_, k)| *k != key).map(|(id, _)| id).collect());
+        let target = match found.as_slice() {
+            [one] => (*one).clone(),
+            [first, ..] => {
                 // Prefer an object in the same collection as the owner.
                 let owner_collection = owner.as_str().rsplit_once('[').map(|(c, _)| c);
-                many.iter().find(|id| id.as_str().rsplit_once('[').map(|(c, _)| c) == owner_collection).unwrap_or(&many[0]).clone()
+                let same_collection = found.iter().find(|id| id.as_str().rsplit_once('[').map(|(c, _)| c) == owner_collection);
+                (*same_collection.unwrap_or(first)).clone()
             }
-            _ if text == "0" => return None,
-            _ => ObjectId::new(format!("{key}={text}")),
+            [] if text == "0" => return None,
+            [] => ObjectId::new(format!("{key}={text}")),
         };
         match role {
             RefRole::Parent => self.level.parent_refs = true,
@@ -320,7 +329,7 @@ impl<'d> Lowerer<'d, '_> {
                 continue;
             }
             if let Some(seen) = self.seen_ids.as_mut() {
-                seen.entry(local.to_owned()).or_default().push(id.clone());
+                seen.entry(local.to_owned()).or_default().push((id.clone(), id_key));
             }
             let depth = self.path.len();
             let element_peers = [0, 1].map(|i| peer_arrays[i].as_mut().and_then(|p| p.find(local, index)));
@@ -350,7 +359,7 @@ pub fn lower<'d>(
     let declares_refs = config.parent_key.is_some() || !config.reference_keys.is_empty();
     // Opaque parts would hide declared references, which the checks need.
     let opaque_ok = others.len() == 2 && !declares_refs;
-    let run = |ids: Option<&FxHashMap<String, Vec<ObjectId>>>| {
+    let run = |ids: Option<&IdsSeen<'d>>| {
         let seen_ids = (declares_refs && ids.is_none()).then(FxHashMap::default);
         let mut l = Lowerer {
             doc,

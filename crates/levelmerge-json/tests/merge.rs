@@ -472,6 +472,24 @@ fn ldtk_an_instance_moved_while_its_definition_was_deleted_is_a_conflict() {
 }
 
 #[test]
+fn ldtk_a_value_given_for_a_field_the_other_side_deleted_is_a_conflict() {
+    // As LDtk writes them: levels, layers and instances carry iids, and field instances are keyed
+    // by the `defUid` of their field definition.
+    let base = "{\n\t\"__header__\": { \"app\": \"LDtk\" },\n\t\"nextUid\": 14,\n\t\"defs\": {\n\t\t\"entities\": [\n\t\t\t{ \"identifier\": \"Door\", \"uid\": 8, \"fieldDefs\": [\n\t\t\t\t{ \"identifier\": \"locked\", \"uid\": 13 }\n\t\t\t] }\n\t\t]\n\t},\n\t\"levels\": [\n\t\t{ \"identifier\": \"Start\", \"iid\": \"S\", \"uid\": 10, \"layerInstances\": [\n\t\t\t{ \"iid\": \"L\", \"levelId\": 10, \"entityInstances\": [\n\t\t\t\t{ \"iid\": \"a\", \"defUid\": 8, \"fieldInstances\": [{ \"defUid\": 13, \"__value\": true }] }\n\t\t\t] }\n\t\t] }\n\t]\n}\n";
+    let ours = base
+        .replace("[\n\t\t\t\t{ \"identifier\": \"locked\", \"uid\": 13 }\n\t\t\t]", "[]")
+        .replace("\"fieldInstances\": [{ \"defUid\": 13, \"__value\": true }]", "\"fieldInstances\": []");
+    let a = "{ \"iid\": \"a\", \"defUid\": 8, \"fieldInstances\": [{ \"defUid\": 13, \"__value\": true }] }";
+    let theirs = base.replace(
+        a,
+        &format!("{a},\n\t\t\t\t{{ \"iid\": \"b\", \"defUid\": 8, \"fieldInstances\": [{{ \"defUid\": 13, \"__value\": false }}] }}"),
+    );
+    assert!(ours != base && theirs != base);
+    let (m, c) = merge(base, &ours, &theirs);
+    assert_eq!(c, 1, "theirs' new door holds a value for the field ours deleted: {m}");
+}
+
+#[test]
 fn ldtk_pixel_caches_are_volatile() {
     let base = LDTK.replace("\"uid\": 9 }", "\"uid\": 9, \"cachedPixelData\": { \"opaqueTiles\": \"00\" } }");
     let o = base.replace("\"00\"", "\"01\"").replace("\"uid\": 8 }", "\"uid\": 8, \"width\": 2 }");
