@@ -577,19 +577,26 @@ fn write_checked<'a, C: Codec>(
 }
 
 /// The objects a merged level still needs (a reference names them, or a child's parent) that
-/// base has and a side deleted, and that are not contested yet.
+/// base has and a side deleted, and that are not contested yet. A side whose own version still
+/// needs an object it deleted was broken before the merge: its deletion is not contested.
 fn deleted_yet_used(problems: &[Problem], levels: &Sides<Level<'_>>, contested: &FxHashSet<ObjectId>) -> FxHashSet<ObjectId> {
-    problems
-        .iter()
-        .filter_map(|p| match p {
-            Problem::DanglingReference { target, .. } => Some(target),
-            Problem::Orphan { parent, .. } => Some(parent),
-            _ => None,
-        })
-        .filter(|id| levels.base.get(id).is_some() && (levels.ours.get(id).is_none() || levels.theirs.get(id).is_none()))
-        .filter(|id| !contested.contains(*id))
-        .cloned()
-        .collect()
+    let needed = |p: &Problem| match p {
+        Problem::DanglingReference { target, .. } => Some(target.clone()),
+        Problem::Orphan { parent, .. } => Some(parent.clone()),
+        _ => None,
+    };
+    let wanted: FxHashSet<ObjectId> =
+        problems.iter().filter_map(needed).filter(|id| levels.base.get(id).is_some() && !contested.contains(id)).collect();
+    if wanted.is_empty() {
+        return wanted;
+    }
+    let deleted_by = |side: &Level<'_>| -> FxHashSet<ObjectId> {
+        let still_needed: FxHashSet<ObjectId> = side.problems().iter().filter_map(needed).collect();
+        wanted.iter().filter(|id| side.get(id).is_none() && !still_needed.contains(*id)).cloned().collect()
+    };
+    let mut deleted = deleted_by(&levels.ours);
+    deleted.extend(deleted_by(&levels.theirs));
+    deleted
 }
 
 fn merge_structured<C>(

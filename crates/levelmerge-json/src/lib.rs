@@ -52,6 +52,10 @@ pub struct JsonConfig {
     pub parent_key: Option<String>,
     /// Members holding the id of another object.
     pub reference_keys: Vec<String>,
+    /// Members the editor's profile knows to hold the id of another object. Unlike
+    /// `reference_keys`, they leave parts all versions hold alike unread: an id not found among
+    /// the objects read names nothing (it lies in such a part, which no side changed).
+    pub profile_reference_keys: Vec<String>,
 }
 
 impl Default for JsonConfig {
@@ -61,6 +65,7 @@ impl Default for JsonConfig {
             collections: Vec::new(),
             parent_key: None,
             reference_keys: Vec::new(),
+            profile_reference_keys: Vec::new(),
         }
     }
 }
@@ -126,7 +131,7 @@ impl JsonCodec {
                 let mut config = self.config.clone();
                 config.collections.extend(profile.collections());
                 if versions.is_some_and(|v| profile.ids_deleted(v.map(|_, d| d.src.as_bytes()))) {
-                    config.reference_keys.extend(profile.reference_keys().iter().map(|k| (*k).to_owned()));
+                    config.profile_reference_keys.extend(profile.reference_keys().iter().map(|k| (*k).to_owned()));
                 }
                 std::borrow::Cow::Owned(config)
             }
@@ -158,8 +163,7 @@ impl Codec for JsonCodec {
         let profiles = texts.map(|_, t| Profile::detect(t));
         let dialects = texts.map(|_, t| self.dialect_for(t));
         let profile = Profile::first([profiles.base, profiles.ours, profiles.theirs]);
-        let follows_refs = profile.is_some_and(|p| p.ids_deleted(texts));
-        let declares_refs = self.config.parent_key.is_some() || !self.config.reference_keys.is_empty() || follows_refs;
+        let declares_refs = self.config.parent_key.is_some() || !self.config.reference_keys.is_empty();
         let reads_all = !self.skip_unchanged
             || declares_refs
             || [dialects.base, dialects.ours, dialects.theirs].iter().any(|d| *d != Dialect::Json)

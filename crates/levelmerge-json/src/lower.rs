@@ -193,6 +193,8 @@ impl<'d> Lowerer<'d, '_> {
             RefRole::Parent
         } else if self.config.reference_keys.iter().any(|k| k == key) {
             RefRole::Other
+        } else if self.config.profile_reference_keys.iter().any(|k| k == key) {
+            return self.known_reference(key, node, owner);
         } else {
             return None;
         };
@@ -204,28 +206,38 @@ impl<'d> Lowerer<'d, '_> {
         if text.is_empty() || text == "-1" {
             return None; // the usual ways of saying "none"
         }
-        // An object keyed by this very member (LDtk's field instances, keyed by the `defUid`
-        // of their definition) is not what the member names.
-        let found: Vec<&ObjectId> = self
-            .ids
-            .and_then(|ids| ids.get(text))
-            .map_or_else(Vec::new, |c| c.iter().filter(|(_, k)| *k != key).map(|(id, _)| id).collect());
-        let target = match found.as_slice() {
-            [one] => (*one).clone(),
-            [first, ..] => {
-                // Prefer an object in the same collection as the owner.
-                let owner_collection = owner.as_str().rsplit_once('[').map(|(c, _)| c);
-                let same_collection = found.iter().find(|id| id.as_str().rsplit_once('[').map(|(c, _)| c) == owner_collection);
-                (*same_collection.unwrap_or(first)).clone()
-            }
-            [] if text == "0" => return None,
-            [] => ObjectId::new(format!("{key}={text}")),
+        let target = match self.resolve(key, text, owner) {
+            Some(target) => target,
+            None if text == "0" => return None,
+            None => ObjectId::new(format!("{key}={text}")),
         };
         match role {
             RefRole::Parent => self.level.parent_refs = true,
             RefRole::Other => self.level.references = true,
         }
         Some(Reference { target, role })
+    }
+
+    /// A reference a profile declares: to the object read with that id, or none when no object
+    /// read has it (it lies in a part every version holds alike, left unread).
+    fn known_reference(&mut self, key: &str, node: u32, owner: &ObjectId) -> Option<Reference> {
+        if !matches!(self.doc.nodes[node as usize].kind, NodeKind::String | NodeKind::Number) {
+            return None;
+        }
+        let target = self.resolve(key, id_text(self.doc, node), owner)?;
+        self.level.references = true;
+        Some(Reference { target, role: RefRole::Other })
+    }
+
+    /// The object a `key` member holding `text` names, preferring one in the owner's collection.
+    /// An object keyed by this very member (LDtk's field instances, keyed by the `defUid` of
+    /// their definition) is not what the member names.
+    fn resolve(&self, key: &str, text: &str, owner: &ObjectId) -> Option<ObjectId> {
+        let candidates = self.ids?.get(text)?;
+        let found: Vec<&ObjectId> = candidates.iter().filter(|(_, k)| *k != key).map(|(id, _)| id).collect();
+        let owner_collection = owner.as_str().rsplit_once('[').map(|(c, _)| c);
+        let same_collection = found.iter().find(|id| id.as_str().rsplit_once('[').map(|(c, _)| c) == owner_collection);
+        same_collection.or(found.first()).map(|id| (*id).clone())
     }
 
     /// A reference of a Cocos file's identity form.
@@ -357,10 +369,12 @@ pub fn lower<'d>(
     cocos_owners: Option<Vec<Option<usize>>>,
 ) -> Result<Level<'d>, Vec<Problem>> {
     let declares_refs = config.parent_key.is_some() || !config.reference_keys.is_empty();
-    // Opaque parts would hide declared references, which the checks need.
+    // Opaque parts would hide configured references, which the checks need; a profile's
+    // references only matter where a side changed something, which is read.
     let opaque_ok = others.len() == 2 && !declares_refs;
+    let follows_refs = declares_refs || !config.profile_reference_keys.is_empty();
     let run = |ids: Option<&IdsSeen<'d>>| {
-        let seen_ids = (declares_refs && ids.is_none()).then(FxHashMap::default);
+        let seen_ids = (follows_refs && ids.is_none()).then(FxHashMap::default);
         let mut l = Lowerer {
             doc,
             others,
