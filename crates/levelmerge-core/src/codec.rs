@@ -532,7 +532,6 @@ where
     merge_structured(codec, texts, renumbered, options, style, clock)
 }
 
-/// The whole merge: read every object, merge, write, check.
 /// The merged level written as ours has it, and, when nothing is left open, checked: read back
 /// in the file's own form where the codec says so, else on the model. A deletion a policy
 /// settled is undone while the result is broken ([`keep_deleted_while_broken`]).
@@ -599,6 +598,7 @@ fn deleted_yet_used(problems: &[Problem], levels: &Sides<Level<'_>>, contested: 
     deleted
 }
 
+/// The whole merge: read every object, merge, write, check.
 fn merge_structured<C>(
     codec: &C,
     texts: Sides<&[u8]>,

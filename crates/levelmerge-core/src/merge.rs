@@ -359,6 +359,11 @@ fn edits_fit_layout(layout_key: &str, base: &Value<'_>, kept: &Value<'_>, relaid
     changed.clone().all(|(k, _)| find(n, k)) && removed.into_iter().all(|(k, _)| !find(n, k)) && changed.count() > 0
 }
 
+/// Whether two runs of items are the same items in the same order.
+fn same_items(x: &[Value<'_>], y: &[Value<'_>]) -> bool {
+    x.len() == y.len() && x.iter().zip(y).all(|(a, b)| a.same(b))
+}
+
 /// Both sides replaced one run of list items, and one side's replacement is the other's plus new
 /// items before or after it, none of them a base item of the run (that the shorter side removed).
 fn one_extends_the_other(b: &[Value<'_>], o: &[Value<'_>], t: &[Value<'_>]) -> bool {
@@ -366,10 +371,9 @@ fn one_extends_the_other(b: &[Value<'_>], o: &[Value<'_>], t: &[Value<'_>]) -> b
     if short.is_empty() || short.len() == long.len() {
         return false;
     }
-    let same = |x: &[Value<'_>], y: &[Value<'_>]| x.iter().zip(y).all(|(a, b)| a.same(b));
-    let extra = if same(short, &long[..short.len()]) {
+    let extra = if same_items(short, &long[..short.len()]) {
         &long[short.len()..]
-    } else if same(short, &long[long.len() - short.len()..]) {
+    } else if same_items(short, &long[long.len() - short.len()..]) {
         &long[..long.len() - short.len()]
     } else {
         return false;
@@ -836,9 +840,7 @@ impl<'a> Merger<'a> {
         }
         None
     }
-}
 
-impl<'a> Merger<'a> {
     /// One side kept a run of items as base has it and inserted new items right after (or
     /// before) it; the other side changed the run. Both are kept: the change, with the new
     /// items beside it, as when the two had been a few items apart. Only in lists that keep
@@ -854,18 +856,17 @@ impl<'a> Merger<'a> {
         if b.is_empty() || !self.concurrent_insertions.kept_in(path) {
             return None;
         }
-        let same = |x: &[Value<'_>], y: &[Value<'_>]| x.len() == y.len() && x.iter().zip(y).all(|(a, b)| a.same(b));
         let new =
             |items: &[Value<'_>]| !items.is_empty() && !items.iter().any(|i| b.iter().chain(o).chain(t).filter(|v| v.same(i)).count() > 1);
         for (kept, changed, ours_kept) in [(o, t, true), (t, o, false)] {
-            if kept.len() <= b.len() || same(changed, b) {
+            if kept.len() <= b.len() || same_items(changed, b) {
                 continue;
             }
             let extra = kept.len() - b.len();
             let (after, before) = (&kept[b.len()..], &kept[..extra]);
-            let (added, added_after) = if same(&kept[..b.len()], b) && new(after) {
+            let (added, added_after) = if same_items(&kept[..b.len()], b) && new(after) {
                 (after, true)
-            } else if same(&kept[extra..], b) && new(before) {
+            } else if same_items(&kept[extra..], b) && new(before) {
                 (before, false)
             } else {
                 continue;

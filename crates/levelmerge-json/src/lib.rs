@@ -118,19 +118,13 @@ impl JsonCodec {
 impl JsonCodec {
     /// The configuration with the identity keys of the editor that wrote `docs` (the versions
     /// of one file) after the configured ones, and that editor.
-    /// `versions`: the three versions being merged, when they are known (not when one file is
-    /// read alone, as a written merge is checked).
-    fn config_for<'a>(
-        &self,
-        docs: &[&'a Document<'a>],
-        versions: Option<Sides<&'a Document<'a>>>,
-    ) -> (std::borrow::Cow<'_, JsonConfig>, Option<Profile>) {
+    fn config_for<'a>(&self, docs: &[&'a Document<'a>]) -> (std::borrow::Cow<'_, JsonConfig>, Option<Profile>) {
         let profile = Profile::first(docs.iter().map(|d| d.profile()));
         let config = match profile {
             Some(profile) => {
                 let mut config = self.config.clone();
                 config.collections.extend(profile.collections());
-                if versions.is_some_and(|v| profile.ids_deleted(v.map(|_, d| d.src.as_bytes()))) {
+                if docs.iter().any(|d| d.follows_references) {
                     config.profile_reference_keys.extend(profile.reference_keys().iter().map(|k| (*k).to_owned()));
                 }
                 std::borrow::Cow::Owned(config)
@@ -171,9 +165,11 @@ impl Codec for JsonCodec {
         let stable = if reads_all { Sides::new(Vec::new(), Vec::new(), Vec::new()) } else { levelmerge_core::text::stable_spans(texts) };
         let closed = closed_containers_of_versions(texts, &stable, parallel);
         let inputs = Sides::new((texts.base, &closed.base), (texts.ours, &closed.ours), (texts.theirs, &closed.theirs));
+        let follows_references = profile.is_some_and(|p| p.ids_deleted(texts));
         levelmerge_core::codec::on_each_side(parallel, inputs, |side, (text, closed)| {
-            let doc = parse::parse_skipping(text, *dialects.get(side), closed)?;
+            let mut doc = parse::parse_skipping(text, *dialects.get(side), closed)?;
             doc.profile.get_or_init(|| *profiles.get(side));
+            doc.follows_references = follows_references;
             Ok(doc)
         })
     }
@@ -183,14 +179,7 @@ impl Codec for JsonCodec {
         let doc: &'d Document<'d> = doc;
         let others: Vec<&'d Document<'d>> = others.iter().map(|d| -> &'d Document<'d> { d }).collect();
         let all: Vec<&'d Document<'d>> = std::iter::once(doc).chain(others.iter().copied()).collect();
-        // The others come in side order without `side`'s own version.
-        let versions = match (side, others.as_slice()) {
-            (Side::Base, [o, t]) => Some(Sides::new(doc, *o, *t)),
-            (Side::Ours, [b, t]) => Some(Sides::new(*b, doc, *t)),
-            (Side::Theirs, [b, o]) => Some(Sides::new(*b, *o, doc)),
-            _ => None,
-        };
-        let (config, profile) = self.config_for(&all, versions);
+        let (config, profile) = self.config_for(&all);
         let others = if self.skip_unchanged { others } else { Vec::new() };
         let cocos_owners = if profile == Some(Profile::Cocos) { cocos::owners(doc) } else { None };
         if profile == Some(Profile::Cocos) && cocos_owners.is_none() {

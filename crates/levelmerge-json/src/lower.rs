@@ -189,12 +189,14 @@ impl<'d> Lowerer<'d, '_> {
 
     /// A declared reference: resolved to the object with that id, preferring siblings.
     fn reference(&mut self, key: &str, node: u32, owner: &ObjectId) -> Option<Reference> {
-        let role = if self.config.parent_key.as_deref() == Some(key) {
-            RefRole::Parent
+        // A profile's reference whose id no object read has names nothing: it lies in a part
+        // every version holds alike, left unread.
+        let (role, only_read) = if self.config.parent_key.as_deref() == Some(key) {
+            (RefRole::Parent, false)
         } else if self.config.reference_keys.iter().any(|k| k == key) {
-            RefRole::Other
+            (RefRole::Other, false)
         } else if self.config.profile_reference_keys.iter().any(|k| k == key) {
-            return self.known_reference(key, node, owner);
+            (RefRole::Other, true)
         } else {
             return None;
         };
@@ -208,7 +210,7 @@ impl<'d> Lowerer<'d, '_> {
         }
         let target = match self.resolve(key, text, owner) {
             Some(target) => target,
-            None if text == "0" => return None,
+            None if only_read || text == "0" => return None,
             None => ObjectId::new(format!("{key}={text}")),
         };
         match role {
@@ -216,17 +218,6 @@ impl<'d> Lowerer<'d, '_> {
             RefRole::Other => self.level.references = true,
         }
         Some(Reference { target, role })
-    }
-
-    /// A reference a profile declares: to the object read with that id, or none when no object
-    /// read has it (it lies in a part every version holds alike, left unread).
-    fn known_reference(&mut self, key: &str, node: u32, owner: &ObjectId) -> Option<Reference> {
-        if !matches!(self.doc.nodes[node as usize].kind, NodeKind::String | NodeKind::Number) {
-            return None;
-        }
-        let target = self.resolve(key, id_text(self.doc, node), owner)?;
-        self.level.references = true;
-        Some(Reference { target, role: RefRole::Other })
     }
 
     /// The object a `key` member holding `text` names, preferring one in the owner's collection.

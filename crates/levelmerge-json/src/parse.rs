@@ -82,6 +82,10 @@ pub struct Document<'s> {
     pub src: &'s str,
     /// The editor that wrote the text, looked for once ([`Document::profile`]).
     pub profile: std::sync::OnceLock<Option<crate::Profile>>,
+    /// Whether the editor's references are followed when this version is merged (its
+    /// [`crate::Profile::ids_deleted`] across the three versions, decided once when they are
+    /// read together).
+    pub follows_references: bool,
     pub nodes: Vec<Node>,
     pub slots: Vec<Slot>,
     pub root: u32,
@@ -630,6 +634,7 @@ pub fn parse_skipping<'s>(src: &'s [u8], dialect: Dialect, closed: &[Closed]) ->
         uses_commas,
         newlines,
         profile: Default::default(),
+        follows_references: false,
     })
 }
 
