@@ -6,6 +6,10 @@
 //! writes: that cost 0.6–2 ms a merge, most of a small merge's time. ext4 and btrfs write a
 //! file's data before a rename that replaces another lands, so a power cut keeps one of the two;
 //! elsewhere it can lose a just-merged file as it can a file git has just checked out.
+//!
+//! The temporary file's blocks are reserved before it is written: ext4 writes out a file's
+//! not-yet-placed data when a rename replaces another file with it, and a file whose blocks
+//! were reserved has none. That write-out cost 2 ms of a 2.5 MB merge's 21.
 
 use std::io::Write;
 use std::path::Path;
@@ -22,6 +26,7 @@ pub fn write(path: &Path, bytes: &[u8]) -> Result<()> {
         .suffix(".tmp")
         .tempfile_in(dir)
         .with_context(|| format!("cannot write {}: cannot create a temporary file in {}", path.display(), dir.display()))?;
+    reserve_blocks(tmp.as_file(), bytes.len());
     tmp.write_all(bytes).with_context(|| format!("cannot write {}", path.display()))?;
     // Keep the permissions of the file being replaced (git checks out some files executable).
     // A new file gets a plain file's permissions (temporary files are private).
@@ -35,6 +40,18 @@ pub fn write(path: &Path, bytes: &[u8]) -> Result<()> {
     Ok(())
 }
 
+/// Reserve `len` bytes of blocks for a new, empty file. Only a saving: a file system that
+/// cannot reserve gets its blocks as it is written.
+#[cfg(target_os = "linux")]
+fn reserve_blocks(file: &std::fs::File, len: usize) {
+    if len > 0 {
+        let _ = rustix::fs::fallocate(file, rustix::fs::FallocateFlags::empty(), 0, len as u64);
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn reserve_blocks(_: &std::fs::File, _: usize) {}
+
 #[cfg(unix)]
 fn new_file_permissions(path: &Path) {
     use std::os::unix::fs::PermissionsExt;
@@ -43,3 +60,60 @@ fn new_file_permissions(path: &Path) {
 
 #[cfg(not(unix))]
 fn new_file_permissions(_: &Path) {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The file names left in `dir`, sorted.
+    fn names(dir: &Path) -> Vec<String> {
+        let mut names: Vec<String> =
+            std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        names.sort();
+        names
+    }
+
+    #[test]
+    fn replaces_a_longer_file_with_exactly_the_new_bytes_and_leaves_no_temporary_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("level.tscn");
+        std::fs::write(&path, vec![b'x'; 100_000]).unwrap();
+        write(&path, b"[gd_scene format=3]\n").unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"[gd_scene format=3]\n");
+        write(&path, b"").unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"");
+        assert_eq!(names(dir.path()), ["level.tscn"]);
+    }
+
+    #[test]
+    fn a_large_write_reads_back_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("world.ldtk");
+        let bytes: Vec<u8> = (0..3_000_000u32).map(|i| (i % 251) as u8).collect();
+        write(&path, &bytes).unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), bytes);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn keeps_the_replaced_files_permissions_and_gives_a_new_file_plain_ones() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let kept = dir.path().join("tool.json");
+        std::fs::write(&kept, b"{}").unwrap();
+        std::fs::set_permissions(&kept, std::fs::Permissions::from_mode(0o755)).unwrap();
+        write(&kept, b"{\"a\": 1}").unwrap();
+        assert_eq!(std::fs::metadata(&kept).unwrap().permissions().mode() & 0o777, 0o755);
+        let new = dir.path().join("new.json");
+        write(&new, b"{}").unwrap();
+        assert_eq!(std::fs::metadata(&new).unwrap().permissions().mode() & 0o777, 0o644);
+    }
+
+    #[test]
+    fn a_missing_folder_is_an_error_naming_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("missing").join("level.unity");
+        let error = format!("{:#}", write(&path, b"%YAML 1.1\n").unwrap_err());
+        assert!(error.contains("level.unity"), "{error}");
+    }
+}
