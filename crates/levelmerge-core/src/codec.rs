@@ -76,6 +76,15 @@ pub trait Codec {
         None
     }
 
+    /// Where both sides inserted new parts at one place, how the last of ours' (`last`) meets
+    /// the first of theirs' (`next`) as the whole merge writes them, ours' first: how many bytes
+    /// of `last` are kept (its own gap was the one before the part that followed it), and what
+    /// is written between. `None` (the default) when the whole merge may order them otherwise
+    /// (it then decides).
+    fn join_inserted_parts(&self, _last: &[u8], _next: &[u8]) -> Option<(usize, &'static [u8])> {
+        None
+    }
+
     /// A text spliced from `versions`' parts with its derived data made true of it, as the
     /// whole merge writes it (a count of the file's resources in a header copied from one
     /// version). Unchanged by default.
@@ -427,8 +436,10 @@ pub fn on_each_side<T: Send, U: Send>(parallel: bool, inputs: Sides<T>, f: impl 
 /// The common merge, spliced: the versions' parts ([`Codec::parts`]), named by their first
 /// line, are aligned by name (a 3-way diff of the names). A part every version names is taken
 /// from the side that changed it; parts one side added or removed are taken from that side
-/// when the other left those places untouched. `None` when both sides changed one part or one
-/// place (the whole merge decides those), or when the text has no parts.
+/// when the other left those places untouched. New parts both sides inserted at one place are
+/// written ours' first where the codec joins them ([`Codec::join_inserted_parts`]). `None`
+/// when both sides changed one part or one place otherwise (the whole merge decides those),
+/// or when the text has no parts.
 pub fn merge_disjoint_parts<C: Codec>(codec: &C, texts: Sides<&[u8]>) -> Option<Vec<u8>> {
     if !codec.checks_output() {
         return None;
@@ -438,6 +449,10 @@ pub fn merge_disjoint_parts<C: Codec>(codec: &C, texts: Sides<&[u8]>) -> Option<
     let names = parts.as_ref().map(|_, p| p.iter().map(|part| name(part)).collect::<Vec<u64>>());
     // Built when a side first adds parts: most merges only edit parts in place.
     let mut base_names: Option<rustc_hash::FxHashSet<u64>> = None;
+    // A part put somewhere that base has elsewhere was moved (a diff sees a deletion and an
+    // insertion): the other side's deletion or edit of it would be lost.
+    let mut moved =
+        |added: &[u64]| added.iter().any(|n| base_names.get_or_insert_with(|| names.base.iter().copied().collect()).contains(n));
     let mut out = Vec::with_capacity(merged_capacity(texts.map(|_, t| t.len())));
     for chunk in crate::diff3::diff3(&names.base, &names.ours, &names.theirs) {
         match chunk {
@@ -455,8 +470,7 @@ pub fn merge_disjoint_parts<C: Codec>(codec: &C, texts: Sides<&[u8]>) -> Option<
                 }
             }
             // One side added, removed or renamed parts here; the other must have left them as
-            // they were. A part put here that base has elsewhere was moved (a diff sees a
-            // deletion and an insertion): the other side's deletion or edit of it would be lost.
+            // they were.
             crate::diff3::Chunk::Changed { base, ours, theirs, take } => {
                 let (b, o, t) = (&parts.base[base], &parts.ours[ours.clone()], &parts.theirs[theirs.clone()]);
                 let (taken, taken_names) = match take {
@@ -465,10 +479,24 @@ pub fn merge_disjoint_parts<C: Codec>(codec: &C, texts: Sides<&[u8]>) -> Option<
                     crate::diff3::Take::Both if o == t => (o, &names.ours[ours]),
                     _ => return None,
                 };
-                if taken_names.iter().any(|n| base_names.get_or_insert_with(|| names.base.iter().copied().collect()).contains(n)) {
+                if moved(taken_names) {
                     return None;
                 }
                 taken.iter().for_each(|part| out.extend_from_slice(part));
+            }
+            // Both sides inserted parts here, and only inserted: different new objects.
+            crate::diff3::Chunk::Conflict { base, ours, theirs } if base.is_empty() => {
+                let (o, t) = (&parts.ours[ours.clone()], &parts.theirs[theirs.clone()]);
+                let (ours_names, theirs_names) = (&names.ours[ours], &names.theirs[theirs]);
+                let (kept, joint) = codec.join_inserted_parts(o.last()?, t.first()?)?;
+                if moved(ours_names) || moved(theirs_names) || ours_names.iter().any(|n| theirs_names.contains(n)) {
+                    return None;
+                }
+                let (last, before) = o.split_last()?;
+                before.iter().for_each(|part| out.extend_from_slice(part));
+                out.extend_from_slice(&last[..kept]);
+                out.extend_from_slice(joint);
+                t.iter().for_each(|part| out.extend_from_slice(part));
             }
             crate::diff3::Chunk::Conflict { .. } => return None,
         }

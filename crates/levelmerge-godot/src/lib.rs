@@ -86,6 +86,10 @@ impl Codec for GodotCodec {
         parse::parts(text)
     }
 
+    fn join_inserted_parts(&self, last: &[u8], next: &[u8]) -> Option<(usize, &'static [u8])> {
+        render::join_sections(last, next)
+    }
+
     fn spliced(&self, text: Vec<u8>, versions: Sides<&[u8]>) -> Vec<u8> {
         render::recount_load_steps(text, versions)
     }

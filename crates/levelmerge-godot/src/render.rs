@@ -199,14 +199,7 @@ impl<'r, 'd> Renderer<'r, 'd> {
             match (next, next.and_then(|n| self.gap_between(&known, w, n))) {
                 // Neighbours in a source keep the lines between them (a changed side's first).
                 (Some(_), Some(gap)) => out.push_str(gap),
-                (Some(n), None) => {
-                    if !w.text.ends_with('\n') {
-                        out.push_str(self.eol());
-                    }
-                    if !(w.kind == n.kind && CONSECUTIVE.contains(&w.kind)) {
-                        out.push_str(self.eol());
-                    }
-                }
+                (Some(n), None) => out.push_str(fresh_gap(w.text.ends_with('\n'), w.kind, n.kind, self.docs.ours.crlf)),
                 // The end of the file: as the sides end it, merged like a value.
                 (None, _) => {
                     let gap = self.merged_text(|f| f.sections.last().map_or("", |s| f.text(s.gap)));
@@ -342,6 +335,32 @@ impl<'r, 'd> Renderer<'r, 'd> {
             header.text.replace_range(digits, &count);
         }
     }
+}
+
+/// The lines Godot writes between two sections that were not neighbours in a source: an end
+/// to the first one's last line when it lacks one, then a blank line unless both are of a kind
+/// written on consecutive lines.
+fn fresh_gap(ends_line: bool, kind: &str, next_kind: &str, crlf: bool) -> &'static str {
+    let blank = !(kind == next_kind && CONSECUTIVE.contains(&kind));
+    match (ends_line as u8 + !blank as u8, crlf) {
+        (2, _) => "",
+        (1, false) => "\n",
+        (1, true) => "\r\n",
+        (_, false) => "\n\n",
+        (_, true) => "\r\n\r\n",
+    }
+}
+
+/// How the last section ours inserted at one place meets the first theirs inserted there, as
+/// the whole merge writes them ([`levelmerge_core::Codec::join_inserted_parts`]): the section
+/// without the lines after it (they were the gap before what followed it in ours), then the
+/// gap written between sections that were not neighbours.
+pub fn join_sections(last: &[u8], next: &[u8]) -> Option<(usize, &'static [u8])> {
+    let (last_file, next_file) = (crate::parse::parse(last).ok()?, crate::parse::parse(next).ok()?);
+    let ([l], [n]) = (last_file.sections.as_slice(), next_file.sections.as_slice()) else { return None };
+    let kept = l.span.1 as usize;
+    let gap = fresh_gap(last[..kept].ends_with(b"\n"), last_file.kind(l), next_file.kind(n), last_file.crlf);
+    Some((kept, gap.as_bytes()))
 }
 
 /// Where the count of a header's `load_steps=` is written, when it has one.

@@ -571,6 +571,28 @@ fn sections_one_side_added_or_removed_are_spliced_in() {
 }
 
 #[test]
+fn sections_both_sides_inserted_at_one_place_are_spliced_in_ours_first() {
+    let node = |name: &str| format!("[node name=\"{name}\" type=\"Node2D\" parent=\".\"]\n");
+    let add = |name: &str| GODOT3.replace("[connection", &format!("{}\n[connection", node(name)));
+    let out = spliced_as_read(GODOT3, &add("A"), &add("B")).expect("new nodes at one place");
+    assert_eq!(out, GODOT3.replace("[connection", &format!("{}\n{}\n[connection", node("A"), node("B"))));
+    // At the end of the file, where the last section has no blank line after it.
+    let append = |name: &str| format!("{GODOT3}\n{}", node(name));
+    let out = spliced_as_read(GODOT3, &append("A"), &append("B")).expect("new nodes at the end");
+    assert_eq!(out, format!("{GODOT3}\n{}\n{}", node("A"), node("B")));
+    // Resources Godot writes on consecutive lines stay so, and `load_steps` counts both.
+    let base = "[gd_scene load_steps=2 format=2]\n\n[ext_resource path=\"res://a.gd\" type=\"Script\" id=1]\n\n[node name=\"Root\" type=\"Node2D\"]\nscript = ExtResource( 1 )\n";
+    let ext = |path: &str, id: u32| format!("[ext_resource path=\"res://{path}\" type=\"Script\" id={id}]\n");
+    let add =
+        |path: &str, id: u32| base.replace("load_steps=2", "load_steps=3").replace("\n\n[node", &format!("\n{}\n[node", ext(path, id)));
+    let out = spliced_as_read(base, &add("b.gd", 2), &add("c.gd", 3)).expect("new resources at one place");
+    assert_eq!(
+        out,
+        base.replace("load_steps=2", "load_steps=4").replace("\n\n[node", &format!("\n{}{}\n[node", ext("b.gd", 2), ext("c.gd", 3)))
+    );
+}
+
+#[test]
 fn parts_are_not_spliced_where_both_sides_changed_one_part_or_one_place() {
     // Both sides edit the sprite.
     let ours = GODOT3.replace("position = Vector2( 10, 20 )", "position = Vector2( 11, 20 )");
@@ -596,13 +618,25 @@ fn parts_are_not_spliced_where_both_sides_changed_one_part_or_one_place() {
     assert!(levelmerge_core::check_text(&GodotCodec, &spliced).iter().any(|p| p.to_string().contains("Sprite")));
     let r = merge(GODOT3, &ours, &theirs).unwrap();
     assert!(r.open_conflicts > 0, "{}", String::from_utf8_lossy(&r.text));
-    // Both add a node at one place.
-    let add = |name: &str| GODOT3.replace("[connection", &format!("[node name=\"{name}\" type=\"Node2D\" parent=\".\"]\n\n[connection"));
-    let texts = (add("A"), add("B"));
-    assert_eq!(
-        levelmerge_core::merge_disjoint_parts(&GodotCodec, Sides::new(GODOT3.as_bytes(), texts.0.as_bytes(), texts.1.as_bytes())),
-        None
-    );
+    // Both add a node of one name at one place: spliced, read back, found to hold two nodes of
+    // one path, and left to the whole merge, which reports them.
+    let add = |name: &str, kind: &str| {
+        GODOT3.replace("[connection", &format!("[node name=\"{name}\" type=\"{kind}\" parent=\".\"]\n\n[connection"))
+    };
+    let (ours, theirs) = (add("A", "Node2D"), add("A", "Sprite"));
+    assert!(levelmerge_core::merge_disjoint_parts(&GodotCodec, Sides::new(GODOT3.as_bytes(), ours.as_bytes(), theirs.as_bytes())).is_some());
+    let r = merge(GODOT3, &ours, &theirs).unwrap();
+    assert!(r.open_conflicts > 0, "{}", String::from_utf8_lossy(&r.text));
+    // Both move the connection to one place, each beside a node of its own: the moved
+    // section would be written twice.
+    let moved = |name: &str| {
+        let connection = "[connection signal=\"ready\" from=\".\" to=\".\" method=\"_on_ready\"]\n";
+        let sprite = "[node name=\"Sprite\"";
+        let text = GODOT3.replace(&format!("\n{connection}"), "");
+        text.replace(sprite, &format!("{connection}\n[node name=\"{name}\" type=\"Node2D\" parent=\".\"]\n\n{sprite}"))
+    };
+    let (ours, theirs) = (moved("A"), moved("B"));
+    assert_eq!(levelmerge_core::merge_disjoint_parts(&GodotCodec, Sides::new(GODOT3.as_bytes(), ours.as_bytes(), theirs.as_bytes())), None);
     // A string holding a line that looks like a tag does not cut the text there.
     let base = GODOT3.replace("text = \"Hello\nworld\"", "text = \"Hello\n[node name=\\\"X\\\" parent=\\\".\\\"]\nworld\"");
     let ours = base.replace("Hello", "Bye");
