@@ -34,7 +34,8 @@ fn main() {
     let folder = inputs_folder(&dir);
     let bin = Path::new(env!("CARGO_BIN_EXE_levelmerge"));
     println!("{edits} edited values per side in alternate sections; median of {reps} runs; peak = largest resident size");
-    println!("\"+ nodes\": each side also adds a node at the end, so that every section is read and merged (no splice)");
+    println!("\"+ nodes\": each side also adds a node at one place (the end), spliced in ours' first");
+    println!("\"+ nodes, whole\": each side also sets a property of the root node, so that every section is read and merged");
     print_header();
     for (n, (name, base)) in cases.iter().enumerate() {
         let ours = edit_numbers(base, edits, 0, 11 + n as u64);
@@ -42,7 +43,12 @@ fn main() {
         let added = |text: &str, by: &str| format!("{text}\n[node name=\"AddedBy{by}\" type=\"Node3D\" parent=\".\"]\n");
         let plain = (name.clone(), ours.clone(), theirs.clone());
         let with_nodes = (format!("{name} + nodes"), added(&ours, "Ours"), added(&theirs, "Theirs"));
-        for (label, ours, theirs) in [plain, with_nodes] {
+        let whole = (
+            format!("{name} + nodes, whole"),
+            with_root_property(&with_nodes.1, "editor_description = \"by ours\""),
+            with_root_property(&with_nodes.2, "process_priority = 1"),
+        );
+        for (label, ours, theirs) in [plain, with_nodes, whole] {
             let paths: Vec<PathBuf> = ["base", "ours", "theirs"].iter().map(|s| folder.join(format!("{n}-{s}.tscn"))).collect();
             for (p, t) in paths.iter().zip([base, &ours, &theirs]) {
                 std::fs::write(p, t).expect("write an input");
@@ -50,4 +56,12 @@ fn main() {
             compare(&label, bin, &[&paths[0], &paths[1], &paths[2]], &folder.join(format!("{n}-out.tscn")), reps);
         }
     }
+}
+
+/// `text` with `line` added first among the root node's properties (the root's tag is the first
+/// node tag, on one line).
+fn with_root_property(text: &str, line: &str) -> String {
+    let tag = text.find("\n[node ").expect("a root node") + 1;
+    let after = tag + text[tag..].find('\n').expect("a line after the root's tag") + 1;
+    format!("{}{line}\n{}", &text[..after], &text[after..])
 }
