@@ -8,9 +8,11 @@
 //!   Ogmo and Cocos files, recognised from their content.
 //! * [`cocos`]: Cocos files, whose references are positions, merged in an identity form.
 //! * [`renumber`]: new objects both sides added under one counter-given id told apart.
+//! * [`fuzzing`]: the properties the fuzz targets check.
 #![forbid(unsafe_code)]
 
 pub mod cocos;
+pub mod fuzzing;
 pub mod lower;
 pub mod parse;
 pub mod profile;

@@ -6,6 +6,17 @@ use levelmerge_json::{Dialect, JsonCodec};
 use levelmerge_testutils::gen::{level, style};
 use proptest::prelude::*;
 
+#[test]
+fn every_regression_input_keeps_its_properties() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fuzz-regressions");
+    levelmerge_testutils::fuzz::replay_regressions(
+        &dir,
+        3,
+        levelmerge_json::fuzzing::parse_round_trip,
+        levelmerge_json::fuzzing::merge_three,
+    );
+}
+
 fn run_everything(bytes: &[u8], other: &[u8]) {
     for dialect in [None, Some(Dialect::Json), Some(Dialect::Sjson)] {
         let codec = JsonCodec::new(dialect, Default::default());
