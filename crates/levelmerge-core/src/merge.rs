@@ -545,6 +545,17 @@ impl<'a> Merger<'a> {
                         if ov.same(tv) {
                             return Some(MValue::Exact(ov));
                         }
+                        // A value one side turned into another kind (a keyed list whose ids
+                        // stopped being unique reads as a plain list) and the other left as
+                        // base has it: the change stands, when it holds no child objects.
+                        if let Some(bv) = b {
+                            let whole = |unchanged: &Value<'a>, changed: &'a Value<'a>| {
+                                (unchanged.identical(bv) && !changed.has_children).then(|| self.taken_whole(bv, changed)).flatten()
+                            };
+                            if let Some(taken) = whole(tv, ov).or_else(|| whole(ov, tv)) {
+                                return Some(taken);
+                            }
+                        }
                         if b.is_none() {
                             if let Some(kept) = self.filled_of_two_added(path, ov, tv) {
                                 return Some(MValue::Exact(kept));
