@@ -545,14 +545,27 @@ impl<'a> Merger<'a> {
                         if ov.same(tv) {
                             return Some(MValue::Exact(ov));
                         }
-                        // A value one side turned into another kind (a keyed list whose ids
-                        // stopped being unique reads as a plain list) and the other left as
-                        // base has it: the change stands, when it holds no child objects.
+                        // A value one side turned into another kind (a list whose elements
+                        // gained or lost the member that keys them reads as child objects on
+                        // one side and plain items on the other) and the other left as base has
+                        // it: the change stands. Child objects it holds are merged as that
+                        // side's own; those base held are gone from that side.
                         if let Some(bv) = b {
-                            let whole = |unchanged: &Value<'a>, changed: &'a Value<'a>| {
-                                (unchanged.identical(bv) && !changed.has_children).then(|| self.taken_whole(bv, changed)).flatten()
+                            let alive = &self.alive;
+                            let alone = |unchanged: &Value<'a>, changed: &'a Value<'a>| -> Option<MValue<'a>> {
+                                if !unchanged.identical(bv) {
+                                    return None;
+                                }
+                                match child_ids(changed) {
+                                    Some(ids) => Some(MValue::Children {
+                                        template: tpl,
+                                        ids: ids.iter().filter(|id| alive.contains(*id)).cloned().collect(),
+                                    }),
+                                    None if !changed.has_children => self.taken_whole(bv, changed),
+                                    None => None,
+                                }
                             };
-                            if let Some(taken) = whole(tv, ov).or_else(|| whole(ov, tv)) {
+                            if let Some(taken) = alone(tv, ov).or_else(|| alone(ov, tv)) {
                                 return Some(taken);
                             }
                         }
