@@ -627,3 +627,22 @@ fn a_member_both_sides_added_takes_the_value_that_is_not_empty() {
     let (_, c) = merge(filled, &filled.replace("\"icon.svg\"", "\"\""), &filled.replace("\"icon.svg\"", "\"b.svg\""));
     assert_eq!(c, 1, "emptying a value is an edit");
 }
+
+#[test]
+fn a_list_that_gained_or_lost_its_ids_on_one_side_takes_that_change() {
+    // Base's second entity has no id, so the list is plain items; ours gives it one, making the
+    // list objects keyed by id; theirs leaves the list alone and edits elsewhere.
+    let base = BASE.replace("{ \"id\": 2, \"name\": \"lamp\"", "{ \"name\": \"lamp\"");
+    let theirs = base.replace("\"level1\"", "\"level2\"");
+    let (m, c) = merge(&base, BASE, &theirs);
+    assert_eq!((m.as_str(), c), (BASE.replace("\"level1\"", "\"level2\"").as_str(), 0));
+    // Swapped: theirs gave the id.
+    let (m, c) = merge(&base, &theirs, BASE);
+    assert_eq!((m.as_str(), c), (BASE.replace("\"level1\"", "\"level2\"").as_str(), 0));
+    // The other way round: a side drops an id, so its list reads as plain items.
+    let (m, c) = merge(BASE, &base, &BASE.replace("\"level1\"", "\"level2\""));
+    assert_eq!((m.as_str(), c), (base.replace("\"level1\"", "\"level2\"").as_str(), 0));
+    // Both sides changed the list: a conflict, not a guess.
+    let (_, c) = merge(BASE, &base, &BASE.replace("\"x\": 10", "\"x\": 11"));
+    assert!(c > 0);
+}
