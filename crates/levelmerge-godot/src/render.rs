@@ -49,20 +49,32 @@ impl Written<'_> {
 }
 
 /// Sub-resources in an order where each comes after those it uses (Godot loads them in file
-/// order and fails on a use before the definition); otherwise the merged order is kept.
-fn dependencies_first(written: &mut [Written<'_>], known: &Known<'_>) {
+/// order and fails on a use before the definition); otherwise the merged order is kept. A use
+/// before the definition that an input already had, with both in that order and the using
+/// section written as it has it, is left as it was: a file merged with unchanged versions of
+/// itself comes back byte for byte.
+fn dependencies_first(written: &mut [Written<'_>], known: &Known<'_>, docs: Sides<&GodotFile<'_>>) {
     let slots: Vec<usize> = (0..written.len()).filter(|&i| written[i].kind == "sub_resource").collect();
-    let id_of = |w: &Written<'_>| {
-        known.ids.get(w.side)[w.section].as_ref().map(ObjectId::as_str).and_then(|id| id.strip_prefix(Table::Sub.prefix()))
+    let id_of = |w: &Written<'_>| known.ids.get(w.side)[w.section].as_ref().map(ObjectId::as_str);
+    let position: FxHashMap<&str, usize> =
+        slots.iter().enumerate().filter_map(|(k, &i)| Some((id_of(&written[i])?.strip_prefix(Table::Sub.prefix())?, k))).collect();
+    let inherited = |user: usize, used: usize| {
+        let (user, used) = (&written[slots[user]], &written[slots[used]]);
+        let (Some(user_id), Some(used_id)) = (id_of(user), id_of(used)) else { return false };
+        [Side::Base, Side::Ours, Side::Theirs].iter().any(|&side| {
+            let (at, file) = (known.index.get(side), docs.get(side));
+            matches!((at.get(user_id), at.get(used_id)), (Some(&u), Some(&d)) if d > u && file.text(file.sections[u].span) == user.text)
+        })
     };
-    let position: FxHashMap<&str, usize> = slots.iter().enumerate().filter_map(|(k, &i)| Some((id_of(&written[i])?, k))).collect();
     let uses: Vec<Vec<usize>> = slots
         .iter()
-        .map(|&i| {
+        .enumerate()
+        .map(|(k, &i)| {
             resource_refs(&written[i].text)
                 .into_iter()
                 .filter(|r| r.table == Table::Sub)
                 .filter_map(|r| position.get(r.id).copied())
+                .filter(|&d| d < k || !inherited(k, d))
                 .collect()
         })
         .collect();
@@ -188,7 +200,7 @@ impl<'r, 'd> Renderer<'r, 'd> {
         let index: Sides<FxHashMap<&str, usize>> =
             ids.map(|_, v| v.iter().enumerate().filter_map(|(i, id)| Some((id.as_ref()?.as_str(), i))).collect());
         let known = Known { ids, index: &index };
-        dependencies_first(&mut written, &known);
+        dependencies_first(&mut written, &known, self.docs);
         parents_first(&mut written);
         self.fix_load_steps(&mut written);
         let mut out = String::with_capacity(merged_capacity(self.docs.map(|_, d| d.src.len())));

@@ -292,6 +292,12 @@ fn sub_resources_stay_defined_before_their_first_use() {
         "{out}"
     );
     assert!(out.contains("gradient = SubResource( 3 )\nwidth = 64"), "{out}");
+    // Ours was broken that way already and theirs left those sections alone (both edit the
+    // node, so every section is read): ours' order stays, as ours wrote it.
+    let ours = swapped_use.replace("texture = SubResource( 2 )\n", "texture = SubResource( 2 )\noffset = Vector2( 1, 0 )\n");
+    let theirs = SUBS.replace("texture = SubResource( 2 )\n", "texture = SubResource( 2 )\ncentered = false\n");
+    let out = clean(SUBS, &ours, &theirs);
+    assert_eq!(out, ours.replace("offset = Vector2( 1, 0 )\n", "offset = Vector2( 1, 0 )\ncentered = false\n"));
 }
 
 #[test]
