@@ -48,24 +48,28 @@ impl Written<'_> {
     }
 }
 
+/// Whether `first`, written before `second` although it needs it (it uses it, or is its
+/// child), was so in an input: some input holds both, `first` before `second` and written as
+/// `first` is. That input was broken so before the merge; keeping its order gives it back
+/// byte for byte when nothing else changed.
+fn kept_from_an_input(first: &Written<'_>, second: &Written<'_>, known: &Known<'_>, docs: Sides<&GodotFile<'_>>) -> bool {
+    let id = |w: &Written<'_>| known.ids.get(w.side)[w.section].as_ref().map(ObjectId::as_str);
+    let (Some(first_id), Some(second_id)) = (id(first), id(second)) else { return false };
+    [Side::Base, Side::Ours, Side::Theirs].iter().any(|&side| {
+        let (at, file) = (known.index.get(side), docs.get(side));
+        matches!((at.get(first_id), at.get(second_id)), (Some(&f), Some(&s)) if s > f && file.text(file.sections[f].span) == first.text)
+    })
+}
+
 /// Sub-resources in an order where each comes after those it uses (Godot loads them in file
-/// order and fails on a use before the definition); otherwise the merged order is kept. A use
-/// before the definition that an input already had, with both in that order and the using
-/// section written as it has it, is left as it was: a file merged with unchanged versions of
-/// itself comes back byte for byte.
-fn dependencies_first(written: &mut [Written<'_>], known: &Known<'_>, docs: Sides<&GodotFile<'_>>) {
+/// order and fails on a use before the definition); otherwise the merged order is kept, and so
+/// is a use before the definition an input had ([`kept_from_an_input`]: `kept`).
+fn dependencies_first(written: &mut [Written<'_>], known: &Known<'_>, kept: &dyn Fn(&Written<'_>, &Written<'_>) -> bool) {
     let slots: Vec<usize> = (0..written.len()).filter(|&i| written[i].kind == "sub_resource").collect();
-    let id_of = |w: &Written<'_>| known.ids.get(w.side)[w.section].as_ref().map(ObjectId::as_str);
-    let position: FxHashMap<&str, usize> =
-        slots.iter().enumerate().filter_map(|(k, &i)| Some((id_of(&written[i])?.strip_prefix(Table::Sub.prefix())?, k))).collect();
-    let inherited = |user: usize, used: usize| {
-        let (user, used) = (&written[slots[user]], &written[slots[used]]);
-        let (Some(user_id), Some(used_id)) = (id_of(user), id_of(used)) else { return false };
-        [Side::Base, Side::Ours, Side::Theirs].iter().any(|&side| {
-            let (at, file) = (known.index.get(side), docs.get(side));
-            matches!((at.get(user_id), at.get(used_id)), (Some(&u), Some(&d)) if d > u && file.text(file.sections[u].span) == user.text)
-        })
+    let id_of = |w: &Written<'_>| {
+        known.ids.get(w.side)[w.section].as_ref().map(ObjectId::as_str).and_then(|id| id.strip_prefix(Table::Sub.prefix()))
     };
+    let position: FxHashMap<&str, usize> = slots.iter().enumerate().filter_map(|(k, &i)| Some((id_of(&written[i])?, k))).collect();
     let uses: Vec<Vec<usize>> = slots
         .iter()
         .enumerate()
@@ -74,7 +78,7 @@ fn dependencies_first(written: &mut [Written<'_>], known: &Known<'_>, docs: Side
                 .into_iter()
                 .filter(|r| r.table == Table::Sub)
                 .filter_map(|r| position.get(r.id).copied())
-                .filter(|&d| d < k || !inherited(k, d))
+                .filter(|&d| d < k || !kept(&written[slots[k]], &written[slots[d]]))
                 .collect()
         })
         .collect();
@@ -120,8 +124,9 @@ fn written_node(text: &str) -> Option<(Option<&str>, &str)> {
 /// Nodes in an order where each comes after its parent (Godot refuses a node whose parent is
 /// not yet defined): a node written before its parent waits until the parent is written, and
 /// everything else keeps the merged order. The merged order can put a parent late when one side
-/// deleted it and a policy kept it, with its subtree, from the other.
-fn parents_first(written: &mut [Written<'_>]) {
+/// deleted it and a policy kept it, with its subtree, from the other. A node an input had
+/// before its parent keeps its place (`kept`, as for sub-resources).
+fn parents_first(written: &mut [Written<'_>], kept: &dyn Fn(&Written<'_>, &Written<'_>) -> bool) {
     let slots: Vec<usize> = (0..written.len()).filter(|&i| written[i].kind == "node").collect();
     let nodes: Vec<Option<(Option<&str>, &str)>> = slots.iter().map(|&i| written_node(&written[i].text)).collect();
     // Nodes by (parent path, name): the parent of a node under `a/b` is the node ("a", "b").
@@ -132,7 +137,9 @@ fn parents_first(written: &mut [Written<'_>]) {
         }
     }
     let parent_of = |k: usize| match nodes[k] {
-        Some((Some(parent), _)) if parent != "." => position.get(&(parent_of(parent), name_of(parent))).copied(),
+        Some((Some(parent), _)) if parent != "." => {
+            position.get(&(parent_of(parent), name_of(parent))).copied().filter(|&p| p < k || !kept(&written[slots[k]], &written[slots[p]]))
+        }
         _ => None,
     };
     if (0..slots.len()).all(|k| parent_of(k).is_none_or(|p| p < k)) {
@@ -200,8 +207,9 @@ impl<'r, 'd> Renderer<'r, 'd> {
         let index: Sides<FxHashMap<&str, usize>> =
             ids.map(|_, v| v.iter().enumerate().filter_map(|(i, id)| Some((id.as_ref()?.as_str(), i))).collect());
         let known = Known { ids, index: &index };
-        dependencies_first(&mut written, &known, self.docs);
-        parents_first(&mut written);
+        let kept = |first: &Written<'_>, second: &Written<'_>| kept_from_an_input(first, second, &known, self.docs);
+        dependencies_first(&mut written, &known, &kept);
+        parents_first(&mut written, &kept);
         self.fix_load_steps(&mut written);
         let mut out = String::with_capacity(merged_capacity(self.docs.map(|_, d| d.src.len())));
         out.push_str(self.merged_text(|f| f.text(f.preamble)));
@@ -431,13 +439,13 @@ mod tests {
             node("[node name=\"P\" type=\"Node\" parent=\".\"]"),
             node("[node name=\"D\" type=\"Node\" parent=\"P\"]"),
         ];
-        parents_first(&mut written);
+        parents_first(&mut written, &|_, _| false);
         // The first quoted word: a node's name, the connection's signal (it keeps its place).
         let names: Vec<&str> = written.iter().map(|w| w.text.split('"').nth(1).unwrap_or("")).collect();
         assert_eq!(names, ["Root", "X", "P", "C", "s", "GC", "D"]);
         // In order already: nothing moves.
         let before: Vec<String> = written.iter().map(|w| w.text.clone()).collect();
-        parents_first(&mut written);
+        parents_first(&mut written, &|_, _| false);
         assert_eq!(written.iter().map(|w| w.text.clone()).collect::<Vec<_>>(), before);
     }
 }

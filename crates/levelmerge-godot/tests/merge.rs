@@ -577,6 +577,20 @@ fn sections_one_side_added_or_removed_are_spliced_in() {
 }
 
 #[test]
+fn a_node_an_input_had_before_its_parent_keeps_its_place() {
+    // Ours holds the label before its parent sprite (Godot would refuse it); both sides edit
+    // the root, so every section is read: the order ours wrote stays.
+    let sprite = "[node name=\"Sprite\" type=\"Sprite\" parent=\".\"]\nposition = Vector2( 10, 20 )\ntexture = ExtResource( 2 )\n\n";
+    let label = "[node name=\"Label\" type=\"Label\" parent=\"Sprite\"]\ntext = \"Hello\nworld\"\n\n";
+    let swapped = GODOT3.replace(&format!("{sprite}{label}"), &format!("{label}{sprite}"));
+    assert_ne!(swapped, GODOT3);
+    let ours = swapped.replace("script = ExtResource( 1 )\n", "script = ExtResource( 1 )\nz_index = 1\n");
+    let theirs = GODOT3.replace("script = ExtResource( 1 )\n", "script = ExtResource( 1 )\nvisible = false\n");
+    let r = merge(GODOT3, &ours, &theirs).unwrap();
+    assert_eq!(String::from_utf8(r.text).unwrap(), ours.replace("z_index = 1\n", "z_index = 1\nvisible = false\n"));
+}
+
+#[test]
 fn sections_both_sides_inserted_at_one_place_are_spliced_in_ours_first() {
     let node = |name: &str| format!("[node name=\"{name}\" type=\"Node2D\" parent=\".\"]\n");
     let add = |name: &str| GODOT3.replace("[connection", &format!("{}\n[connection", node(name)));
