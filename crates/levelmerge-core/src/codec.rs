@@ -76,6 +76,13 @@ pub trait Codec {
         None
     }
 
+    /// Where a part's object ends and the lines after it (its gap to the next part) begin,
+    /// when the codec can tell: a part both sides changed, one its object and both its gap,
+    /// then merges the two apart, as the whole merge does. `None` by default.
+    fn part_gap(&self, _part: &[u8]) -> Option<usize> {
+        None
+    }
+
     /// Where both sides inserted new parts at one place, how the last of ours' (`last`) meets
     /// the first of theirs' (`next`) as the whole merge writes them, ours' first: how many bytes
     /// of `last` are kept (its own gap was the one before the part that followed it), and what
@@ -459,14 +466,15 @@ pub fn merge_disjoint_parts<C: Codec>(codec: &C, texts: Sides<&[u8]>) -> Option<
             crate::diff3::Chunk::Stable { base, ours, theirs } => {
                 let named = parts.base[base].iter().zip(&parts.ours[ours]).zip(&parts.theirs[theirs]);
                 for ((b, o), t) in named {
-                    let part = if o == b {
-                        t
-                    } else if t == b || t == o {
-                        o
-                    } else {
-                        return None;
-                    };
-                    out.extend_from_slice(part);
+                    if let Some(part) = changed_once(b, o, t) {
+                        out.extend_from_slice(part);
+                        continue;
+                    }
+                    // Both changed the part: one its object, both the lines after it (each
+                    // appended after it), say. Its object and its gap merge apart.
+                    let (bc, oc, tc) = (codec.part_gap(b)?, codec.part_gap(o)?, codec.part_gap(t)?);
+                    out.extend_from_slice(changed_once(&b[..bc], &o[..oc], &t[..tc])?);
+                    out.extend_from_slice(changed_once(&b[bc..], &o[oc..], &t[tc..])?);
                 }
             }
             // One side added, removed or renamed parts here; the other must have left them as
@@ -502,6 +510,18 @@ pub fn merge_disjoint_parts<C: Codec>(codec: &C, texts: Sides<&[u8]>) -> Option<
         }
     }
     Some(codec.spliced(out, texts))
+}
+
+/// Of three versions of some bytes, the one a side changed alone (or both alike); `None` when
+/// the sides changed them differently.
+fn changed_once<'t>(base: &'t [u8], ours: &'t [u8], theirs: &'t [u8]) -> Option<&'t [u8]> {
+    if ours == base {
+        Some(theirs)
+    } else if theirs == base || theirs == ours {
+        Some(ours)
+    } else {
+        None
+    }
 }
 
 /// Merge three texts of one format. Never returns a level with problems its inputs lacked.

@@ -86,6 +86,10 @@ impl Codec for GodotCodec {
         parse::parts(text)
     }
 
+    fn part_gap(&self, part: &[u8]) -> Option<usize> {
+        render::section_end(part)
+    }
+
     fn join_inserted_parts(&self, last: &[u8], next: &[u8]) -> Option<(usize, &'static [u8])> {
         render::join_sections(last, next)
     }

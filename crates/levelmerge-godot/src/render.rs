@@ -371,6 +371,16 @@ fn fresh_gap(ends_line: bool, kind: &str, next_kind: &str, crlf: bool) -> &'stat
     }
 }
 
+/// Where a part's one section ends and the blank lines after it begin; `None` when the part
+/// is not one section.
+pub fn section_end(part: &[u8]) -> Option<usize> {
+    let file = crate::parse::parse(part).ok()?;
+    match file.sections.as_slice() {
+        [s] if file.preamble == (0, 0) => Some(s.span.1 as usize),
+        _ => None,
+    }
+}
+
 /// How the last section ours inserted at one place meets the first theirs inserted there, as
 /// the whole merge writes them ([`levelmerge_core::Codec::join_inserted_parts`]): the section
 /// without the lines after it (they were the gap before what followed it in ours), then the

@@ -600,6 +600,13 @@ fn sections_both_sides_inserted_at_one_place_are_spliced_in_ours_first() {
     let append = |name: &str| format!("{GODOT3}\n{}", node(name));
     let out = spliced_as_read(GODOT3, &append("A"), &append("B")).expect("new nodes at the end");
     assert_eq!(out, format!("{GODOT3}\n{}\n{}", node("A"), node("B")));
+    // Ours also edits the section both append after (the label, last without the
+    // connection): its object comes from ours, the blank line after it from both.
+    let base = GODOT3.replace("\n[connection signal=\"ready\" from=\".\" to=\".\" method=\"_on_ready\"]\n", "");
+    let append = |text: &str, name: &str| format!("{text}\n{}", node(name));
+    let ours = append(&base, "A").replace("Hello", "Bye");
+    let out = spliced_as_read(&base, &ours, &append(&base, "B")).expect("the last section's edit and gap merge apart");
+    assert_eq!(out, format!("{}\n{}\n{}", base.replace("Hello", "Bye"), node("A"), node("B")));
     // Resources Godot writes on consecutive lines stay so, and `load_steps` counts both.
     let base = "[gd_scene load_steps=2 format=2]\n\n[ext_resource path=\"res://a.gd\" type=\"Script\" id=1]\n\n[node name=\"Root\" type=\"Node2D\"]\nscript = ExtResource( 1 )\n";
     let ext = |path: &str, id: u32| format!("[ext_resource path=\"res://{path}\" type=\"Script\" id={id}]\n");
