@@ -48,8 +48,9 @@ pub trait Codec {
     /// or keys) are errors.
     ///
     /// `others` are the other versions this one is merged with, in side order (base, ours,
-    /// theirs, without `side`'s own), or empty when a document is read alone. A codec may lower a part that is byte-identical in every version as one opaque
-    /// value: nothing there can merge differently, and big unchanged levels read much faster.
+    /// theirs, without `side`'s own), or empty when a document is read alone. A codec may lower
+    /// a part that is byte-identical in every version as one opaque value: nothing there can
+    /// merge differently, and big unchanged levels read much faster.
     fn lower<'d>(&self, doc: &'d Self::Document<'_>, side: Side, others: &[&'d Self::Document<'_>]) -> Result<Level<'d>, Vec<Problem>>;
 
     /// Write a resolved level. `docs` are the documents the level's values were lowered from.
@@ -496,10 +497,10 @@ pub fn merge_disjoint_parts<C: Codec>(codec: &C, texts: Sides<&[u8]>) -> Option<
             crate::diff3::Chunk::Conflict { base, ours, theirs } if base.is_empty() => {
                 let (o, t) = (&parts.ours[ours.clone()], &parts.theirs[theirs.clone()]);
                 let (ours_names, theirs_names) = (&names.ours[ours], &names.theirs[theirs]);
-                let (kept, joint) = codec.join_inserted_parts(o.last()?, t.first()?)?;
                 if moved(ours_names) || moved(theirs_names) || ours_names.iter().any(|n| theirs_names.contains(n)) {
                     return None;
                 }
+                let (kept, joint) = codec.join_inserted_parts(o.last()?, t.first()?)?;
                 let (last, before) = o.split_last()?;
                 before.iter().for_each(|part| out.extend_from_slice(part));
                 out.extend_from_slice(&last[..kept]);

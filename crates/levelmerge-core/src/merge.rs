@@ -273,19 +273,14 @@ fn side_changes(base: &Level<'_>, side: &Level<'_>, rules: EditRules) -> SideCha
         }
         // A target this side's version names more often than base's does: it added a use
         // (an instance placed beside one that was there, say), not only kept base's.
-        let mut base_uses: FxHashMap<&ObjectId, usize> = FxHashMap::default();
+        let mut added_uses: FxHashMap<&ObjectId, isize> = FxHashMap::default();
+        for (_, r) in &refs {
+            *added_uses.entry(&r.target).or_default() += 1;
+        }
         for (_, r) in &base_refs {
-            *base_uses.entry(&r.target).or_default() += 1;
+            *added_uses.entry(&r.target).or_default() -= 1;
         }
-        let mut uses: FxHashMap<ObjectId, usize> = FxHashMap::default();
-        for (_, r) in refs {
-            *uses.entry(r.target).or_default() += 1;
-        }
-        for (target, n) in uses {
-            if n > base_uses.get(&target).copied().unwrap_or(0) {
-                newly_referenced.insert(target);
-            }
-        }
+        newly_referenced.extend(added_uses.into_iter().filter(|(_, n)| *n > 0).map(|(target, _)| target.clone()));
         // Mark the object and its ancestors on this side.
         let mut at = Some(obj.id.clone());
         let mut steps = 0;

@@ -60,6 +60,11 @@ impl<'d> PeerArray<'d> {
     }
 }
 
+/// The collection an object's id places it in (`levels[3].layers[`… without its last index).
+fn collection_of(id: &ObjectId) -> Option<&str> {
+    id.as_str().rsplit_once('[').map(|(c, _)| c)
+}
+
 /// Local id text → the objects keyed by it, each with the member its key is read from.
 type IdsSeen<'d> = FxHashMap<String, Vec<(ObjectId, &'d str)>>;
 
@@ -225,10 +230,8 @@ impl<'d> Lowerer<'d, '_> {
     /// their definition) is not what the member names.
     fn resolve(&self, key: &str, text: &str, owner: &ObjectId) -> Option<ObjectId> {
         let candidates = self.ids?.get(text)?;
-        let found: Vec<&ObjectId> = candidates.iter().filter(|(_, k)| *k != key).map(|(id, _)| id).collect();
-        let owner_collection = owner.as_str().rsplit_once('[').map(|(c, _)| c);
-        let same_collection = found.iter().find(|id| id.as_str().rsplit_once('[').map(|(c, _)| c) == owner_collection);
-        same_collection.or(found.first()).map(|id| (*id).clone())
+        let named = || candidates.iter().filter(|(_, k)| *k != key).map(|(id, _)| id);
+        named().find(|id| collection_of(id) == collection_of(owner)).or_else(|| named().next()).cloned()
     }
 
     /// A reference of a Cocos file's identity form.

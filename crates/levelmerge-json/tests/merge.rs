@@ -4,10 +4,14 @@ use levelmerge_core::text::MarkerStyle;
 use levelmerge_core::{merge_texts, Options, Sides};
 use levelmerge_json::JsonCodec;
 
+/// The whole outcome of a merge with the default codec (the editor found from the content).
+fn merged(b: &str, o: &str, t: &str) -> levelmerge_core::MergeOutcome {
+    merge_texts(&JsonCodec::default(), Sides::new(b.as_bytes(), o.as_bytes(), t.as_bytes()), &Options::default(), &MarkerStyle::default())
+        .expect("a structured merge, not a refusal")
+}
+
 fn merge(b: &str, o: &str, t: &str) -> (String, usize) {
-    let codec = JsonCodec::default();
-    let r = merge_texts(&codec, Sides::new(b.as_bytes(), o.as_bytes(), t.as_bytes()), &Options::default(), &MarkerStyle::default())
-        .expect("merge runs");
+    let r = merged(b, o, t);
     (String::from_utf8(r.text).unwrap(), r.open_conflicts)
 }
 
@@ -463,10 +467,7 @@ fn ldtk_an_instance_moved_while_its_definition_was_deleted_is_a_conflict() {
         "[] },\n\t\t\t{ \"levelId\": 10, \"entityInstances\": [\n\t\t\t\t{ \"iid\": \"a\", \"defUid\": 8 }\n\t\t\t] }",
     );
     assert!(ours != base && theirs != base);
-    let codec = JsonCodec::default();
-    let r =
-        merge_texts(&codec, Sides::new(base.as_bytes(), ours.as_bytes(), theirs.as_bytes()), &Options::default(), &MarkerStyle::default())
-            .expect("a structured merge, not a refusal");
+    let r = merged(&base, &ours, &theirs);
     assert_eq!(r.open_conflicts, 1);
     assert!(r.conflicts.iter().any(|c| c.kind == "delete-modify" && c.object.contains("defs.entities[8]")), "{:?}", r.conflicts);
 }
