@@ -94,7 +94,8 @@ pub struct Document<'s> {
     pub implicit_root: bool,
     /// Whether any container separates elements with commas.
     pub uses_commas: bool,
-    newlines: Vec<u32>,
+    /// Where each line ends, found on first use ([`Document::line_of`]).
+    newlines: std::sync::OnceLock<Vec<u32>>,
 }
 
 impl<'s> Document<'s> {
@@ -131,7 +132,8 @@ impl<'s> Document<'s> {
 
     /// 1-based line of a byte offset.
     pub fn line_of(&self, offset: u32) -> u32 {
-        self.newlines.partition_point(|&nl| nl < offset) as u32 + 1
+        let newlines = self.newlines.get_or_init(|| memchr::memchr_iter(b'\n', self.src.as_bytes()).map(|i| i as u32).collect());
+        newlines.partition_point(|&nl| nl < offset) as u32 + 1
     }
 
     /// The bytes before the root value (byte order mark, whitespace, comments).
@@ -177,6 +179,10 @@ struct Draft {
     value: u32,
 }
 
+/// A syntax error on its way out of the parser: boxed, so that every step's result stays
+/// small on the success path.
+type Failure = Box<Problem>;
+
 struct Parser<'s, 'r> {
     src: &'s [u8],
     pos: usize,
@@ -195,8 +201,8 @@ struct Parser<'s, 'r> {
 }
 
 impl Parser<'_, '_> {
-    fn err(&self, message: impl Into<String>) -> Problem {
-        Problem::syntax_at(self.src, self.pos, message)
+    fn err(&self, message: impl Into<String>) -> Failure {
+        Box::new(Problem::syntax_at(self.src, self.pos, message))
     }
 
     fn peek(&self) -> Option<u8> {
@@ -212,7 +218,23 @@ impl Parser<'_, '_> {
     }
 
     /// Whitespace and comments.
-    fn skip_trivia(&mut self) -> Result<(), Problem> {
+    #[inline]
+    fn skip_trivia(&mut self) -> Result<(), Failure> {
+        // Whitespace alone, the common case, in a loop of its own.
+        let mut pos = self.pos;
+        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.src.get(pos) {
+            pos += 1;
+        }
+        self.pos = pos;
+        match self.src.get(pos) {
+            Some(b'/' | 0xEF) => self.skip_comments(),
+            _ => Ok(()),
+        }
+    }
+
+    /// Whitespace and comments, from a comment (or a byte order mark).
+    #[cold]
+    fn skip_comments(&mut self) -> Result<(), Failure> {
         loop {
             while self.pos < self.src.len() && matches!(self.src[self.pos], b' ' | b'\t' | b'\n' | b'\r') {
                 self.pos += 1;
@@ -249,6 +271,24 @@ impl Parser<'_, '_> {
         }
     }
 
+    /// The root value, and whether it is an SJSON file's implicit object.
+    fn document(&mut self, dialect: Dialect) -> Result<(u32, bool), Failure> {
+        self.skip_trivia()?;
+        if dialect == Dialect::Sjson && !matches!(self.peek(), Some(b'{' | b'[')) {
+            self.pos = 0;
+            return Ok((self.container(true, true)?, true));
+        }
+        if self.peek().is_none() {
+            return Err(self.err("empty file: expected a JSON value"));
+        }
+        let root = self.value()?;
+        self.skip_trivia()?;
+        if self.peek().is_some() {
+            return Err(self.err(format!("unexpected {} after the end of the document", self.describe())));
+        }
+        Ok((root, false))
+    }
+
     fn push_node(&mut self, start: usize, kind: NodeKind) -> u32 {
         self.nodes.push(Node { start: start as u32, end: start as u32, kind, first_slot: 0, slot_count: 0, slot: NO_SLOT, opaque: false });
         (self.nodes.len() - 1) as u32
@@ -267,7 +307,7 @@ impl Parser<'_, '_> {
     /// A container known to close inside a stable range ([`closed_containers`]): checked for
     /// syntax without keeping anything (unless another version checks the same bytes), then
     /// kept as one opaque node.
-    fn opaque_container(&mut self, keyed: bool, closed: Closed) -> Result<u32, Problem> {
+    fn opaque_container(&mut self, keyed: bool, closed: Closed) -> Result<u32, Failure> {
         let start = self.pos;
         let end = closed.end;
         if closed.check {
@@ -300,7 +340,7 @@ impl Parser<'_, '_> {
         self.closed.get(self.next_closed).filter(|c| c.open == at).copied()
     }
 
-    fn value(&mut self) -> Result<u32, Problem> {
+    fn value(&mut self) -> Result<u32, Failure> {
         let start = self.pos;
         match self.peek() {
             Some(b @ (b'{' | b'[')) => {
@@ -331,7 +371,7 @@ impl Parser<'_, '_> {
         }
     }
 
-    fn string(&mut self) -> Result<(), Problem> {
+    fn string(&mut self) -> Result<(), Failure> {
         let start = self.pos;
         if !self.strict && self.src[self.pos..].starts_with(b"\"\"\"") {
             self.pos += 3;
@@ -362,7 +402,7 @@ impl Parser<'_, '_> {
         Err(self.err("unterminated string"))
     }
 
-    fn number(&mut self) -> Result<(), Problem> {
+    fn number(&mut self) -> Result<(), Failure> {
         let start = self.pos;
         if self.peek() == Some(b'-') {
             self.pos += 1;
@@ -401,7 +441,7 @@ impl Parser<'_, '_> {
 
     /// A member name: a JSON string, or in SJSON a bare word.
     /// Returns the span as written and the span of the name inside it.
-    fn key(&mut self) -> Result<(Span, Span), Problem> {
+    fn key(&mut self) -> Result<(Span, Span), Failure> {
         let start = self.pos;
         if self.peek() == Some(b'"') {
             self.string()?;
@@ -422,7 +462,7 @@ impl Parser<'_, '_> {
         Ok(((start as u32, self.pos as u32), (start as u32, self.pos as u32)))
     }
 
-    fn container(&mut self, keyed: bool, implicit: bool) -> Result<u32, Problem> {
+    fn container(&mut self, keyed: bool, implicit: bool) -> Result<u32, Failure> {
         self.depth += 1;
         if self.depth > MAX_DEPTH {
             return Err(self.err(format!("nesting deeper than {MAX_DEPTH} levels")));
@@ -605,24 +645,7 @@ pub fn parse_skipping<'s>(src: &'s [u8], dialect: Dialect, closed: &[Closed]) ->
         uses_commas: false,
         depth: 0,
     };
-    p.skip_trivia()?;
-    let implicit = dialect == Dialect::Sjson && !matches!(p.peek(), Some(b'{' | b'['));
-    let root = if implicit {
-        p.pos = 0;
-        p.container(true, true)?
-    } else {
-        if p.peek().is_none() {
-            return Err(p.err("empty file: expected a JSON value"));
-        }
-        let root = p.value()?;
-        p.skip_trivia()?;
-        if p.peek().is_some() {
-            return Err(p.err(format!("unexpected {} after the end of the document", p.describe())));
-        }
-        root
-    };
-    let mut newlines = Vec::with_capacity(src.len() / 24 + 16);
-    newlines.extend(memchr::memchr_iter(b'\n', src).map(|i| i as u32));
+    let (root, implicit) = p.document(dialect).map_err(|failure| *failure)?;
     let uses_commas = p.uses_commas || dialect == Dialect::Json;
     Ok(Document {
         src: text,
@@ -632,7 +655,7 @@ pub fn parse_skipping<'s>(src: &'s [u8], dialect: Dialect, closed: &[Closed]) ->
         dialect,
         implicit_root: implicit,
         uses_commas,
-        newlines,
+        newlines: std::sync::OnceLock::new(),
         profile: Default::default(),
         follows_references: false,
     })
@@ -656,6 +679,19 @@ mod tests {
         assert_eq!(d.lead_without_comma(&slots[1]), " \n ");
         assert_eq!(d.text(d.tail(root)), " ");
         assert_eq!(d.suffix(), "\n");
+    }
+
+    #[test]
+    fn trivia_of_every_kind_is_kept_in_the_lead() {
+        let src = "\u{FEFF}{\n  // one\n  \"a\": 1, /* two */\r\n\t\"b\" : /* three */ 2\n}";
+        let d = parse(src.as_bytes(), Dialect::Json).unwrap();
+        assert_eq!(d.prefix(), "\u{FEFF}");
+        let slots = d.slots_of(d.root);
+        assert_eq!(d.text(slots[0].lead), "\n  // one\n  ");
+        assert_eq!(d.text(slots[1].lead), ", /* two */\r\n\t");
+        assert_eq!(d.text(d.sep(&slots[1])), " : /* three */ ");
+        assert_eq!(d.line_of(d.nodes[slots[1].value as usize].start), 4, "lines are counted when first asked for");
+        assert!(parse(b"{\"a\": 1 /* open", Dialect::Json).unwrap_err().to_string().contains("unterminated comment"));
     }
 
     #[test]
