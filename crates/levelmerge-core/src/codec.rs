@@ -72,7 +72,9 @@ pub trait Codec {
     /// when the codec cannot cut it safely. A merge whose three versions name the same objects
     /// in the same order, each changed by one side at most, is then the base with each changed
     /// part taken from its side ([`merge_disjoint_parts`]): what the whole merge would write,
-    /// without reading the objects. Only codecs that check their output offer it.
+    /// without reading the objects. The spliced text is read back alone ([`Codec::lower`]
+    /// with no other versions) and must show every problem the whole merge would refuse: only
+    /// codecs whose level of one text holds its whole structure offer parts.
     fn parts<'t>(&self, _text: &'t [u8]) -> Option<Vec<&'t [u8]>> {
         None
     }
@@ -441,6 +443,21 @@ pub fn on_each_side<T: Send, U: Send>(parallel: bool, inputs: Sides<T>, f: impl 
     })
 }
 
+/// The merge [`merge_texts`] splices from the versions' parts, without its check of the
+/// result: the inputs' ids aligned first ([`Codec::renumber`]), the parts spliced
+/// ([`splice_parts`]), and a text in a form of the codec's own turned back
+/// ([`Codec::restore`]). `None` where the whole merge decides.
+pub fn merge_disjoint_parts<C: Codec>(codec: &C, texts: Sides<&[u8]>) -> Option<Vec<u8>> {
+    let renumbered = codec.renumber(texts);
+    let aligned = renumbered.as_ref().map_or(texts, |r| r.applied_to(texts));
+    let text = splice_parts(codec, aligned)?;
+    if renumbered.is_some_and(|r| r.restore) {
+        codec.restore(text).ok()
+    } else {
+        Some(text)
+    }
+}
+
 /// The common merge, spliced: the versions' parts ([`Codec::parts`]), named by their first
 /// line, are aligned by name (a 3-way diff of the names). A part every version names is taken
 /// from the side that changed it; parts one side added or removed are taken from that side
@@ -448,10 +465,7 @@ pub fn on_each_side<T: Send, U: Send>(parallel: bool, inputs: Sides<T>, f: impl 
 /// written ours' first where the codec joins them ([`Codec::join_inserted_parts`]). `None`
 /// when both sides changed one part or one place otherwise (the whole merge decides those),
 /// or when the text has no parts.
-pub fn merge_disjoint_parts<C: Codec>(codec: &C, texts: Sides<&[u8]>) -> Option<Vec<u8>> {
-    if !codec.checks_output() {
-        return None;
-    }
+fn splice_parts<C: Codec>(codec: &C, texts: Sides<&[u8]>) -> Option<Vec<u8>> {
     let parts = Sides::new(codec.parts(texts.base)?, codec.parts(texts.ours)?, codec.parts(texts.theirs)?);
     let name = |part: &[u8]| crate::text::line_hash(&part[..memchr::memchr(b'\n', part).map_or(part.len(), |i| i + 1)]);
     let names = parts.as_ref().map(|_, p| p.iter().map(|part| name(part)).collect::<Vec<u64>>());
@@ -561,22 +575,26 @@ where
     let renumbered = codec.renumber(texts);
     clock.lap("align ids");
     // Most merges change different objects on each side: their parts are spliced, and the
-    // result read back and checked like any other (texts in a form of the codec's own are not).
-    let spliceable = splice && !renumbered.as_ref().is_some_and(|r| r.restore);
+    // result read back and checked like any other (in the form the parts were spliced in,
+    // before a form of the codec's own is turned back).
+    let restores = renumbered.as_ref().is_some_and(|r| r.restore);
     let aligned = renumbered.as_ref().map_or(texts, |r| r.applied_to(texts));
-    if let Some(text) = spliceable.then(|| merge_disjoint_parts(codec, aligned)).flatten() {
-        if let Ok(problems) = verify_output(codec, &text, aligned) {
-            clock.lap("splice parts and verify");
-            return Ok(MergeOutcome {
-                text,
-                open_conflicts: 0,
-                marked_regions: 0,
-                conflicts: Vec::new(),
-                notes: renumbered.map(|r| r.notes).unwrap_or_default(),
-                timings: clock.laps,
-                problems,
-            });
-        }
+    let spliced = splice.then(|| splice_parts(codec, aligned)).flatten().and_then(|text| {
+        let problems = verify_output(codec, &text, aligned).ok()?;
+        let text = if restores { codec.restore(text).ok()? } else { text };
+        Some((text, problems))
+    });
+    if let Some((text, problems)) = spliced {
+        clock.lap("splice parts and verify");
+        return Ok(MergeOutcome {
+            text,
+            open_conflicts: 0,
+            marked_regions: 0,
+            conflicts: Vec::new(),
+            notes: renumbered.map(|r| r.notes).unwrap_or_default(),
+            timings: clock.laps,
+            problems,
+        });
     }
     merge_structured(codec, texts, renumbered, options, style, clock)
 }

@@ -239,6 +239,45 @@ pub fn to_identities(text: &[u8]) -> Option<Vec<u8>> {
     Some(splice(doc.src, edits).into_bytes())
 }
 
+/// A text in the identity form cut into parts ([`levelmerge_core::Codec::parts`]): the
+/// opening bracket's lines, then each element from the line it opens on, which names its
+/// identity, to the next element's. `None` for any other text: one with a reference still
+/// written as a position, or an element that does not open a line of its own.
+pub fn parts(text: &[u8]) -> Option<Vec<&[u8]>> {
+    let opening = format!("{{\"{IDENTITY_MEMBER}\":\"");
+    if text.trim_ascii_start().first() != Some(&b'[') || has_position_reference(text) {
+        return None;
+    }
+    let mut parts = Vec::new();
+    let mut start = 0;
+    for at in memchr::memmem::find_iter(text, opening.as_bytes()) {
+        let line = memchr::memrchr(b'\n', &text[..at]).map_or(0, |nl| nl + 1);
+        if line == 0 || !text[line..at].iter().all(|&b| b == b' ' || b == b'\t') {
+            return None;
+        }
+        parts.push(&text[start..line]);
+        start = line;
+    }
+    parts.push(&text[start..]);
+    (parts.len() > 1).then_some(parts)
+}
+
+/// Where an element's part ([`parts`]) ends its object: after its closing brace, before the
+/// comma or the array's end that follow.
+pub fn part_gap(part: &[u8]) -> Option<usize> {
+    let end = memchr::memrchr(b'}', part)? + 1;
+    part[end..].iter().all(|&b| b.is_ascii_whitespace() || b == b',' || b == b']').then_some(end)
+}
+
+/// Whether a reference in `text` is written as a position (`"__id__": 3`): the file's own form.
+fn has_position_reference(text: &[u8]) -> bool {
+    memchr::memmem::find_iter(text, b"\"__id__\"").any(|at| {
+        let rest = &text[at + REF.len() + 2..];
+        let value = rest.trim_ascii_start().strip_prefix(b":").unwrap_or(rest).trim_ascii_start();
+        value.first().is_some_and(|b| *b != b'"')
+    })
+}
+
 /// Written after an identity repeated in one list, with the repeat's count: list elements
 /// are matched by the identity they name, so a list holding one twice (Cocos writes such
 /// `_children`) needs the second told apart.
@@ -409,6 +448,31 @@ mod tests {
         assert!(form_text.contains(r##""__id__": "#p1/_components/cc.Sprite/""##));
         assert!(!form_text.contains(r#""__id__": 3"#));
         assert_eq!(String::from_utf8(to_positions(&form).unwrap()).unwrap(), SCENE);
+    }
+
+    #[test]
+    fn the_identity_form_is_cut_into_its_elements() {
+        let form = to_identities(SCENE.as_bytes()).unwrap();
+        let parts = parts(&form).expect("an identity form, one element per line");
+        assert_eq!(parts.len(), 5, "the opening bracket, then the four elements");
+        assert_eq!(parts.concat(), form, "the parts cover the text");
+        assert_eq!(parts[0], b"[\n");
+        assert!(parts[2].starts_with(br##"  {"__lmid":"#s1","##));
+        let last = parts[4];
+        assert!(last.ends_with(b"  }\n]\n"));
+        assert_eq!(&last[part_gap(last).unwrap()..], b"\n]\n");
+        assert_eq!(&parts[1][part_gap(parts[1]).unwrap()..], b",\n");
+        assert_eq!(part_gap(parts[0]), None, "the opening bracket holds no element");
+    }
+
+    #[test]
+    fn texts_that_are_not_an_identity_form_have_no_parts() {
+        assert!(parts(SCENE.as_bytes()).is_none(), "references are positions");
+        let form = String::from_utf8(to_identities(SCENE.as_bytes()).unwrap()).unwrap();
+        let joined = form.replacen(",\n  {\"__lmid\":\"#s1\"", ", {\"__lmid\":\"#s1\"", 1);
+        assert_ne!(joined, form);
+        assert!(parts(joined.as_bytes()).is_none(), "an element that does not open a line of its own");
+        assert!(parts(b"{\"a\": 1}").is_none(), "not an array");
     }
 
     #[test]

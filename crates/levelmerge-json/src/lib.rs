@@ -239,6 +239,17 @@ impl Codec for JsonCodec {
         }
     }
 
+    /// Cocos files in the identity form, by element: one element's text names its identity
+    /// and holds every reference it makes, so a merge of elements each changed by one side is
+    /// spliced, and its level read back whole.
+    fn parts<'t>(&self, text: &'t [u8]) -> Option<Vec<&'t [u8]>> {
+        cocos::parts(text)
+    }
+
+    fn part_gap(&self, part: &[u8]) -> Option<usize> {
+        cocos::part_gap(part)
+    }
+
     fn restore(&self, text: Vec<u8>) -> Result<Vec<u8>, Problem> {
         cocos::to_positions(&text)
     }

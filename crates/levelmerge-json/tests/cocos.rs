@@ -258,3 +258,54 @@ fn a_diff_names_what_was_inserted_not_every_renumbered_reference() {
     let touched = |id: &str| entries.iter().any(|e| format!("{e:?}").contains(id));
     assert!(!touched("#t1") && !touched("#c1"), "{changes:?}");
 }
+
+/// Whether a merge spliced the versions' elements rather than reading every object.
+fn was_spliced(outcome: &MergeOutcome) -> bool {
+    outcome.timings.iter().any(|(phase, _)| phase.starts_with("splice"))
+}
+
+#[test]
+fn edits_of_different_elements_are_spliced_as_the_whole_merge_writes_them() {
+    // Ours inserts a node before the canvas (every later position moves); theirs edits the
+    // title's label: each element is changed by one side, so the elements are spliced.
+    let ours = scene(&[
+        node("Intro", "i1", vec![], vec![("cc.Label", "intro")]),
+        node("Canvas", "c1", vec![node("Title", "t1", vec![], vec![("cc.Label", "hello")])], vec![("cc.Canvas", "")]),
+    ]);
+    let theirs = base().replace("\"hello\"", "\"welcome\"");
+    let texts = Sides::new(base(), ours.clone(), theirs);
+    let merged = merge(&texts.base, &texts.ours, &texts.theirs);
+    assert!(was_spliced(&merged), "{:?}", merged.timings);
+    let whole = levelmerge_core::merge_objects(
+        &JsonCodec::default(),
+        texts.as_ref().map(|_, t| t.as_bytes()),
+        &Options::default(),
+        &MarkerStyle::default(),
+    )
+    .expect("the whole merge runs");
+    assert_eq!(String::from_utf8(merged.text).unwrap(), String::from_utf8(whole.text).unwrap());
+    assert_eq!(merged.open_conflicts, 0);
+}
+
+#[test]
+fn a_spliced_reference_to_an_element_the_other_side_deleted_is_never_written() {
+    // Ours deletes the title (its node, its label, the canvas' child list); theirs points the
+    // canvas' component at the title's label. Spliced, the reference would name nothing.
+    let ours = scene(&[node("Canvas", "c1", vec![], vec![("cc.Canvas", "")])]);
+    let b = base();
+    let label = b.match_indices("\"__type__\": \"cc.Label\"").count();
+    assert_eq!(label, 1);
+    let theirs = b.replace("\"_string\": \"\"", "\"_string\": \"\",\n    \"target\": {\n      \"__id__\": 4\n    }");
+    assert_ne!(theirs, b);
+    assert!(theirs.contains("\"__id__\": 4\n    }\n  }\n]"), "the canvas component is the last element:\n{theirs}");
+    let texts = Sides::new(b.as_bytes(), ours.as_bytes(), theirs.as_bytes());
+    // The whole merge cannot write it either: the command line then merges the lines, with
+    // the conflict marked.
+    match merge_texts(&JsonCodec::default(), texts, &Options::default(), &MarkerStyle::default()) {
+        Ok(merged) => {
+            assert!(!was_spliced(&merged), "{:?}", merged.timings);
+            assert!(merged.open_conflicts > 0, "a reference to a deleted element is a conflict");
+        }
+        Err(e) => assert!(e.to_string().contains("missing object"), "{e}"),
+    }
+}

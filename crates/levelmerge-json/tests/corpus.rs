@@ -122,3 +122,23 @@ fn skipping_unchanged_parts_changes_nothing_on_real_merges() {
     }
     assert!(compared >= 130, "compared {compared}");
 }
+
+#[test]
+fn splicing_edits_of_different_cocos_elements_writes_what_the_whole_merge_writes_on_every_real_file() {
+    let name = "splicing_edits_of_different_cocos_elements_writes_what_the_whole_merge_writes_on_every_real_file";
+    let Some(root) = corpus::require(name) else { return };
+    let scenarios = corpus::scenarios(&root.join("merges-json/cocos-example-cases"), |_| true);
+    let compared =
+        corpus::check_splices_equal_whole_merges(&JsonCodec::default(), &scenarios, levelmerge_testutils::gen::edit_json_numbers);
+    eprintln!("cocos: {compared} spliced merges equal to the whole merge");
+    assert!(compared >= 40, "only {compared} of {} real files were spliced", scenarios.len());
+}
+
+#[test]
+fn real_cocos_merges_whose_elements_splice_write_what_the_whole_merge_writes() {
+    let Some(root) = corpus::require("real_cocos_merges_whose_elements_splice_write_what_the_whole_merge_writes") else { return };
+    let scenarios = corpus::scenarios(&root.join("merges-json/cocos-example-cases"), |_| true);
+    let spliced = corpus::check_real_splices_equal_whole_merges(&JsonCodec::default(), &scenarios);
+    eprintln!("cocos: {spliced} real merges spliced, each equal to the whole merge");
+    assert!(spliced >= 4, "only {spliced} real merges were spliced");
+}
