@@ -66,16 +66,23 @@ fn string_member<'s>(doc: &Document<'s>, element: u32, name: &str) -> Option<&'s
     (doc.nodes[slot.value as usize].kind == NodeKind::String).then(|| inner(doc, slot.value))
 }
 
-/// The elements of a Cocos array and, per element, the positions each member refers to.
-struct Graph {
-    elements: Vec<u32>,
-    refs: Vec<Vec<(usize, Vec<usize>)>>,
+/// A member of an element that refers to others, and the positions it refers to.
+struct Referrer<'s> {
+    member: &'s str,
+    owning: bool,
+    positions: Vec<usize>,
 }
 
-impl Graph {
+/// The elements of a Cocos array and, per element, its members that refer to others.
+struct Graph<'s> {
+    elements: Vec<u32>,
+    refs: Vec<Vec<Referrer<'s>>>,
+}
+
+impl<'s> Graph<'s> {
     /// `position` reads a reference value; `None` when one is not a position inside the array
     /// (then the file is left to the generic merge).
-    fn of(doc: &Document<'_>, position: impl Fn(u32) -> Option<usize>) -> Option<Graph> {
+    fn of(doc: &Document<'s>, position: impl Fn(u32) -> Option<usize>) -> Option<Graph<'s>> {
         if doc.nodes[doc.root as usize].kind != NodeKind::Array {
             return None;
         }
@@ -84,15 +91,20 @@ impl Graph {
             return None;
         }
         let mut refs = Vec::with_capacity(elements.len());
+        let mut found = Vec::new();
         for &e in &elements {
-            let mut members = Vec::new();
-            for (m, slot) in doc.slots_of(e).iter().enumerate() {
-                let mut found = Vec::new();
+            let mut referrers = Vec::new();
+            for slot in doc.slots_of(e) {
+                found.clear();
                 references_in(doc, slot.value, &mut found);
+                if found.is_empty() {
+                    continue;
+                }
                 let positions: Option<Vec<usize>> = found.iter().map(|&r| position(r).filter(|&p| p < elements.len())).collect();
-                members.push((m, positions?));
+                let member = doc.text(slot.name);
+                referrers.push(Referrer { member, owning: OWNING.contains(&member), positions: positions? });
             }
-            refs.push(members);
+            refs.push(referrers);
         }
         Some(Graph { elements, refs })
     }
@@ -100,7 +112,7 @@ impl Graph {
     /// Every element reached from the asset (element 0), breadth first: through owning members
     /// first, then through any reference. `found(owner, member, element)` is called once per
     /// element, when it is first reached.
-    fn spread(&self, doc: &Document<'_>, mut found: impl FnMut(usize, &str, usize)) {
+    fn spread(&self, mut found: impl FnMut(usize, &str, usize)) {
         let mut order = vec![0];
         let mut queued = vec![false; self.elements.len()];
         queued[0] = true;
@@ -109,16 +121,12 @@ impl Graph {
             while at < order.len() {
                 let owner = order[at];
                 at += 1;
-                for (m, positions) in &self.refs[owner] {
-                    let member = doc.text(doc.slots_of(self.elements[owner])[*m].name);
-                    if owning_only && !OWNING.contains(&member) {
-                        continue;
-                    }
-                    for &t in positions {
+                for referrer in self.refs[owner].iter().filter(|r| r.owning || !owning_only) {
+                    for &t in &referrer.positions {
                         if !queued[t] {
                             queued[t] = true;
                             order.push(t);
-                            found(owner, member, t);
+                            found(owner, referrer.member, t);
                         }
                     }
                 }
@@ -162,14 +170,14 @@ pub fn identities(doc: &Document<'_>) -> Option<Vec<String>> {
 
     // The rest from their owners.
     let mut ordinals: FxHashMap<String, usize> = FxHashMap::default();
-    graph.spread(doc, |owner, member, t| {
+    graph.spread(|owner, member, t| {
         if ids[t].is_some() {
             return;
         }
         let owner_id = ids[owner].as_deref().expect("an owner is reached before what it owns");
         let kind = string_member(doc, elements[t], "__type__").unwrap_or("");
         let name = string_member(doc, elements[t], "_name").unwrap_or("");
-        let stem = format!("{owner_id}/{member}/{kind}/{name}");
+        let stem = [owner_id, "/", member, "/", kind, "/", name].concat();
         let n = ordinals.entry(stem.clone()).or_default();
         ids[t] = Some(if *n == 0 { stem } else { format!("{stem}#{n}") });
         *n += 1;
@@ -198,7 +206,7 @@ pub fn owners(doc: &Document<'_>) -> Option<Vec<Option<usize>>> {
     }
     let graph = Graph::of(doc, |r| (doc.nodes[r as usize].kind == NodeKind::String).then(|| named_position(&position, inner(doc, r)))?)?;
     let mut owners = vec![None; graph.elements.len()];
-    graph.spread(doc, |owner, _, t| owners[t] = Some(owner));
+    graph.spread(|owner, _, t| owners[t] = Some(owner));
     Some(owners)
 }
 
@@ -233,7 +241,7 @@ pub fn to_identities(text: &[u8]) -> Option<Vec<u8>> {
         let element = &doc.nodes[slot.value as usize];
         let open = element.start as usize + 1;
         let comma = if element.slot_count == 0 { "" } else { "," };
-        edits.push((open, open, format!("\"{IDENTITY_MEMBER}\":\"{}\"{comma}", ids[i])));
+        edits.push((open, open, ["\"", IDENTITY_MEMBER, "\":\"", &ids[i], "\"", comma].concat()));
         name_targets(&doc, slot.value, &ids, &mut edits)?;
     }
     Some(splice(doc.src, edits).into_bytes())
@@ -288,7 +296,7 @@ fn name_targets(doc: &Document<'_>, node: u32, ids: &[String], edits: &mut Vec<(
     let named = |r: u32, repeat: usize| -> Option<(usize, usize, String)> {
         let n = &doc.nodes[r as usize];
         let id = &ids[doc.node_text(r).parse::<usize>().ok()?];
-        let text = if repeat == 0 { format!("\"{id}\"") } else { format!("\"{id}{REPEAT}{repeat}\"") };
+        let text = if repeat == 0 { ["\"", id, "\""].concat() } else { format!("\"{id}{REPEAT}{repeat}\"") };
         Some((n.start as usize, n.end as usize, text))
     };
     if let Some(r) = ref_value(doc, node) {
@@ -352,13 +360,13 @@ pub fn to_positions(text: &[u8]) -> Result<Vec<u8>, Problem> {
     let mut edits = Vec::new();
     let elements = doc.slots_of(doc.root);
     for (i, slot) in elements.iter().enumerate() {
-        let line = doc.line_of(doc.nodes[slot.value as usize].start);
+        let line = || doc.line_of(doc.nodes[slot.value as usize].start);
         let members = if doc.nodes[slot.value as usize].kind == NodeKind::Object { doc.slots_of(slot.value) } else { &[] };
         let Some(first) = members.first().filter(|m| doc.text(m.name) == IDENTITY_MEMBER) else {
-            return Err(malformed(line, "an element without its identity"));
+            return Err(malformed(line(), "an element without its identity"));
         };
         if doc.nodes[first.value as usize].kind != NodeKind::String || position.insert(inner(&doc, first.value), i).is_some() {
-            return Err(malformed(line, "an element whose identity is not unique"));
+            return Err(malformed(line(), "an element whose identity is not unique"));
         }
         // The member goes with the comma that follows it: the bytes the identity form added.
         let end = match members.get(1) {

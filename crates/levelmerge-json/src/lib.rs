@@ -254,6 +254,14 @@ impl Codec for JsonCodec {
         cocos::to_positions(&text)
     }
 
+    /// Turning a Cocos identity form back reads it whole, and refuses an identity held twice
+    /// and a reference to no element. Nothing else can break: a version is only put in that
+    /// form when each of its references names one element, and its level then has the
+    /// elements' owners for parents, a tree.
+    fn restore_checks_splices(&self) -> bool {
+        true
+    }
+
     fn render(&self, docs: Sides<&Document<'_>>, level: &Resolved<'_>) -> Vec<u8> {
         render::Renderer { docs, level }.render()
     }
