@@ -452,9 +452,9 @@ pub fn on_each_side<T: Send, U: Send>(parallel: bool, inputs: Sides<T>, f: impl 
 }
 
 /// The merge [`merge_texts`] splices from the versions' parts, without its check of the
-/// result: the inputs' ids aligned first ([`Codec::renumber`]), the parts spliced
-/// ([`splice_parts`]), and a text in a form of the codec's own turned back
-/// ([`Codec::restore`]). `None` where the whole merge decides.
+/// result: the inputs' ids aligned first ([`Codec::renumber`]), the parts spliced (each
+/// [`Codec::parts`] taken from the side that changed it, `splice_parts`), and a text in a form
+/// of the codec's own turned back ([`Codec::restore`]). `None` where the whole merge decides.
 pub fn merge_disjoint_parts<C: Codec>(codec: &C, texts: Sides<&[u8]>) -> Option<Vec<u8>> {
     let renumbered = codec.renumber(texts);
     let aligned = renumbered.as_ref().map_or(texts, |r| r.applied_to(texts));

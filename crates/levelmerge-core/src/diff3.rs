@@ -75,7 +75,7 @@ pub fn diff3(base: &[u64], ours: &[u64], theirs: &[u64]) -> Vec<Chunk> {
 
 /// [`diff3`] for long sequences that differ in few places: each side is aligned with base by
 /// walking their equal stretches and diffing only a window after each difference, grown until
-/// the two are back in step ([`windowed_alignment`]). The alignment may be less than the
+/// the two are back in step (`windowed_alignment`). The alignment may be less than the
 /// smallest diff's where a window cut a change short; what it pairs is always equal.
 pub fn diff3_windowed(base: &[u64], ours: &[u64], theirs: &[u64]) -> Vec<Chunk> {
     chunks(base, ours, theirs, &windowed_alignment(base, ours), &windowed_alignment(base, theirs))

@@ -1,7 +1,7 @@
 //! levelmerge-core: the format-agnostic heart of levelmerge.
 //!
 //! A level is a graph of objects with stable ids ([`model`]). This crate diffs ([`diff`]) and
-//! 3-way merges ([`merge`]) levels, keeps conflicts as data ([`conflict`]), settles them by
+//! 3-way merges ([`merge`](mod@merge)) levels, keeps conflicts as data ([`conflict`]), settles them by
 //! policy ([`policy`]), checks coherence ([`coherence`]), and falls back to line merging
 //! ([`text`]). File formats plug in through the [`codec::Codec`] trait.
 //!

@@ -1,6 +1,6 @@
 //! levelmerge-godot: Godot's text scenes and resources (`.tscn`, `.tres`; formats 2, 3, 4).
 //!
-//! * [`parse`]: a hand-written, zero-copy, lossless parser: sections, tags over several lines,
+//! * [`parse`](mod@parse): a hand-written, zero-copy, lossless parser: sections, tags over several lines,
 //!   `key = value` properties whose Variant values may span lines, CRLF, no final newline.
 //! * [`lower`]: one level object per section, nodes identified by their path.
 //! * [`ids`]: resource ids made to agree across the three versions before the merge.

@@ -318,7 +318,7 @@ pub fn spread_edits(level: &GenLevel, count: usize, id_base: u32, seed: u64) -> 
 /// edit without touching an id or a counter.
 const EDITABLE_MEMBERS: [&str; 10] = ["x", "y", "width", "height", "angle", "zOrder", "opacity", "_opacity", "worldX", "worldY"];
 
-/// A real JSON level with `count` numbers edited (members in [`EDITABLE_MEMBERS`] written as
+/// A real JSON level with `count` numbers edited (members in `EDITABLE_MEMBERS` written as
 /// `"key": number`), all in the first half of the file for `half` 0 and the second for 1, so
 /// that two calls edit disjoint places. Deterministic for a seed.
 pub fn edit_json_numbers(text: &str, count: usize, half: usize, seed: u64) -> String {

@@ -7,7 +7,7 @@
 //! * [`fuzz`]: replaying fuzz findings, and damaged samples, for robustness tests.
 //! * [`browser`]: headless Chromium for the HTML report tests (a skip without it, a failure under CI).
 //! * [`terminal`]: a real terminal (tmux) for the interactive resolver's tests.
-//! * [`bench`]: timing and peak memory of a command, for the benchmarks.
+//! * [`bench`](mod@bench): timing and peak memory of a command, for the benchmarks.
 
 pub mod bench;
 pub mod browser;

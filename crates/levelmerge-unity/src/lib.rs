@@ -1,6 +1,6 @@
 //! levelmerge-unity: Unity's text serialization (`.unity`, `.prefab`, `.asset`, …).
 //!
-//! * [`parse`]: a hand-written, zero-copy, lossless parser for Unity's YAML subset: the
+//! * [`parse`](mod@parse): a hand-written, zero-copy, lossless parser for Unity's YAML subset: the
 //!   `%YAML`/`%TAG` preamble, one `--- !u!CLASS &FILEID [stripped]` document per object, block
 //!   and flow mappings, sequences at their key's indent, plain and quoted scalars over several
 //!   lines, CRLF, files without a header (`.meta`-like).

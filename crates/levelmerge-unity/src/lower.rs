@@ -209,7 +209,7 @@ pub fn field_line<'t>(doc: &'t str, key: &str) -> Option<&'t str> {
 }
 
 /// Lower a Unity file. Documents that parsing found identical in every version it was read
-/// among ([`UnityDoc::same_everywhere`]) are lowered opaquely (see [`Lowerer::opaque`]).
+/// among ([`UnityDoc::same_everywhere`]) are lowered opaquely (see `Lowerer::opaque`).
 pub fn lower<'d>(file: &'d UnityFile<'d>, side: Side) -> Result<Level<'d>, Vec<Problem>> {
     let mut l = Lowerer { file, side, level: Level::new() };
     let mut problems = Vec::new();

@@ -59,7 +59,7 @@ pub struct UnityDoc {
     pub class: Span,
     /// The same bytes under the same fileID in every other version the file was parsed among:
     /// nothing in it can merge differently. Its body is not parsed (`body` is `None`), but for a
-    /// transform or game object whose hierarchy lists [`listed_links`] cannot read off its
+    /// transform or game object whose hierarchy lists `listed_links` cannot read off its
     /// lines.
     pub same_everywhere: bool,
 }

@@ -1,5 +1,5 @@
 //! The renderers of a semantic diff: terminal text, `--stat`, JSON and a self-contained HTML
-//! page. All of them show one [`DiffReport`].
+//! page. All of them show one [`DiffReport`](levelmerge_core::diff::DiffReport).
 
 pub mod html;
 pub mod json;
