@@ -794,8 +794,20 @@ pub fn check_text<C: Codec>(codec: &C, text: &[u8]) -> Vec<Problem> {
     };
     match codec.lower(&doc, Side::Ours, &[]) {
         Ok(level) => {
-            problems.extend(level.problems());
-            problems.extend(codec.level_problems(&level));
+            let own = level.problems();
+            // The codec's checks may name again, without its property, a reference the
+            // level's own check named: it is said once.
+            let said = |p: &Problem| {
+                match p {
+                Problem::DanglingReference { object, path, target, .. } if path.is_empty() => own.iter().any(
+                    |o| matches!(o, Problem::DanglingReference { object: o_object, target: o_target, .. } if o_object == object && o_target == target),
+                ),
+                _ => false,
+            }
+            };
+            let more: Vec<Problem> = codec.level_problems(&level).into_iter().filter(|p| !said(p)).collect();
+            problems.extend(own);
+            problems.extend(more);
         }
         Err(ps) => problems.extend(ps),
     }

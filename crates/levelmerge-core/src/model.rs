@@ -23,15 +23,35 @@ pub struct ObjectId {
     text: Arc<str>,
 }
 
+/// The hash an object id's text is stored under.
+fn id_hash(text: &str) -> u64 {
+    let mut h = FxHasher::default();
+    text.hash(&mut h);
+    h.finish()
+}
+
 impl ObjectId {
     pub fn new(text: impl Into<Arc<str>>) -> Self {
         let text: Arc<str> = text.into();
-        let mut h = FxHasher::default();
-        text.hash(&mut h);
-        ObjectId { hash: h.finish(), text }
+        ObjectId { hash: id_hash(&text), text }
     }
     pub fn as_str(&self) -> &str {
         &self.text
+    }
+}
+
+/// An id's text as a key of the level's objects: hashed and compared as [`ObjectId`] is.
+struct IdText<'t>(&'t str);
+
+impl Hash for IdText<'_> {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        state.write_u64(id_hash(self.0));
+    }
+}
+
+impl indexmap::Equivalent<ObjectId> for IdText<'_> {
+    fn equivalent(&self, key: &ObjectId) -> bool {
+        key.as_str() == self.0
     }
 }
 
@@ -284,6 +304,12 @@ impl<'a> Level<'a> {
 
     pub fn get(&self, id: &ObjectId) -> Option<&Object<'a>> {
         self.objects.get(id)
+    }
+
+    /// Where among the objects is the one whose id is `text`, looked up without making an
+    /// [`ObjectId`] of it (checks that ask this of every reference).
+    pub fn position_of(&self, text: &str) -> Option<usize> {
+        self.objects.get_index_of(&IdText(text))
     }
 
     /// The parent of an object: the structural one, or else a parent reference in its props.

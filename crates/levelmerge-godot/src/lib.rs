@@ -177,7 +177,7 @@ fn under_instance(path: &str, instanced: &FxHashSet<&str>) -> bool {
 pub fn scene_problems(level: &Level<'_>) -> Vec<Problem> {
     let mut problems = Vec::new();
     let mut instanced: FxHashSet<&str> = FxHashSet::default();
-    let mut nodes: FxHashSet<&str> = FxHashSet::default();
+    let mut nodes: FxHashSet<&str> = FxHashSet::with_capacity_and_hasher(level.objects.len(), Default::default());
     let attrs: Vec<Vec<(&str, &str)>> =
         level.objects.values().map(|o| if matches!(o.kind.as_str(), "node" | "connection") { tag_attrs(o) } else { Vec::new() }).collect();
     for (obj, attrs) in level.objects.values().zip(&attrs).filter(|(o, _)| o.kind == "node") {
@@ -187,21 +187,28 @@ pub fn scene_problems(level: &Level<'_>) -> Vec<Problem> {
             }
         }
     }
-    let mut defined: FxHashSet<&str> = FxHashSet::default();
     // Nodes by (parent, name): Godot renames a second node of one name under one parent when it
     // loads the file, and the paths to it then lead elsewhere.
-    let mut named: FxHashSet<(&str, &str)> = FxHashSet::default();
+    let mut named: FxHashSet<(&str, &str)> = FxHashSet::with_capacity_and_hasher(level.objects.len(), Default::default());
     // Node → its line, by `unique_id` (Godot 4.6): one id names one node.
     let mut unique: rustc_hash::FxHashMap<&str, usize> = rustc_hash::FxHashMap::default();
     let mut roots = 0;
-    for (obj, attrs) in level.objects.values().zip(&attrs) {
+    // The id each reference names, written here (most name an object, and make no id).
+    let mut target = String::new();
+    for (at, (obj, attrs)) in level.objects.values().zip(&attrs).enumerate() {
         let line = obj.line as usize;
         for v in values(obj) {
             for r in resource_refs(v.raw) {
-                let target = ObjectId::new(format!("{}{}", r.table.prefix(), r.id));
-                if !level.objects.contains_key(&target) {
+                target.clear();
+                target.push_str(r.table.prefix());
+                target.push_str(r.id);
+                let Some(defined_at) = level.position_of(&target) else {
+                    let target = ObjectId::new(target.as_str());
                     problems.push(Problem::DanglingReference { object: obj.id.clone(), path: String::new(), target, line });
-                } else if r.table == Table::Sub && !defined.contains(target.as_str()) && target != obj.id {
+                    continue;
+                };
+                // Objects are in file order: one defined after this one is used before it.
+                if r.table == Table::Sub && defined_at > at {
                     problems.push(Problem::Inconsistent {
                         object: obj.id.clone(),
                         message: format!("uses SubResource({}) before it is defined", r.id),
@@ -210,7 +217,6 @@ pub fn scene_problems(level: &Level<'_>) -> Vec<Problem> {
                 }
             }
         }
-        defined.insert(obj.id.as_str());
         match obj.kind.as_str() {
             "node" => {
                 let path = obj.id.as_str().strip_prefix("node:").unwrap_or("");

@@ -787,3 +787,47 @@ fn two_nodes_of_one_unique_id_are_never_written() {
         Err(e) => assert!(e.to_string().contains("unique_id=7"), "{e}"),
     }
 }
+
+#[test]
+fn check_finds_each_kind_of_scene_problem_once() {
+    let text = r#"[gd_scene load_steps=3 format=2]
+
+[ext_resource path="res://a.png" type="Texture" id=1]
+
+[sub_resource type="GradientTexture" id=2]
+gradient = SubResource( 3 )
+
+[sub_resource type="Gradient" id=3]
+offsets = PoolRealArray( 0, 1 )
+
+[node name="Main" type="Node2D"]
+
+[node name="Icon" type="Sprite" parent="."]
+texture = ExtResource( 1 )
+normal_map = ExtResource( 7 )
+frames = [ ExtResource( 1 ), ExtResource( 8 ) ]
+
+[node name="Icon" type="Sprite" parent="."]
+
+[node name="Lost" type="Node" parent="Nowhere"]
+
+[connection signal="ready" from="Icon" to="Gone" method="_on_ready"]
+"#;
+    let problems: Vec<String> = levelmerge_core::check_text(&GodotCodec, text.as_bytes()).iter().map(|p| p.to_string()).collect();
+    let found = |what: &str| found_in(&problems, what);
+    assert_eq!(found("uses SubResource(3) before it is defined"), 1, "{problems:#?}");
+    assert_eq!(found("ext:7"), 1, "a reference to no resource: {problems:#?}");
+    assert_eq!(found("ext:8"), 1, "one of two uses naming no resource: {problems:#?}");
+    assert_eq!(found("a second node named \"Icon\""), 1, "{problems:#?}");
+    assert_eq!(found("Nowhere"), 1, "a node whose parent does not exist: {problems:#?}");
+    assert_eq!(found("Gone"), 1, "a connection to no node: {problems:#?}");
+    assert_eq!(problems.len(), 6, "nothing else: {problems:#?}");
+    // In order, the same sub-resources are sound.
+    let ordered = text.replace("gradient = SubResource( 3 )", "gradient = SubResource( 2 )");
+    let problems: Vec<String> = levelmerge_core::check_text(&GodotCodec, ordered.as_bytes()).iter().map(|p| p.to_string()).collect();
+    assert_eq!(found_in(&problems, "before it is defined"), 0, "{problems:#?}");
+}
+
+fn found_in(problems: &[String], what: &str) -> usize {
+    problems.iter().filter(|p| p.contains(what)).count()
+}
