@@ -118,6 +118,22 @@ impl JsonCodec {
 }
 
 impl JsonCodec {
+    /// The containers each version of a merge leaves unread ([`parse::parse_skipping`]): those
+    /// lying in lines all three hold alike. None where every reference must be read: declared
+    /// references, Cocos files (whose references are positions), a version not plain JSON.
+    fn unread_containers(&self, texts: Sides<&[u8]>, profile: Option<Profile>, parallel: bool) -> Sides<Vec<parse::Closed>> {
+        let declares_refs = self.config.parent_key.is_some() || !self.config.reference_keys.is_empty();
+        let reads_all = !self.skip_unchanged
+            || declares_refs
+            || [texts.base, texts.ours, texts.theirs].iter().any(|t| self.dialect_for(t) != Dialect::Json)
+            || profile == Some(Profile::Cocos);
+        if reads_all {
+            return Sides::new(Vec::new(), Vec::new(), Vec::new());
+        }
+        let stable = levelmerge_core::text::stable_spans(texts);
+        closed_containers_of_versions(texts, &stable, parallel)
+    }
+
     /// The configuration with the identity keys of the editor that wrote `docs` (the versions
     /// of one file) after the configured ones, and that editor.
     fn config_for<'a>(&self, docs: &[&'a Document<'a>]) -> (std::borrow::Cow<'_, JsonConfig>, Option<Profile>) {
@@ -159,13 +175,7 @@ impl Codec for JsonCodec {
         let profiles = texts.map(|_, t| Profile::detect(t));
         let dialects = texts.map(|_, t| self.dialect_for(t));
         let profile = Profile::first([profiles.base, profiles.ours, profiles.theirs]);
-        let declares_refs = self.config.parent_key.is_some() || !self.config.reference_keys.is_empty();
-        let reads_all = !self.skip_unchanged
-            || declares_refs
-            || [dialects.base, dialects.ours, dialects.theirs].iter().any(|d| *d != Dialect::Json)
-            || profile == Some(Profile::Cocos);
-        let stable = if reads_all { Sides::new(Vec::new(), Vec::new(), Vec::new()) } else { levelmerge_core::text::stable_spans(texts) };
-        let closed = closed_containers_of_versions(texts, &stable, parallel);
+        let closed = self.unread_containers(texts, profile, parallel);
         let inputs = Sides::new((texts.base, &closed.base), (texts.ours, &closed.ours), (texts.theirs, &closed.theirs));
         let follows_references = profile.is_some_and(|p| p.ids_deleted(texts));
         levelmerge_core::codec::on_each_side(parallel, inputs, |side, (text, closed)| {
@@ -233,7 +243,11 @@ impl Codec for JsonCodec {
                 })
             }
             profile => {
-                let (theirs, notes) = renumber::renumber(texts, &profile.id_spaces())?;
+                // Read as the merge reads them: containers all versions hold alike are no
+                // object's new id, and the counters bound every id.
+                let parallel = all.iter().map(|t| t.len()).sum::<usize>() > levelmerge_core::codec::PARALLEL_FROM;
+                let unread = || self.unread_containers(texts, Some(profile), parallel);
+                let (theirs, notes) = renumber::renumber(texts, &profile.id_spaces(), unread)?;
                 Some(levelmerge_core::Renumbered { theirs: Some(theirs), notes, ..Default::default() })
             }
         }

@@ -10,7 +10,7 @@ use levelmerge_core::text::splice;
 use levelmerge_core::Sides;
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use crate::parse::{parse, Dialect, Document, NodeKind};
+use crate::parse::{parse_skipping, Closed, Dialect, Document, NodeKind};
 
 /// A reference to an id: an object whose `type_member` is `type_value` holds the id in
 /// `value_member` (a Tiled custom property of type `object`).
@@ -148,14 +148,11 @@ fn walk<'s>(doc: &Document<'s>, node: u32, path: &mut Vec<&'s str>, space: &IdSp
 
 /// Theirs with its colliding new ids renumbered, and a note per id; `None` when nothing
 /// collides (or a version is not JSON).
-pub fn renumber(texts: Sides<&[u8]>, spaces: &[IdSpace]) -> Option<(Vec<u8>, Vec<String>)> {
+pub fn renumber(texts: Sides<&[u8]>, spaces: &[IdSpace], unread: impl FnOnce() -> Sides<Vec<Closed>>) -> Option<(Vec<u8>, Vec<String>)> {
     // Only counters both sides moved can have handed out one id twice.
-    let counter = |text: &[u8], name: &str| {
-        let key = format!("\"{name}\"");
-        let at = memchr::memmem::find(text, key.as_bytes())? + key.len();
-        let value = text[at..].iter().skip_while(|b| matches!(b, b' ' | b'\t' | b':' | b'\r' | b'\n')).take_while(|b| b.is_ascii_digit());
-        Some(value.copied().collect::<Vec<u8>>())
-    };
+    fn counter<'t>(text: &'t [u8], name: &str) -> Option<&'t str> {
+        written_numbers(text, name).next()
+    }
     let moved = |name: &str| {
         let base = counter(texts.base, name);
         base != counter(texts.ours, name) && base != counter(texts.theirs, name)
@@ -163,10 +160,18 @@ pub fn renumber(texts: Sides<&[u8]>, spaces: &[IdSpace]) -> Option<(Vec<u8>, Vec
     if !spaces.iter().any(|s| moved(s.counter)) {
         return None;
     }
+    // Every id is read: a container left unread holds none (nor any reference to an id new
+    // in both sides, unless base already named an id it lacks).
+    let keys: Vec<String> = spaces.iter().map(|s| format!("\"{}\"", s.key)).collect();
+    let holds_no_id = |text: &[u8], c: &Closed| {
+        let bytes = &text[c.open as usize..c.end as usize];
+        !keys.iter().any(|k| memchr::memmem::find(bytes, k.as_bytes()).is_some())
+    };
+    let unread = unread().map(|side, closed| closed.into_iter().filter(|c| holds_no_id(texts.get(side), c)).collect::<Vec<_>>());
     let docs = Sides::new(
-        parse(texts.base, Dialect::Json).ok()?,
-        parse(texts.ours, Dialect::Json).ok()?,
-        parse(texts.theirs, Dialect::Json).ok()?,
+        parse_skipping(texts.base, Dialect::Json, &unread.base).ok()?,
+        parse_skipping(texts.ours, Dialect::Json, &unread.ours).ok()?,
+        parse_skipping(texts.theirs, Dialect::Json, &unread.theirs).ok()?,
     );
     let mut edits = Vec::new();
     let mut notes = Vec::new();
@@ -216,6 +221,27 @@ pub fn renumber(texts: Sides<&[u8]>, spaces: &[IdSpace]) -> Option<(Vec<u8>, Vec
     (!edits.is_empty()).then(|| (splice(docs.theirs.src, edits).into_bytes(), notes))
 }
 
+/// The numbers written as the value of a member `name` anywhere in `text`, in order (as
+/// written: digits, after a minus sign for a negative one).
+fn written_numbers<'t>(text: &'t [u8], name: &str) -> impl Iterator<Item = &'t str> + 't {
+    let key = format!("\"{name}\"");
+    let finder = memchr::memmem::Finder::new(key.as_bytes()).into_owned();
+    let after = key.len();
+    let mut at = 0;
+    std::iter::from_fn(move || loop {
+        let found = at + finder.find(&text[at..])?;
+        at = found + after;
+        // A string that reads as the name (`"name": "id"`) is followed by no colon.
+        let Some(value) = text[at..].trim_ascii_start().strip_prefix(b":") else { continue };
+        let value = value.trim_ascii_start();
+        let sign = usize::from(value.first() == Some(&b'-'));
+        let digits = value[sign..].iter().take_while(|b| b.is_ascii_digit()).count();
+        if digits > 0 {
+            return std::str::from_utf8(&value[..sign + digits]).ok();
+        }
+    })
+}
+
 /// A name both sides gave a new object each in one array, under different ids: renumbering
 /// could not tell such objects apart, and keeping both would give the name twice.
 fn names_both_sides_added<'f, 's>(found: &'f Sides<Found<'s>>) -> Option<&'s str> {
@@ -244,12 +270,17 @@ mod tests {
         per_array: false,
     };
 
+    /// Every container of every version read.
+    fn read_whole() -> Sides<Vec<Closed>> {
+        Sides::new(Vec::new(), Vec::new(), Vec::new())
+    }
+
     #[test]
     fn colliding_new_ids_in_theirs_get_fresh_ones_with_their_references() {
         let base = r#"{"nextobjectid": 3, "layers": [{"id": 1, "objects": [{"id": 1}, {"id": 2}]}]}"#;
         let ours = r#"{"nextobjectid": 4, "layers": [{"id": 1, "objects": [{"id": 1}, {"id": 2}, {"id": 3, "name": "a"}]}]}"#;
         let theirs = r#"{"nextobjectid": 5, "layers": [{"id": 1, "objects": [{"id": 1, "properties": [{"name": "t", "type": "object", "value": 3}]}, {"id": 2}, {"id": 3, "name": "b"}, {"id": 4}]}]}"#;
-        let (out, notes) = renumber(Sides::new(base.as_bytes(), ours.as_bytes(), theirs.as_bytes()), &[OBJECTS]).unwrap();
+        let (out, notes) = renumber(Sides::new(base.as_bytes(), ours.as_bytes(), theirs.as_bytes()), &[OBJECTS], read_whole).unwrap();
         assert_eq!(
             String::from_utf8(out).unwrap(),
             r#"{"nextobjectid": 6, "layers": [{"id": 1, "objects": [{"id": 1, "properties": [{"name": "t", "type": "object", "value": 5}]}, {"id": 2}, {"id": 5, "name": "b"}, {"id": 4}]}]}"#
@@ -261,6 +292,6 @@ mod tests {
     fn the_same_object_added_on_both_sides_keeps_its_id() {
         let base = r#"{"objects": []}"#;
         let both = r#"{"objects": [{"id": 1}]}"#;
-        assert!(renumber(Sides::new(base.as_bytes(), both.as_bytes(), both.as_bytes()), &[OBJECTS]).is_none());
+        assert!(renumber(Sides::new(base.as_bytes(), both.as_bytes(), both.as_bytes()), &[OBJECTS], read_whole).is_none());
     }
 }

@@ -647,3 +647,49 @@ fn a_list_that_gained_or_lost_its_ids_on_one_side_takes_that_change() {
     let (_, c) = merge(BASE, &base, &BASE.replace("\"x\": 10", "\"x\": 11"));
     assert!(c > 0);
 }
+
+#[test]
+fn tiled_ids_are_renumbered_alike_whether_unchanged_layers_are_read_or_not() {
+    // A second layer no side touches (its lines are left unread) holds objects and tiles.
+    let still = |last_id: u32| {
+        let objects: Vec<String> = (10..=last_id).map(|id| format!("        {{ \"id\":{id}, \"name\":\"rock{id}\" }}")).collect();
+        format!(
+            "    {{ \"id\":2,\n      \"data\":[{}],\n      \"objects\":[\n{}\n      ] }}",
+            vec!["0"; 64].join(", "),
+            objects.join(",\n")
+        )
+    };
+    for (last_id, counter) in [(20, 21), (30, 21)] {
+        let base = format!(
+            "{{ \"layers\":[\n    {{ \"id\":1, \"objects\":[{{ \"id\":1, \"name\":\"door\" }}] }},\n{}\n  ],\n  \"nextlayerid\":3, \"nextobjectid\":{counter}, \"tiledversion\":\"1.10\" }}\n",
+            still(last_id)
+        );
+        let added = |name: &str| {
+            base.replace("\"name\":\"door\" }", &format!("\"name\":\"door\" }}, {{ \"id\":{counter}, \"name\":\"{name}\" }}"))
+                .replace(&format!("\"nextobjectid\":{counter}"), &format!("\"nextobjectid\":{}", counter + 1))
+        };
+        let (o, t) = (added("key"), added("chest"));
+        let texts = Sides::new(base.as_bytes(), o.as_bytes(), t.as_bytes());
+        let run = |skip: bool| {
+            let codec = JsonCodec { skip_unchanged: skip, ..JsonCodec::default() };
+            merge_texts(&codec, texts, &Options::default(), &MarkerStyle::default())
+                .map(|r| (r.text, r.open_conflicts))
+                .map_err(|e| e.to_string())
+        };
+        let (skipping, whole) = (run(true), run(false));
+        assert_eq!(skipping, whole, "ids {last_id}, counter {counter}");
+        let (text, conflicts) = whole.expect("merged");
+        if last_id >= counter {
+            // Base's ids run past its counter: both sides added under an id base already
+            // gives (to an unchanged rock), which no renumbering can tell apart.
+            assert_eq!(conflicts, 1);
+            continue;
+        }
+        assert_eq!(conflicts, 0);
+        let text = String::from_utf8(text).unwrap();
+        // Theirs' chest gets an id above every id and counter of the three versions.
+        let fresh = counter + 1;
+        assert!(text.contains(&format!("{{ \"id\":{fresh}, \"name\":\"chest\" }}")), "{text}");
+        assert!(text.contains(&format!("\"nextobjectid\":{}", fresh + 1)), "{text}");
+    }
+}
