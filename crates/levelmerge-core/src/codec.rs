@@ -583,8 +583,9 @@ where
     let renumbered = codec.renumber(texts);
     clock.lap("align ids");
     // Most merges change different objects on each side: their parts are spliced, and the
-    // result read back and checked like any other (in the form the parts were spliced in,
-    // before a form of the codec's own is turned back).
+    // result read back and checked like any other, in the form the parts were spliced in and
+    // before a form of the codec's own is turned back (or by turning it back, where that
+    // checks all a splice can break).
     let restores = renumbered.as_ref().is_some_and(|r| r.restore);
     let aligned = renumbered.as_ref().map_or(texts, |r| r.applied_to(texts));
     let spliced = splice.then(|| splice_parts(codec, aligned)).flatten().and_then(|text| {
@@ -797,21 +798,21 @@ pub fn check_text<C: Codec>(codec: &C, text: &[u8]) -> Vec<Problem> {
             let own = level.problems();
             // The codec's checks may name again, without its property, a reference the
             // level's own check named: it is said once.
-            let said = |p: &Problem| {
-                match p {
-                Problem::DanglingReference { object, path, target, .. } if path.is_empty() => own.iter().any(
-                    |o| matches!(o, Problem::DanglingReference { object: o_object, target: o_target, .. } if o_object == object && o_target == target),
-                ),
-                _ => false,
-            }
-            };
-            let more: Vec<Problem> = codec.level_problems(&level).into_iter().filter(|p| !said(p)).collect();
+            let more: Vec<Problem> = codec.level_problems(&level).into_iter().filter(|p| !repeats_a_missing_target(p, &own)).collect();
             problems.extend(own);
             problems.extend(more);
         }
         Err(ps) => problems.extend(ps),
     }
     problems
+}
+
+/// Whether `problem` is a reference without its property to a missing object that one of
+/// `named` already names from the same object.
+fn repeats_a_missing_target(problem: &Problem, named: &[Problem]) -> bool {
+    let Problem::DanglingReference { object, path, target, .. } = problem else { return false };
+    path.is_empty()
+        && named.iter().any(|n| matches!(n, Problem::DanglingReference { object: o, target: t, .. } if o == object && t == target))
 }
 
 /// The semantic differences between two texts.
