@@ -243,8 +243,7 @@ impl Codec for JsonCodec {
                 })
             }
             profile => {
-                // Read as the merge reads them: containers all versions hold alike are no
-                // object's new id, and the counters bound every id.
+                // Read as the merge reads them, but for containers holding an id of the space.
                 let parallel = all.iter().map(|t| t.len()).sum::<usize>() > levelmerge_core::codec::PARALLEL_FROM;
                 let unread = || self.unread_containers(texts, Some(profile), parallel);
                 let (theirs, notes) = renumber::renumber(texts, &profile.id_spaces(), unread)?;

@@ -150,12 +150,9 @@ fn walk<'s>(doc: &Document<'s>, node: u32, path: &mut Vec<&'s str>, space: &IdSp
 /// collides (or a version is not JSON).
 pub fn renumber(texts: Sides<&[u8]>, spaces: &[IdSpace], unread: impl FnOnce() -> Sides<Vec<Closed>>) -> Option<(Vec<u8>, Vec<String>)> {
     // Only counters both sides moved can have handed out one id twice.
-    fn counter<'t>(text: &'t [u8], name: &str) -> Option<&'t str> {
-        written_numbers(text, name).next()
-    }
     let moved = |name: &str| {
-        let base = counter(texts.base, name);
-        base != counter(texts.ours, name) && base != counter(texts.theirs, name)
+        let base = written_number(texts.base, name);
+        base != written_number(texts.ours, name) && base != written_number(texts.theirs, name)
     };
     if !spaces.iter().any(|s| moved(s.counter)) {
         return None;
@@ -221,24 +218,16 @@ pub fn renumber(texts: Sides<&[u8]>, spaces: &[IdSpace], unread: impl FnOnce() -
     (!edits.is_empty()).then(|| (splice(docs.theirs.src, edits).into_bytes(), notes))
 }
 
-/// The numbers written as the value of a member `name` anywhere in `text`, in order (as
-/// written: digits, after a minus sign for a negative one).
-fn written_numbers<'t>(text: &'t [u8], name: &str) -> impl Iterator<Item = &'t str> + 't {
+/// The first number written as the value of a member `name` in `text` (as written: digits,
+/// after a minus sign for a negative one).
+fn written_number<'t>(text: &'t [u8], name: &str) -> Option<&'t str> {
     let key = format!("\"{name}\"");
-    let finder = memchr::memmem::Finder::new(key.as_bytes()).into_owned();
-    let after = key.len();
-    let mut at = 0;
-    std::iter::from_fn(move || loop {
-        let found = at + finder.find(&text[at..])?;
-        at = found + after;
+    memchr::memmem::find_iter(text, key.as_bytes()).find_map(|at| {
         // A string that reads as the name (`"name": "id"`) is followed by no colon.
-        let Some(value) = text[at..].trim_ascii_start().strip_prefix(b":") else { continue };
-        let value = value.trim_ascii_start();
+        let value = text[at + key.len()..].trim_ascii_start().strip_prefix(b":")?.trim_ascii_start();
         let sign = usize::from(value.first() == Some(&b'-'));
         let digits = value[sign..].iter().take_while(|b| b.is_ascii_digit()).count();
-        if digits > 0 {
-            return std::str::from_utf8(&value[..sign + digits]).ok();
-        }
+        (digits > 0).then(|| std::str::from_utf8(&value[..sign + digits]).ok()).flatten()
     })
 }
 

@@ -111,6 +111,14 @@ fn base() -> String {
     scene(&[node("Canvas", "c1", vec![node("Title", "t1", vec![], vec![("cc.Label", "hello")])], vec![("cc.Canvas", "")])])
 }
 
+/// Base with a node inserted before the canvas: every later position moves.
+fn intro_first() -> String {
+    scene(&[
+        node("Intro", "i1", vec![], vec![("cc.Label", "intro")]),
+        node("Canvas", "c1", vec![node("Title", "t1", vec![], vec![("cc.Label", "hello")])], vec![("cc.Canvas", "")]),
+    ])
+}
+
 #[test]
 fn both_sides_add_nodes_under_one_parent() {
     let ours = scene(&[node(
@@ -139,10 +147,7 @@ fn both_sides_add_nodes_under_one_parent() {
 
 #[test]
 fn an_edit_lands_on_its_component_when_the_other_side_renumbers() {
-    let ours = scene(&[
-        node("Intro", "i1", vec![], vec![("cc.Label", "intro")]),
-        node("Canvas", "c1", vec![node("Title", "t1", vec![], vec![("cc.Label", "hello")])], vec![("cc.Canvas", "")]),
-    ]);
+    let ours = intro_first();
     let theirs = base().replace("\"hello\"", "\"welcome\"");
     let merged = merge(&base(), &ours, &theirs);
     assert_eq!(merged.open_conflicts, 0);
@@ -242,10 +247,7 @@ mod damaged {
 
 #[test]
 fn a_diff_names_what_was_inserted_not_every_renumbered_reference() {
-    let inserted = scene(&[
-        node("Intro", "i1", vec![], vec![("cc.Label", "intro")]),
-        node("Canvas", "c1", vec![node("Title", "t1", vec![], vec![("cc.Label", "hello")])], vec![("cc.Canvas", "")]),
-    ]);
+    let inserted = intro_first();
     let changes = levelmerge_core::diff_texts(&JsonCodec::default(), base().as_bytes(), inserted.as_bytes()).expect("both read");
     let entries: Vec<_> = changes.objects.iter().flat_map(|o| &o.entries).collect();
     let added: Vec<String> = entries.iter().filter(|e| e.edit == Edit::Added).map(|e| e.object.to_string()).collect();
@@ -268,10 +270,7 @@ fn was_spliced(outcome: &MergeOutcome) -> bool {
 fn edits_of_different_elements_are_spliced_as_the_whole_merge_writes_them() {
     // Ours inserts a node before the canvas (every later position moves); theirs edits the
     // title's label: each element is changed by one side, so the elements are spliced.
-    let ours = scene(&[
-        node("Intro", "i1", vec![], vec![("cc.Label", "intro")]),
-        node("Canvas", "c1", vec![node("Title", "t1", vec![], vec![("cc.Label", "hello")])], vec![("cc.Canvas", "")]),
-    ]);
+    let ours = intro_first();
     let theirs = base().replace("\"hello\"", "\"welcome\"");
     let texts = Sides::new(base(), ours.clone(), theirs);
     let merged = merge(&texts.base, &texts.ours, &texts.theirs);
