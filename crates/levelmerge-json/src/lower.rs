@@ -88,9 +88,21 @@ struct Lowerer<'d, 'c> {
     cocos_owners: Option<Vec<Option<usize>>>,
 }
 
-/// The identity key of an array, if every element is an object holding it as a string or
-/// number, with the id node of each element.
-fn identity_key<'d>(doc: &Document<'d>, array: u32, path: &[&str], config: &JsonConfig) -> Option<(&'d str, Vec<u32>)> {
+/// How the elements of an identity array are told apart.
+struct Identity<'d> {
+    /// The member holding each element's id.
+    key: &'d str,
+    /// The id node of each element.
+    nodes: Vec<u32>,
+    /// The ids are positions (`"px": [256,192]`): several elements may stand at one, told
+    /// apart by their order there (LDtk's stacked tiles).
+    positional: bool,
+}
+
+/// The identity of an array's elements, if every element is an object holding the key as a
+/// string or number, or (a key configured for the array's path) as a position: an array of
+/// numbers.
+fn identity_key<'d>(doc: &Document<'d>, array: u32, path: &[&str], config: &JsonConfig) -> Option<Identity<'d>> {
     let items = doc.slots_of(array);
     // Only objects carry ids: arrays of numbers or of small arrays (tile data, `px` pairs) are
     // the most numerous and need no lookup.
@@ -100,9 +112,10 @@ fn identity_key<'d>(doc: &Document<'d>, array: u32, path: &[&str], config: &Json
     // Keys of the collections matching the path first (an empty key: no identity), then the
     // generic ones.
     let path = if config.collections.is_empty() { String::new() } else { path.join(".") };
-    let configured = config.collections.iter().filter(|c| levelmerge_core::policy::glob_match(&c.path, &path)).map(|c| c.key.as_str());
-    let candidates: Vec<&str> = configured.chain(config.id_keys.iter().map(String::as_str)).collect();
-    if candidates.first() == Some(&"") {
+    let configured =
+        config.collections.iter().filter(|c| levelmerge_core::policy::glob_match(&c.path, &path)).map(|c| (c.key.as_str(), true));
+    let candidates: Vec<(&str, bool)> = configured.chain(config.id_keys.iter().map(|k| (k.as_str(), false))).collect();
+    if candidates.first().is_some_and(|(key, _)| key.is_empty()) {
         return None;
     }
     let id_node = |element: u32, key: &str| {
@@ -110,14 +123,41 @@ fn identity_key<'d>(doc: &Document<'d>, array: u32, path: &[&str], config: &Json
             return None;
         }
         let member = doc.slots_of(element).iter().find(|m| doc.text(m.name) == key)?;
-        matches!(doc.nodes[member.value as usize].kind, NodeKind::String | NodeKind::Number)
-            .then_some((doc.text(member.name), member.value))
+        Some((doc.text(member.name), member.value))
     };
-    candidates.into_iter().find_map(|key| {
-        let (name, _) = id_node(items[0].value, key)?;
-        let nodes: Option<Vec<u32>> = items.iter().map(|s| id_node(s.value, key).map(|(_, n)| n)).collect();
-        Some((name, nodes?))
+    // Read from the text: a position in lines all versions hold alike is left unread.
+    let is_position = |node: u32| doc.nodes[node as usize].kind == NodeKind::Array && position_numbers(doc.node_text(node)).is_some();
+    candidates.into_iter().find_map(|(key, configured)| {
+        let (name, first) = id_node(items[0].value, key)?;
+        let positional = configured && is_position(first);
+        let is_id = |node: u32| match doc.nodes[node as usize].kind {
+            NodeKind::String | NodeKind::Number => !positional,
+            _ => positional && is_position(node),
+        };
+        let nodes: Option<Vec<u32>> = items.iter().map(|s| id_node(s.value, key).map(|(_, n)| n).filter(|n| is_id(*n))).collect();
+        Some(Identity { key: name, nodes: nodes?, positional })
     })
+}
+
+/// The numbers of a position written `[256, 192]`, without brackets or spaces (`256,192`).
+fn position_numbers(text: &str) -> Option<String> {
+    let inner = text.strip_prefix('[')?.strip_suffix(']')?;
+    let numbers: String = inner.chars().filter(|c| !c.is_ascii_whitespace()).collect();
+    let number_like = |c: char| c.is_ascii_digit() || matches!(c, ',' | '-' | '+' | '.' | 'e' | 'E');
+    (!numbers.is_empty() && numbers.chars().all(number_like)).then_some(numbers)
+}
+
+/// The id of an element at a position: the position's numbers (`256,192`), then the element's
+/// order among those before it at that position (`256,192#1`) when it is not the first.
+fn position_id(doc: &Document<'_>, position: u32, earlier: &mut FxHashMap<String, usize>) -> String {
+    let mut id = position_numbers(doc.node_text(position)).unwrap_or_default();
+    let count = earlier.entry(id.clone()).or_insert(0);
+    if *count > 0 {
+        id.push('#');
+        id.push_str(&count.to_string());
+    }
+    *count += 1;
+    id
 }
 
 /// What an element says it is (`"type": "door"`), if it says so.
@@ -298,7 +338,7 @@ impl<'d> Lowerer<'d, '_> {
                 Value::map(raw, self.origin(node), entries)
             }
             NodeKind::Array => match identity_key(doc, node, &self.path, self.config).filter(|_| !in_list) {
-                Some((id_key, id_nodes)) => self.children(node, &id_nodes, peers, owner, id_key, rel),
+                Some(identity) => self.children(node, &identity, peers, owner, rel),
                 None => {
                     let items = doc.slots_of(node).iter().map(|s| self.value(s.value, [None, None], owner, key, rel, true)).collect();
                     Value::list(raw, self.origin(node), items)
@@ -307,18 +347,28 @@ impl<'d> Lowerer<'d, '_> {
         }
     }
 
-    fn children(&mut self, array: u32, id_nodes: &[u32], peers: Peers, owner: &ObjectId, id_key: &'d str, rel: usize) -> Value<'d> {
+    fn children(&mut self, array: u32, identity: &Identity<'d>, peers: Peers, owner: &ObjectId, rel: usize) -> Value<'d> {
         let doc = self.doc;
-        let mut peer_arrays = self.peer_arrays(peers, id_key);
+        let id_key = identity.key;
+        // Positions are not looked up in the other versions: which of the elements at one
+        // position is which is only known counting from the array's start.
+        let mut peer_arrays = if identity.positional { [None, None] } else { self.peer_arrays(peers, id_key) };
+        let mut at_position = FxHashMap::default();
         let mut ids = Vec::new();
         let mut hashes = Vec::new();
         let rel_path = self.path[rel..].join(".");
         let prefix = if owner.as_str() == ROOT_ID { "" } else { owner.as_str() };
         let kind = self.path.last().copied().unwrap_or("item").to_owned();
-        self.level.objects.reserve(id_nodes.len());
-        for (index, (slot, &id_node)) in doc.slots_of(array).iter().zip(id_nodes).enumerate() {
+        self.level.objects.reserve(identity.nodes.len());
+        for (index, (slot, &id_node)) in doc.slots_of(array).iter().zip(&identity.nodes).enumerate() {
             let element = slot.value;
-            let local = id_text(doc, id_node);
+            let position;
+            let local = if identity.positional {
+                position = position_id(doc, id_node, &mut at_position);
+                position.as_str()
+            } else {
+                id_text(doc, id_node)
+            };
             let line = self.line(element);
             let mut id_text = String::with_capacity(prefix.len() + rel_path.len() + local.len() + 3);
             for part in [prefix, "/", &rel_path, "[", local, "]"] {
@@ -334,7 +384,7 @@ impl<'d> Lowerer<'d, '_> {
                 });
                 continue;
             }
-            if let Some(seen) = self.seen_ids.as_mut() {
+            if let Some(seen) = self.seen_ids.as_mut().filter(|_| !identity.positional) {
                 seen.entry(local.to_owned()).or_default().push((id.clone(), id_key));
             }
             let depth = self.path.len();
@@ -403,5 +453,27 @@ pub fn lower<'d>(
     } else {
         let mut unique = FxHashSet::default();
         Err(problems.into_iter().filter(|p| unique.insert(p.to_string())).collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_position_is_its_numbers_however_spaced() {
+        assert_eq!(position_numbers("[256,192]").as_deref(), Some("256,192"));
+        assert_eq!(position_numbers("[ -8, 1.5e2 ]").as_deref(), Some("-8,1.5e2"));
+        assert_eq!(position_numbers("[\"a\", 1]"), None);
+        assert_eq!(position_numbers("[]"), None);
+        assert_eq!(position_numbers("[[1,2]]"), None);
+    }
+
+    #[test]
+    fn elements_at_one_position_are_numbered_in_order() {
+        let doc = crate::parse::parse(b"[[1,2],[3,4],[1, 2],[1,2]]", crate::Dialect::Json).unwrap();
+        let mut earlier = FxHashMap::default();
+        let ids: Vec<String> = doc.slots_of(doc.root).iter().map(|s| position_id(&doc, s.value, &mut earlier)).collect();
+        assert_eq!(ids, ["1,2", "3,4", "1,2#1", "1,2#2"]);
     }
 }

@@ -5,7 +5,8 @@
 //!   added under one uid are renumbered in theirs, unless both added one of a name); a tileset's `cachedPixelData` is a
 //!   cache LDtk rebuilds from the image (volatile); levels, layers and entities are keyed
 //!   by `iid` and definitions by `uid` (the generic id keys); field instances by `defUid`;
-//!   `realEditorValues` by position (their `"id": "V_String"` names a kind).
+//!   `realEditorValues` by position (their `"id": "V_String"` names a kind); tiles by their
+//!   `px` (stacked ones by their order at it).
 //! * **Tiled**: `nextobjectid` and `nextlayerid` are counters; custom `properties` are keyed by
 //!   `name`; objects and layers both sides added under one id are renumbered in theirs;
 //!   `editorsettings` (the saving user's export target and chunk size) is volatile.
@@ -206,7 +207,10 @@ impl Profile {
     pub fn collections(self) -> Vec<Collection> {
         let keyed = |paths: &[&str], key: &str| paths.iter().map(|p| Collection::new(p, key)).collect::<Vec<_>>();
         match self {
-            Profile::Ldtk => [keyed(&["*fieldInstances"], "defUid"), keyed(&["*realEditorValues"], "")].concat(),
+            Profile::Ldtk => {
+                [keyed(&["*fieldInstances"], "defUid"), keyed(&["*realEditorValues"], ""), keyed(&["*gridTiles", "*autoLayerTiles"], "px")]
+                    .concat()
+            }
             Profile::Tiled => keyed(&["*properties"], "name"),
             Profile::GDevelop => [
                 keyed(&["*instances"], "persistentUuid"),

@@ -500,6 +500,49 @@ fn ldtk_pixel_caches_are_volatile() {
     assert_eq!(m, o, "ours' cache is kept");
 }
 
+/// An LDtk level file whose tile layer holds `tiles` (one per line, as LDtk writes them).
+fn ldtk_tiles(tiles: &[&str]) -> String {
+    let lines: Vec<String> = tiles.iter().map(|t| format!("\t\t\t{{ \"px\": [{t}], \"f\": 0, \"a\": 1 }}")).collect();
+    format!(
+        "{{\n\t\"__header__\": {{ \"app\": \"LDtk\" }},\n\t\"layerInstances\": [\n\t\t{{ \"iid\": \"L\", \"gridTiles\": [\n{}\n\t\t] }}\n\t]\n}}\n",
+        lines.join(",\n")
+    )
+}
+
+#[test]
+fn ldtk_tiles_painted_at_one_place_in_the_list_merge_by_their_position() {
+    // Each side paints a cell of its own; LDtk writes both new tiles after the same one.
+    let base = ldtk_tiles(&["0,0", "32,0"]);
+    let ours = ldtk_tiles(&["0,0", "0,32", "32,0"]);
+    let theirs = ldtk_tiles(&["0,0", "16,32", "32,0"]);
+    let (m, c) = merge(&base, &ours, &theirs);
+    assert_eq!(c, 0, "{m}");
+    assert_eq!(m, ldtk_tiles(&["0,0", "0,32", "16,32", "32,0"]));
+    // Both paint one cell, differently: the tiles would be stacked, which neither side did.
+    let theirs_same_cell = ldtk_tiles(&["0,0", "0,32", "32,0"]).replace("[0,32], \"f\": 0", "[0,32], \"f\": 1");
+    let outcome = merged(&base, &ours, &theirs_same_cell);
+    assert_eq!(outcome.open_conflicts, 1);
+    let open: Vec<&str> = outcome.conflicts.iter().filter(|c| c.resolved.is_none()).map(|c| c.object.as_str()).collect();
+    assert_eq!(open, ["/layerInstances[L]/gridTiles[0,32]"], "the conflict names the cell");
+}
+
+#[test]
+fn ldtk_stacked_tiles_are_told_apart_by_their_order_at_a_position() {
+    // Two tiles stacked at 0,0: ours flips the lower one, theirs fades the upper one.
+    let base = ldtk_tiles(&["0,0", "0,0", "32,0"]);
+    let ours = base.replacen("\"f\": 0", "\"f\": 1", 1);
+    let nth = base.match_indices("\"a\": 1").nth(1).unwrap().0;
+    let theirs = format!("{}\"a\": 0.5{}", &base[..nth], &base[nth + "\"a\": 1".len()..]);
+    let (m, c) = merge(&base, &ours, &theirs);
+    assert_eq!(c, 0, "{m}");
+    let lower = m.find("\"f\": 1, \"a\": 1").expect("ours' flip");
+    let upper = m.find("\"f\": 0, \"a\": 0.5").expect("theirs' fade");
+    assert!(lower < upper, "the stack keeps its order: {m}");
+    // Ours removes the lower tile while theirs fades the upper one, which took its place.
+    let lower_removed = ldtk_tiles(&["0,0", "32,0"]);
+    assert_eq!(merge(&base, &lower_removed, &theirs).1, 1);
+}
+
 const GDEVELOP: &str = r#"{
   "gdVersion": { "major": 5 },
   "uiSettings": { "zoomFactor": 0.5 },
