@@ -3,6 +3,8 @@
 
 use levelmerge_core::model::{Level, Object, ObjectId, Origin, RefRole, Reference, Value};
 use levelmerge_core::{Problem, Side};
+use std::borrow::Cow;
+
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::parse::{Document, NodeKind, Slot};
@@ -28,11 +30,25 @@ struct PeerArray<'d> {
     shift: isize,
     /// Where the id member sat in the last element looked at.
     id_member: usize,
+    /// The places of a positional array's elements; found when first asked for.
+    places: Option<Vec<Option<Place<'d>>>>,
 }
 
 impl<'d> PeerArray<'d> {
+    /// The place of the element at `index` of a positional array.
+    fn place_at(&mut self, index: usize) -> Option<&Place<'d>> {
+        let (doc, array, key) = (self.doc, self.array, self.id_key);
+        let places = self.places.get_or_insert_with(|| {
+            let mut earlier = FxHashMap::default();
+            let position = |element: u32| doc.slots_of(element).iter().find(|m| doc.text(m.name) == key).map(|m| m.value);
+            doc.slots_of(array).iter().map(|s| Some(place(doc, position(s.value)?, &mut earlier))).collect()
+        });
+        places.get(index)?.as_ref()
+    }
+
     fn id_at(&mut self, index: isize) -> Option<&'d str> {
-        let slot = self.doc.slots_of(self.array).get(usize::try_from(index).ok()?)?;
+        let index = usize::try_from(index).ok()?;
+        let slot = self.doc.slots_of(self.array).get(index)?;
         if self.doc.nodes[slot.value as usize].kind != NodeKind::Object {
             return None;
         }
@@ -46,12 +62,17 @@ impl<'d> PeerArray<'d> {
         Some(id_text(self.doc, members[at].value))
     }
 
-    /// The element with id `local`; `index` is its position in this version.
-    fn find(&mut self, local: &str, index: usize) -> Option<u32> {
+    /// The element with id `local`, or at `place` in a positional array; `index` is its
+    /// position in this version.
+    fn find(&mut self, local: &str, place: Option<&Place<'_>>, index: usize) -> Option<u32> {
         let expected = index as isize + self.shift;
         let offsets = std::iter::once(0).chain((1..=PEER_WINDOW).flat_map(|d| [d, -d]));
         for d in offsets {
-            if self.id_at(expected + d) == Some(local) {
+            let found = match place {
+                Some(place) => usize::try_from(expected + d).ok().and_then(|at| self.place_at(at)) == Some(place),
+                None => self.id_at(expected + d) == Some(local),
+            };
+            if found {
                 self.shift += d;
                 return Some(self.doc.slots_of(self.array)[(expected + d) as usize].value);
             }
@@ -140,24 +161,38 @@ fn identity_key<'d>(doc: &Document<'d>, array: u32, path: &[&str], config: &Json
 }
 
 /// The numbers of a position written `[256, 192]`, without brackets or spaces (`256,192`).
-fn position_numbers(text: &str) -> Option<String> {
+fn position_numbers(text: &str) -> Option<Cow<'_, str>> {
     let inner = text.strip_prefix('[')?.strip_suffix(']')?;
-    let numbers: String = inner.chars().filter(|c| !c.is_ascii_whitespace()).collect();
     let number_like = |c: char| c.is_ascii_digit() || matches!(c, ',' | '-' | '+' | '.' | 'e' | 'E');
+    let numbers = if inner.bytes().any(|b| b.is_ascii_whitespace()) {
+        Cow::Owned(inner.chars().filter(|c| !c.is_ascii_whitespace()).collect())
+    } else {
+        Cow::Borrowed(inner)
+    };
     (!numbers.is_empty() && numbers.chars().all(number_like)).then_some(numbers)
 }
 
-/// The id of an element at a position: the position's numbers (`256,192`), then the element's
-/// order among those before it at that position (`256,192#1`) when it is not the first.
-fn position_id(doc: &Document<'_>, position: u32, earlier: &mut FxHashMap<String, usize>) -> String {
-    let mut id = position_numbers(doc.node_text(position)).unwrap_or_default();
-    let count = earlier.entry(id.clone()).or_insert(0);
-    if *count > 0 {
-        id.push('#');
-        id.push_str(&count.to_string());
-    }
+/// Where an element stands: its position's numbers, and how many elements before it in its
+/// array stand there.
+type Place<'d> = (Cow<'d, str>, usize);
+
+/// The place of the element whose position is `position` (`earlier`: the elements before it
+/// at each position).
+fn place<'d>(doc: &Document<'d>, position: u32, earlier: &mut FxHashMap<Cow<'d, str>, usize>) -> Place<'d> {
+    let numbers = position_numbers(doc.node_text(position)).unwrap_or_default();
+    let count = earlier.entry(numbers.clone()).or_insert(0);
     *count += 1;
-    id
+    (numbers, *count - 1)
+}
+
+/// The id of an element at a place: the position's numbers (`256,192`), then the element's
+/// order at that position (`256,192#1`) when it is not the first.
+fn place_id((numbers, nth): &Place<'_>) -> String {
+    if *nth == 0 {
+        numbers.to_string()
+    } else {
+        format!("{numbers}#{nth}")
+    }
 }
 
 /// What an element says it is (`"type": "door"`), if it says so.
@@ -192,6 +227,19 @@ impl<'d> Lowerer<'d, '_> {
                 .any(|(i, p)| p.is_some_and(|p| self.others[i].nodes[p as usize].opaque && self.others[i].node_text(p) == raw))
     }
 
+    /// Whether a positional array is merged as a plain list: where at most one side changed
+    /// it, the merge takes that side's list and needs no identity for its elements (tile
+    /// layers hold thousands). Decided alike in every version, from the three texts.
+    fn plain_positions(&self, identity: &Identity<'_>, raw: &str, peers: Peers) -> bool {
+        if !identity.positional || !self.opaque_ok {
+            return false;
+        }
+        let [Some(first), Some(second)] = [0, 1].map(|i| peers[i].map(|p| self.others[i].node_text(p))) else {
+            return false;
+        };
+        first == raw || second == raw || first == second
+    }
+
     /// The member named `name` (at position `index` here) in each peer object.
     fn member_peers(&self, peers: Peers, index: usize, name: &str) -> Peers {
         if !self.opaque_ok {
@@ -210,16 +258,17 @@ impl<'d> Lowerer<'d, '_> {
     }
 
     /// The peer arrays of an identity array.
-    fn peer_arrays(&self, peers: Peers, id_key: &'d str) -> [Option<PeerArray<'d>>; 2] {
+    fn peer_arrays(&self, peers: Peers, identity: &Identity<'d>) -> [Option<PeerArray<'d>>; 2] {
         [0, 1].map(|i| {
             let other = self.others.get(i)?;
             let p = peers[i]?;
             (self.opaque_ok && other.nodes[p as usize].kind == NodeKind::Array).then_some(PeerArray {
                 doc: other,
                 array: p,
-                id_key,
+                id_key: identity.key,
                 shift: 0,
                 id_member: 0,
+                places: None,
             })
         })
     }
@@ -337,22 +386,22 @@ impl<'d> Lowerer<'d, '_> {
                 }
                 Value::map(raw, self.origin(node), entries)
             }
-            NodeKind::Array => match identity_key(doc, node, &self.path, self.config).filter(|_| !in_list) {
-                Some(identity) => self.children(node, &identity, peers, owner, rel),
-                None => {
-                    let items = doc.slots_of(node).iter().map(|s| self.value(s.value, [None, None], owner, key, rel, true)).collect();
-                    Value::list(raw, self.origin(node), items)
+            NodeKind::Array => {
+                match identity_key(doc, node, &self.path, self.config).filter(|i| !in_list && !self.plain_positions(i, raw, peers)) {
+                    Some(identity) => self.children(node, &identity, peers, owner, rel),
+                    None => {
+                        let items = doc.slots_of(node).iter().map(|s| self.value(s.value, [None, None], owner, key, rel, true)).collect();
+                        Value::list(raw, self.origin(node), items)
+                    }
                 }
-            },
+            }
         }
     }
 
     fn children(&mut self, array: u32, identity: &Identity<'d>, peers: Peers, owner: &ObjectId, rel: usize) -> Value<'d> {
         let doc = self.doc;
         let id_key = identity.key;
-        // Positions are not looked up in the other versions: which of the elements at one
-        // position is which is only known counting from the array's start.
-        let mut peer_arrays = if identity.positional { [None, None] } else { self.peer_arrays(peers, id_key) };
+        let mut peer_arrays = self.peer_arrays(peers, identity);
         let mut at_position = FxHashMap::default();
         let mut ids = Vec::new();
         let mut hashes = Vec::new();
@@ -362,12 +411,14 @@ impl<'d> Lowerer<'d, '_> {
         self.level.objects.reserve(identity.nodes.len());
         for (index, (slot, &id_node)) in doc.slots_of(array).iter().zip(&identity.nodes).enumerate() {
             let element = slot.value;
+            let element_place = identity.positional.then(|| place(doc, id_node, &mut at_position));
             let position;
-            let local = if identity.positional {
-                position = position_id(doc, id_node, &mut at_position);
-                position.as_str()
-            } else {
-                id_text(doc, id_node)
+            let local = match &element_place {
+                Some(p) => {
+                    position = place_id(p);
+                    position.as_str()
+                }
+                None => id_text(doc, id_node),
             };
             let line = self.line(element);
             let mut id_text = String::with_capacity(prefix.len() + rel_path.len() + local.len() + 3);
@@ -388,7 +439,7 @@ impl<'d> Lowerer<'d, '_> {
                 seen.entry(local.to_owned()).or_default().push((id.clone(), id_key));
             }
             let depth = self.path.len();
-            let element_peers = [0, 1].map(|i| peer_arrays[i].as_mut().and_then(|p| p.find(local, index)));
+            let element_peers = [0, 1].map(|i| peer_arrays[i].as_mut().and_then(|p| p.find(local, element_place.as_ref(), index)));
             let props = self.value(element, element_peers, &id, None, depth, false);
             let kind = kind_of(doc, element).unwrap_or(&kind).to_owned();
             hashes.push(props.hash);
@@ -473,7 +524,7 @@ mod tests {
     fn elements_at_one_position_are_numbered_in_order() {
         let doc = crate::parse::parse(b"[[1,2],[3,4],[1, 2],[1,2]]", crate::Dialect::Json).unwrap();
         let mut earlier = FxHashMap::default();
-        let ids: Vec<String> = doc.slots_of(doc.root).iter().map(|s| position_id(&doc, s.value, &mut earlier)).collect();
+        let ids: Vec<String> = doc.slots_of(doc.root).iter().map(|s| place_id(&place(&doc, s.value, &mut earlier))).collect();
         assert_eq!(ids, ["1,2", "3,4", "1,2#1", "1,2#2"]);
     }
 }
