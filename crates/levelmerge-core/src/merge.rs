@@ -18,7 +18,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use crate::conflict::{Conflict, ConflictKind};
 use crate::diff3::{diff3, Chunk, Take};
 use crate::model::{effective_parent, Key, Level, Object, ObjectId, PathSeg, PropPath, Value, ValueKind};
-use crate::order::merge_order;
+use crate::order::{merge_order, sort_concurrent_insertions};
 use crate::policy::{Policy, RuleAction};
 use crate::resolve::Note;
 use crate::side::{Side, Sides};
@@ -686,7 +686,9 @@ impl<'a> Merger<'a> {
             path.pop();
         }
         let keys = |m: &'a [(Key<'a>, Value<'a>)]| m.iter().map(|(k, _)| *k).collect::<Vec<_>>();
-        let order = merge_order(&keys(b), &keys(o), &keys(t), |k| merged.contains_key(k)).order;
+        let (b, o, t) = (keys(b), keys(o), keys(t));
+        let mut order = merge_order(&b, &o, &t, |k| merged.contains_key(k)).order;
+        sort_concurrent_insertions(&mut order, &b, &o, &t);
         let entries = order.into_iter().filter_map(|k| Some((k, merged.remove(k)?))).collect();
         MValue::Map { template, entries }
     }

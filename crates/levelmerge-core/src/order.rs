@@ -204,6 +204,34 @@ where
     MergedOrder { order, reorder_clash }
 }
 
+/// Where both sides inserted elements at one place of a merged order, between neighbours in
+/// ascending order, and each side's insertions ascend too, the insertions are put in ascending
+/// order: such a list is kept sorted by its editor (Godot's theme items, GDevelop's members),
+/// which would have saved them so. Elsewhere ours stay first ([`merge_order`]).
+pub fn sort_concurrent_insertions<K: Ord + Eq + Hash>(order: &mut [K], base: &[K], ours: &[K], theirs: &[K]) {
+    let in_base: FxHashSet<&K> = base.iter().collect();
+    let (in_ours, in_theirs): (FxHashSet<&K>, FxHashSet<&K>) = (ours.iter().collect(), theirs.iter().collect());
+    let mut start = 0;
+    while start < order.len() {
+        if in_base.contains(&order[start]) {
+            start += 1;
+            continue;
+        }
+        let end = start + order[start..].iter().take_while(|k| !in_base.contains(k)).count();
+        let run = &order[start..end];
+        let only = |mine: &FxHashSet<&K>, other: &FxHashSet<&K>| run.iter().filter(|k| mine.contains(k) && !other.contains(k)).count();
+        let concurrent = only(&in_ours, &in_theirs) > 0 && only(&in_theirs, &in_ours) > 0;
+        let ascends = |side: &FxHashSet<&K>| run.iter().filter(|k| side.contains(k)).is_sorted_by(|x, y| x < y);
+        let sides_ascend = ascends(&in_ours) && ascends(&in_theirs);
+        let (low, high) = (run.iter().min(), run.iter().max());
+        let between = start > 0 && end < order.len() && low.is_some_and(|l| order[start - 1] < *l) && high.is_some_and(|h| *h < order[end]);
+        if concurrent && sides_ascend && between {
+            order[start..end].sort();
+        }
+        start = end;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -233,6 +261,25 @@ mod tests {
         assert_eq!(m("abc", "axbc", "abc"), "axbc");
         assert_eq!(m("abc", "abc", "ac"), "ac");
         assert_eq!(m("abc", "xabc", "ab"), "xab");
+    }
+
+    /// [`m`], then [`sort_concurrent_insertions`].
+    fn sorted(b: &str, o: &str, t: &str) -> String {
+        let mut order: Vec<char> = m(b, o, t).chars().collect();
+        let chars = |s: &str| s.chars().collect::<Vec<_>>();
+        sort_concurrent_insertions(&mut order, &chars(b), &chars(o), &chars(t));
+        order.into_iter().collect()
+    }
+
+    #[test]
+    fn insertions_both_sides_made_between_sorted_neighbours_are_sorted() {
+        assert_eq!(m("az", "amnz", "abz"), "amnbz");
+        assert_eq!(sorted("az", "amnz", "abz"), "abmnz");
+        assert_eq!(sorted("az", "abz", "amnz"), "abmnz", "whichever side comes first");
+        assert_eq!(sorted("za", "zmna", "zba"), "zmnba", "neighbours out of order: ours first");
+        assert_eq!(sorted("az", "anmz", "abz"), "anmbz", "a side's own insertions out of order: ours first");
+        assert_eq!(sorted("a", "amn", "ab"), "amnb", "no neighbour after them: ours first");
+        assert_eq!(sorted("az", "anz", "az"), "anz", "one side's insertions stay as they are");
     }
 
     #[test]

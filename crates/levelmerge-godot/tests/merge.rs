@@ -831,3 +831,28 @@ frames = [ ExtResource( 1 ), ExtResource( 8 ) ]
 fn found_in(problems: &[String], what: &str) -> usize {
     problems.iter().filter(|p| p.contains(what)).count()
 }
+
+#[test]
+fn theme_items_both_sides_added_between_the_same_two_are_written_in_godots_order() {
+    // Godot writes a theme's items sorted by name; a merge that put ours' first would be
+    // re-sorted by the next save (a diff nobody made).
+    let base = "[gd_resource type=\"Theme\" format=3]\n\n[resource]\ndefault_font_size = 14\nButton/colors/font_color = Color(1, 1, 1, 1)\nTree/colors/font_color = Color(0, 0, 0, 1)\n";
+    let ours = base.replace("Tree/", "Label/colors/font_shadow_color = Color(0, 0, 0, 0.5)\nTree/");
+    let ours = ours.replace("Label/colors/font_shadow", "Label/colors/font_outline_color = Color(1, 0, 0, 1)\nLabel/colors/font_shadow");
+    let ours = ours.replace("Label/colors/font_outline_color", "Icons/icons/zoom = null\nLabel/colors/font_outline_color");
+    let theirs = base.replace("Tree/", "CheckBox/constants/h_separation = 4\nTree/");
+    let merged = clean(base, &ours, &theirs);
+    let keys: Vec<&str> = merged.lines().filter_map(|l| l.split_once(" = ").map(|(k, _)| k)).collect();
+    assert_eq!(
+        keys,
+        [
+            "default_font_size",
+            "Button/colors/font_color",
+            "CheckBox/constants/h_separation",
+            "Icons/icons/zoom",
+            "Label/colors/font_outline_color",
+            "Label/colors/font_shadow_color",
+            "Tree/colors/font_color"
+        ]
+    );
+}
