@@ -252,11 +252,13 @@ fn modifies(base: &Value<'_>, side: &Value<'_>, rules: EditRules) -> bool {
     }
 }
 
-fn side_changes(base: &Level<'_>, side: &Level<'_>, rules: EditRules) -> SideChanges {
+fn side_changes(base: &Level<'_>, side: &Level<'_>, rules: EditRules, aligned: bool) -> SideChanges {
     let mut subtree_touched = FxHashSet::default();
     let mut newly_referenced = FxHashSet::default();
-    for obj in side.objects.values() {
-        let touched = match base.get(&obj.id) {
+    for (at, obj) in side.objects.values().enumerate() {
+        // Levels holding the same ids in the same order hold each at the same place.
+        let in_base = if aligned { base.objects.get_index(at).map(|(_, o)| o) } else { base.get(&obj.id) };
+        let touched = match in_base {
             None => true,
             Some(b) => {
                 modifies(&b.props, &obj.props, rules) || (!b.props.identical(&obj.props) && effective_parent(b) != effective_parent(obj))
@@ -268,7 +270,7 @@ fn side_changes(base: &Level<'_>, side: &Level<'_>, rules: EditRules) -> SideCha
         let mut refs = Vec::new();
         obj.props.references(&mut PropPath::default(), &mut refs);
         let mut base_refs = Vec::new();
-        if let Some(b) = base.get(&obj.id) {
+        if let Some(b) = in_base {
             b.props.references(&mut PropPath::default(), &mut base_refs);
         }
         // A target this side's version names more often than base's does: it added a use
@@ -914,20 +916,31 @@ impl<'a> Merger<'a> {
 pub fn merge<'a>(inputs: Sides<&'a Level<'a>>, options: &Options) -> MergedLevel<'a> {
     let (base, ours, theirs) = (inputs.base, inputs.ours, inputs.theirs);
     let edits = EditRules { added_fields_are_edits: options.added_fields_are_edits, bookkeeping: options.bookkeeping_members };
-    let changes = Sides::new(None, Some(side_changes(base, ours, edits)), Some(side_changes(base, theirs, edits)));
+    // The usual case: the same objects in the same order in every version.
+    let aligned = base.objects.keys().eq(ours.objects.keys()) && ours.objects.keys().eq(theirs.objects.keys());
+    let changes = Sides::new(None, Some(side_changes(base, ours, edits, aligned)), Some(side_changes(base, theirs, edits, aligned)));
     let changes_of = |s: Side| changes.get(s).as_ref().expect("ours and theirs have change sets");
 
     // 1. Which objects exist, and which need a whole-object conflict.
-    let ids: Vec<ObjectId> = if base.objects.keys().eq(ours.objects.keys()) && ours.objects.keys().eq(theirs.objects.keys()) {
+    let ids: Vec<ObjectId> = if aligned {
         ours.objects.keys().cloned().collect()
     } else {
         let keys = |l: &Level<'_>| l.objects.keys().cloned().collect::<Vec<_>>();
         merge_order(&keys(base), &keys(ours), &keys(theirs), |_| true).order
     };
+    // Each id's object in each version, looked up once.
+    let versions: Vec<Sides<Option<&'a Object<'a>>>> = ids
+        .iter()
+        .enumerate()
+        .map(|(at, id)| {
+            let find = |level: &'a Level<'a>| if aligned { level.objects.get_index(at).map(|(_, o)| o) } else { level.get(id) };
+            Sides::new(find(base), find(ours), find(theirs))
+        })
+        .collect();
     let mut alive: FxHashSet<ObjectId> = FxHashSet::default();
     let mut choices: Vec<(ObjectId, ConflictKind)> = Vec::new();
-    for id in &ids {
-        let (b, o, t) = (base.get(id), ours.get(id), theirs.get(id));
+    for (id, sides) in ids.iter().zip(&versions) {
+        let (b, o, t) = (sides.base, sides.ours, sides.theirs);
         match (b, o, t) {
             (Some(_), Some(_), Some(_)) | (None, Some(_), None) | (None, None, Some(_)) => {
                 alive.insert(id.clone());
@@ -1021,11 +1034,10 @@ pub fn merge<'a>(inputs: Sides<&'a Level<'a>>, options: &Options) -> MergedLevel
 
     // 3. Properties of the objects that exist.
     let mut objects = Vec::new();
-    for id in &ids {
+    for (id, &sides) in ids.iter().zip(&versions) {
         if !merger.alive.contains(id) {
             continue;
         }
-        let sides = Sides::new(base.get(id), ours.get(id), theirs.get(id));
         let any = sides.ours.or(sides.theirs).or(sides.base).expect("a merged object exists somewhere");
         let state = match states.remove(id) {
             Some(s) => s,
