@@ -11,7 +11,6 @@ use crate::model::{Level, ObjectId, PropPath, RefRole, Reference};
 #[derive(Debug, Clone)]
 pub struct GraphNode {
     pub id: ObjectId,
-    pub kind: String,
     /// Structural parent, if any (a parent given by a property is among `refs`).
     pub parent: Option<ObjectId>,
     pub refs: Vec<(PropPath, Reference)>,
@@ -144,7 +143,7 @@ impl Level<'_> {
             .map(|o| {
                 let mut refs = Vec::new();
                 o.props.references(&mut PropPath::default(), &mut refs);
-                GraphNode { id: o.id.clone(), kind: o.kind.clone(), parent: o.parent.clone(), refs, line: if lines { o.line } else { 0 } }
+                GraphNode { id: o.id.clone(), parent: o.parent.clone(), refs, line: if lines { o.line } else { 0 } }
             })
             .collect()
     }
@@ -158,23 +157,29 @@ impl Level<'_> {
 /// A parent cycle, if the graph has one (members in parent order).
 pub fn find_cycle(graph: &[GraphNode]) -> Option<Vec<ObjectId>> {
     let parent: FxHashMap<&ObjectId, &ObjectId> = graph.iter().filter_map(|n| n.effective_parent().map(|p| (&n.id, p))).collect();
-    let mut done: FxHashSet<&ObjectId> = FxHashSet::default();
+    // Each object walked up from: on the walk under way (false), or done: no cycle above it.
+    let mut done: FxHashMap<&ObjectId, bool> = FxHashMap::with_capacity_and_hasher(graph.len(), Default::default());
+    let mut path: Vec<&ObjectId> = Vec::new();
     for n in graph {
-        let mut path: Vec<&ObjectId> = Vec::new();
-        let mut on_path: FxHashSet<&ObjectId> = FxHashSet::default();
+        path.clear();
         let mut at = Some(&n.id);
         while let Some(id) = at {
-            if done.contains(id) {
-                break;
-            }
-            if !on_path.insert(id) {
-                let start = path.iter().position(|p| *p == id).expect("on the path");
-                return Some(path[start..].iter().map(|p| (*p).clone()).collect());
+            match done.entry(id) {
+                std::collections::hash_map::Entry::Occupied(walked) if *walked.get() => break,
+                std::collections::hash_map::Entry::Occupied(_) => {
+                    let start = path.iter().position(|p| *p == id).expect("on the path");
+                    return Some(path[start..].iter().map(|p| (*p).clone()).collect());
+                }
+                std::collections::hash_map::Entry::Vacant(new) => {
+                    new.insert(false);
+                }
             }
             path.push(id);
             at = parent.get(id).copied();
         }
-        done.extend(path);
+        for id in &path {
+            done.insert(id, true);
+        }
     }
     None
 }
@@ -217,7 +222,6 @@ mod tests {
     fn node(id: &str, parent: Option<&str>, refs: &[&str]) -> GraphNode {
         GraphNode {
             id: ObjectId::new(id),
-            kind: "x".into(),
             parent: None,
             refs: parent
                 .map(|p| (PropPath::default(), Reference { target: ObjectId::new(p), role: RefRole::Parent }))

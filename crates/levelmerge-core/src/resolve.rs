@@ -76,7 +76,7 @@ impl<'a> Resolved<'a> {
                 if with_refs {
                     o.props.references(&mut PropPath::default(), &mut refs);
                 }
-                GraphNode { id: o.id.clone(), kind: o.kind.to_owned(), parent: o.parent.clone(), refs, line: 0 }
+                GraphNode { id: o.id.clone(), parent: o.parent.clone(), refs, line: 0 }
             })
             .collect()
     }
