@@ -252,6 +252,12 @@ fn modifies(base: &Value<'_>, side: &Value<'_>, rules: EditRules) -> bool {
     }
 }
 
+/// Whether a value is a number written plainly (`-8`, `1.5e2`; not `inf` or `NaN`).
+fn is_number(value: &Value<'_>) -> bool {
+    let plain = value.raw.bytes().next().is_some_and(|c| c.is_ascii_digit() || matches!(c, b'-' | b'+' | b'.'));
+    matches!(value.kind, ValueKind::Scalar { reference: None }) && plain && value.raw.parse::<f64>().is_ok()
+}
+
 fn side_changes(base: &Level<'_>, side: &Level<'_>, rules: EditRules, aligned: bool) -> SideChanges {
     let mut subtree_touched = FxHashSet::default();
     let mut newly_referenced = FxHashSet::default();
@@ -703,8 +709,21 @@ impl<'a> Merger<'a> {
         o: &'a [Value<'a>],
         t: &'a [Value<'a>],
     ) -> MValue<'a> {
-        let hashes = |l: &[Value<'_>]| l.iter().map(|v| v.hash).collect::<Vec<_>>();
         let mut items = Vec::with_capacity(o.len().max(t.len()));
+        // Numbers of one count in every version are a tuple or a grid (a position, a colour, a
+        // layer's tile ids): each place is merged on its own. Aligned by diff3, one side's 0
+        // could pair with another place's 0 and make a list neither side wrote.
+        if o.len() == b.len() && t.len() == b.len() && [b, o, t].iter().all(|l| l.iter().all(is_number)) {
+            for (at, ((bv, ov), tv)) in b.iter().zip(o).zip(t).enumerate() {
+                path.push(Seg::Index(at));
+                if let Some(v) = self.value(path, Some(bv), Some(ov), Some(tv)) {
+                    items.push(v);
+                }
+                path.pop();
+            }
+            return MValue::List { template, items };
+        }
+        let hashes = |l: &[Value<'_>]| l.iter().map(|v| v.hash).collect::<Vec<_>>();
         for chunk in diff3(&hashes(b), &hashes(o), &hashes(t)) {
             match chunk {
                 Chunk::Stable { base, ours, theirs } => {

@@ -736,3 +736,19 @@ fn tiled_ids_are_renumbered_alike_whether_unchanged_layers_are_read_or_not() {
         assert!(text.contains(&format!("\"nextobjectid\":{}", fresh + 1)), "{text}");
     }
 }
+
+#[test]
+fn numbers_of_one_count_merge_place_by_place() {
+    // A position: ours moves x to 0, theirs moves y to 5. Aligned as a list, ours' 0 could
+    // pair with base's y and read as "x removed, a 0 added".
+    let base = "{ \"pos\": [32, 0], \"src\": [32, 0] }\n";
+    let (m, c) = merge(base, &base.replacen("[32, 0]", "[0, 0]", 1), &base.replacen("[32, 0]", "[32, 5]", 1));
+    assert_eq!(c, 0, "{m}");
+    assert_eq!(m, "{ \"pos\": [0, 5], \"src\": [32, 0] }\n");
+    // Both sides move x: a conflict on x alone, and neither side's list gains a number.
+    let outcome = merged(base, &base.replace("\"src\": [32, 0]", "\"src\": [16, 0]"), &base.replace("\"src\": [32, 0]", "\"src\": [0, 0]"));
+    let open: Vec<&str> = outcome.conflicts.iter().filter(|c| c.resolved.is_none()).map(|c| c.path.as_str()).collect();
+    assert_eq!(open, ["src[0]"]);
+    let text = String::from_utf8(outcome.text).unwrap();
+    assert!(text.contains("[16, 0]") && text.contains("[0, 0]") && !text.contains("[16, 0, 0]"), "{text}");
+}
