@@ -110,7 +110,7 @@ fn open(o: &MergeOutcome) -> Vec<(String, String)> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 4096, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 1024, ..ProptestConfig::default() })]
 
     #[test]
     fn tile_merges_keep_the_laws_and_read_alike_either_way(
