@@ -314,6 +314,27 @@ impl<'d> Lowerer<'d, '_> {
         Some(Reference { target, role })
     }
 
+    /// The typed reference an object is (`{"type": "object", "value": 5}`), if it is one.
+    fn typed_reference(&self, object: u32) -> Option<crate::renumber::TypedReference> {
+        let doc = self.doc;
+        let member = |name: &str| doc.slots_of(object).iter().find(|s| doc.text(s.name) == name).map(|s| s.value);
+        self.config.profile_typed_references.iter().copied().find(|r| {
+            member(r.type_member).is_some_and(|t| doc.nodes[t as usize].kind == NodeKind::String && id_text(doc, t) == r.type_value)
+        })
+    }
+
+    /// The object of an array named `targets` whose id the number at `node` is, among the
+    /// objects read (one in a part every version holds alike names nothing a merge changes).
+    fn named_object(&self, node: u32, targets: &str) -> Option<Reference> {
+        if self.doc.nodes[node as usize].kind != NodeKind::Number {
+            return None;
+        }
+        let candidates = self.ids?.get(id_text(self.doc, node))?;
+        let in_targets = |id: &ObjectId| collection_of(id).is_some_and(|c| c.rsplit('/').next() == Some(targets));
+        let target = candidates.iter().map(|(id, _)| id).find(|id| in_targets(id))?;
+        Some(Reference { target: target.clone(), role: RefRole::Other })
+    }
+
     /// The object a `key` member holding `text` names, preferring one in the owner's collection.
     /// An object keyed by this very member (LDtk's field instances, keyed by the `defUid` of
     /// their definition) is not what the member names.
@@ -367,6 +388,7 @@ impl<'d> Lowerer<'d, '_> {
             }
             NodeKind::Object => {
                 let slots = doc.slots_of(node);
+                let typed = self.typed_reference(node);
                 let mut entries = Vec::with_capacity(slots.len());
                 for (i, slot) in slots.iter().enumerate() {
                     let name = doc.text(slot.name);
@@ -380,8 +402,14 @@ impl<'d> Lowerer<'d, '_> {
                     }
                     let member_peers = self.member_peers(peers, i, name);
                     self.path.push(name);
-                    let v = self.value(slot.value, member_peers, owner, Some(name), rel, in_list);
+                    let mut v = self.value(slot.value, member_peers, owner, Some(name), rel, in_list);
                     self.path.pop();
+                    if let Some(targets) = typed.filter(|r| r.value_member == name).map(|r| r.targets) {
+                        if let Some(reference) = self.named_object(slot.value, targets) {
+                            self.level.references = true;
+                            v = Value::scalar(v.raw, v.origin, Some(reference));
+                        }
+                    }
                     entries.push((name, v));
                 }
                 Value::map(raw, self.origin(node), entries)
@@ -467,7 +495,7 @@ pub fn lower<'d>(
     // Opaque parts would hide configured references, which the checks need; a profile's
     // references only matter where a side changed something, which is read.
     let opaque_ok = others.len() == 2 && !declares_refs;
-    let follows_refs = declares_refs || !config.profile_reference_keys.is_empty();
+    let follows_refs = declares_refs || !config.profile_reference_keys.is_empty() || !config.profile_typed_references.is_empty();
     let run = |ids: Option<&IdsSeen<'d>>| {
         let seen_ids = (follows_refs && ids.is_none()).then(FxHashMap::default);
         let mut l = Lowerer {

@@ -29,10 +29,14 @@
 
 use levelmerge_core::policy::{Rule, RuleAction};
 use levelmerge_core::Sides;
-use rustc_hash::FxHashSet;
+use rustc_hash::FxHashMap;
 
 use crate::renumber::{IdSpace, References, TypedReference};
 use crate::Collection;
+
+/// A Tiled custom property of type `object`: its `value` is the id of a map object.
+const TILED_OBJECT_PROPERTY: TypedReference =
+    TypedReference { type_member: "type", type_value: "object", value_member: "value", targets: "objects" };
 
 /// A level editor whose JSON files have rules of their own.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -123,7 +127,7 @@ impl Profile {
                     },
                     key: "id",
                     counter: "nextobjectid",
-                    references: References::Typed(TypedReference { type_member: "type", type_value: "object", value_member: "value" }),
+                    references: References::Typed(TILED_OBJECT_PROPERTY),
                     name: None,
                     per_array: false,
                 },
@@ -180,27 +184,49 @@ impl Profile {
         }
     }
 
-    /// Whether a side deleted an id (an LDtk `uid` base holds and ours or theirs does not):
-    /// only then can a merge leave a reference without its object. Otherwise the file is read
-    /// without following references (parts all versions hold alike stay unread).
+    /// Properties naming another object by its id, typed as such, declared when a side deleted
+    /// ids. Tiled: a custom property of type `object` names a map object; a merge then sees one
+    /// side start to name an object the other deleted (a conflict), never writes a property
+    /// naming an object that is gone.
+    pub fn typed_references(self) -> &'static [TypedReference] {
+        match self {
+            Profile::Tiled => &[TILED_OBJECT_PROPERTY],
+            _ => &[],
+        }
+    }
+
+    /// The member holding the ids references name: LDtk's `uid`, Tiled's `id`.
+    fn referenced_id_key(self) -> Option<&'static str> {
+        match self {
+            Profile::Ldtk => Some("uid"),
+            Profile::Tiled => Some("id"),
+            _ => None,
+        }
+    }
+
+    /// Whether a side deleted an id (an LDtk `uid` or a Tiled `id` base holds and ours or
+    /// theirs does not): only then can a merge leave a reference without its object. Otherwise
+    /// the file is read without following references (parts all versions hold alike stay
+    /// unread).
     pub fn ids_deleted(self, texts: Sides<&[u8]>) -> bool {
-        if self.reference_keys().is_empty() {
-            return false;
+        let Some(key) = self.referenced_id_key() else { return false };
+        // Counted: one number can be the id of a layer and of an object.
+        fn ids<'t>(text: &'t [u8], member: &[u8]) -> FxHashMap<&'t [u8], usize> {
+            let mut counts = FxHashMap::default();
+            for at in memchr::memmem::find_iter(text, member) {
+                let rest = &text[at + member.len()..];
+                let start = rest.iter().position(|b| !b.is_ascii_whitespace()).unwrap_or(rest.len());
+                let len = rest[start..].iter().take_while(|b| b.is_ascii_digit() || **b == b'-').count();
+                *counts.entry(&rest[start..start + len]).or_default() += 1;
+            }
+            counts
         }
-        fn uids(text: &[u8]) -> FxHashSet<&[u8]> {
-            let finder = memchr::memmem::Finder::new(b"\"uid\":");
-            finder
-                .find_iter(text)
-                .map(|at| {
-                    let rest = &text[at + 6..];
-                    let start = rest.iter().position(|b| !b.is_ascii_whitespace()).unwrap_or(rest.len());
-                    let len = rest[start..].iter().take_while(|b| b.is_ascii_digit() || **b == b'-').count();
-                    &rest[start..start + len]
-                })
-                .collect()
-        }
-        let base = uids(texts.base);
-        [texts.ours, texts.theirs].iter().any(|t| !base.is_subset(&uids(t)))
+        let member = format!("\"{key}\":");
+        let base = ids(texts.base, member.as_bytes());
+        [texts.ours, texts.theirs].iter().any(|t| {
+            let side = ids(t, member.as_bytes());
+            base.iter().any(|(id, n)| side.get(id).is_none_or(|m| m < n))
+        })
     }
 
     /// Identity keys for the editor's arrays (path globs as in [`Collection`]).
@@ -253,7 +279,14 @@ mod tests {
         assert!(!Profile::Ldtk.ids_deleted(Sides::new(base, added, base)), "an added uid leaves every reference whole");
         assert!(Profile::Ldtk.ids_deleted(Sides::new(base, base, deleted)));
         assert!(!Profile::Ldtk.ids_deleted(Sides::new(deleted, base, base)), "base's uids are all kept");
-        assert!(!Profile::Tiled.ids_deleted(Sides::new(base, base, deleted)), "no references are declared for Tiled");
+        assert!(!Profile::GDevelop.ids_deleted(Sides::new(base, base, deleted)), "no references are declared for GDevelop");
+        let objects: &[u8] = br#"{"layers": [{"id": 1, "objects": [{"id": 4}, {"id": 5}]}]}"#;
+        let one_gone: &[u8] = br#"{"layers": [{"id": 1, "objects": [{"id": 4}]}]}"#;
+        assert!(Profile::Tiled.ids_deleted(Sides::new(objects, objects, one_gone)));
+        let layer_one: &[u8] = br#"{"layers": [{"id": 1, "objects": [{"id": 1}]}]}"#;
+        let object_gone: &[u8] = br#"{"layers": [{"id": 1, "objects": []}]}"#;
+        assert!(Profile::Tiled.ids_deleted(Sides::new(layer_one, object_gone, layer_one)), "a layer keeping the number is not the object");
+        assert!(!Profile::Tiled.ids_deleted(Sides::new(one_gone, objects, one_gone)));
     }
 
     #[test]

@@ -14,11 +14,13 @@ use crate::parse::{parse_skipping, Closed, Dialect, Document, NodeKind};
 
 /// A reference to an id: an object whose `type_member` is `type_value` holds the id in
 /// `value_member` (a Tiled custom property of type `object`).
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TypedReference {
     pub type_member: &'static str,
     pub type_value: &'static str,
     pub value_member: &'static str,
+    /// The arrays (by member name) holding the objects it names (Tiled's `objects`).
+    pub targets: &'static str,
 }
 
 /// Ids one counter hands out.
@@ -60,6 +62,9 @@ struct Element<'s> {
     text: &'s str,
     /// The path of the array holding it, when ids are per array (else empty).
     array: String,
+    /// The id of the object holding that array (a Tiled object's layer), if it has one: the
+    /// same object added on both sides under one id is in the same place.
+    holder: Option<&'s str>,
     name: Option<&'s str>,
 }
 
@@ -85,11 +90,12 @@ fn find<'s>(doc: &Document<'s>, space: &IdSpace) -> Found<'s> {
         found.counter = member(doc, doc.root, space.counter).and_then(|n| Some((n, integer(doc, n)?)));
     }
     let mut path = Vec::new();
-    walk(doc, doc.root, &mut path, space, &mut found);
+    walk(doc, doc.root, &mut path, None, space, &mut found);
     found
 }
 
-fn walk<'s>(doc: &Document<'s>, node: u32, path: &mut Vec<&'s str>, space: &IdSpace, found: &mut Found<'s>) {
+/// `holder`: the id (as written) of the object holding `node`, or the nearest such object's.
+fn walk<'s>(doc: &Document<'s>, node: u32, path: &mut Vec<&'s str>, holder: Option<&'s str>, space: &IdSpace, found: &mut Found<'s>) {
     match doc.nodes[node as usize].kind {
         NodeKind::Object => {
             if let References::Typed(r) = space.references {
@@ -119,8 +125,9 @@ fn walk<'s>(doc: &Document<'s>, node: u32, path: &mut Vec<&'s str>, space: &IdSp
                         }
                     }
                 }
+                let own_id = member(doc, node, space.key).map(|v| doc.node_text(v));
                 path.push(doc.text(slot.name));
-                walk(doc, slot.value, path, space, found);
+                walk(doc, slot.value, path, own_id.or(holder), space, found);
                 path.pop();
             }
         }
@@ -135,11 +142,12 @@ fn walk<'s>(doc: &Document<'s>, node: u32, path: &mut Vec<&'s str>, space: &IdSp
                             value,
                             text: doc.node_text(element),
                             array: if space.per_array { array.clone() } else { String::new() },
+                            holder,
                             name: space.name.and_then(|n| member(doc, element, n)).map(|n| doc.node_text(n)),
                         });
                     }
                 }
-                walk(doc, element, path, space, found);
+                walk(doc, element, path, holder, space, found);
             }
         }
         _ => {}
@@ -180,7 +188,11 @@ pub fn renumber(texts: Sides<&[u8]>, spaces: &[IdSpace], unread: impl FnOnce() -
             .iter()
             .filter(|(id, theirs)| {
                 !found.base.ids.contains_key(id)
-                    && found.ours.ids.get(id).is_some_and(|ours| ours.array == theirs.array && ours.text != theirs.text)
+                    && found
+                        .ours
+                        .ids
+                        .get(id)
+                        .is_some_and(|ours| ours.array == theirs.array && (ours.text != theirs.text || ours.holder != theirs.holder))
             })
             .map(|(id, _)| *id)
             .collect();
@@ -254,7 +266,12 @@ mod tests {
         arrays: |path| path.ends_with("objects"),
         key: "id",
         counter: "nextobjectid",
-        references: References::Typed(TypedReference { type_member: "type", type_value: "object", value_member: "value" }),
+        references: References::Typed(TypedReference {
+            type_member: "type",
+            type_value: "object",
+            value_member: "value",
+            targets: "objects",
+        }),
         name: None,
         per_array: false,
     };
@@ -275,6 +292,18 @@ mod tests {
             r#"{"nextobjectid": 6, "layers": [{"id": 1, "objects": [{"id": 1, "properties": [{"name": "t", "type": "object", "value": 5}]}, {"id": 2}, {"id": 5, "name": "b"}, {"id": 4}]}]}"#
         );
         assert_eq!(notes, ["theirs' new object 3 is now 5 (ours added a different one under that id)"]);
+    }
+
+    #[test]
+    fn alike_objects_both_sides_added_to_different_layers_under_one_id_are_told_apart() {
+        let base = r#"{"nextobjectid": 3, "layers": [{"id": 1, "objects": []}, {"id": 2, "objects": []}]}"#;
+        let ours = r#"{"nextobjectid": 4, "layers": [{"id": 1, "objects": [{"id": 3}]}, {"id": 2, "objects": []}]}"#;
+        let theirs = r#"{"nextobjectid": 4, "layers": [{"id": 1, "objects": []}, {"id": 2, "objects": [{"id": 3}]}]}"#;
+        let (out, _) = renumber(Sides::new(base.as_bytes(), ours.as_bytes(), theirs.as_bytes()), &[OBJECTS], read_whole).unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            theirs.replace("[{\"id\": 3}]", "[{\"id\": 4}]").replace("\"nextobjectid\": 4", "\"nextobjectid\": 5")
+        );
     }
 
     #[test]

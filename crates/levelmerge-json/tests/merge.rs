@@ -752,3 +752,22 @@ fn numbers_of_one_count_merge_place_by_place() {
     let text = String::from_utf8(outcome.text).unwrap();
     assert!(text.contains("[16, 0]") && text.contains("[0, 0]") && !text.contains("[16, 0, 0]"), "{text}");
 }
+
+#[test]
+fn tiled_an_object_property_naming_an_object_the_other_side_deleted_is_a_conflict() {
+    let map = |objects: &str, next: u32| {
+        format!("{{ \"layers\":[\n    {{ \"id\":1, \"objects\":[\n{objects}\n      ] }}\n  ],\n  \"nextobjectid\":{next},\n  \"tiledversion\":\"1.10.2\"\n}}\n")
+    };
+    let door = "        { \"id\":1, \"name\":\"door\", \"x\":0 }";
+    let lever = "        { \"id\":2, \"name\":\"lever\", \"x\":5 }";
+    let base = map(&format!("{door},\n{lever}"), 3);
+    let switch = "        { \"id\":3, \"name\":\"switch\", \"properties\":[{ \"name\":\"opens\", \"type\":\"object\", \"value\":1 }] }";
+    let ours = map(&format!("{door},\n{lever},\n{switch}"), 4);
+    let theirs = map(lever, 3);
+    let outcome = merged(&base, &ours, &theirs);
+    assert_eq!(outcome.open_conflicts, 1, "{}", String::from_utf8_lossy(&outcome.text));
+    assert_eq!(outcome.conflicts[0].object, "/layers[1]/objects[1]", "the conflict is on the door");
+    // A property naming an object nobody deleted merges cleanly.
+    let theirs = map(&format!("{door},\n{}", lever.replace("\"x\":5", "\"x\":6")), 3);
+    assert_eq!(merge(&base, &ours, &theirs).1, 0);
+}
