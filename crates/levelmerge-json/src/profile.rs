@@ -9,7 +9,8 @@
 //!   `px` (stacked ones by their order at it).
 //! * **Tiled**: `nextobjectid` and `nextlayerid` are counters; custom `properties` are keyed by
 //!   `name`; objects and layers both sides added under one id are renumbered in theirs;
-//!   `editorsettings` (the saving user's export target and chunk size) is volatile.
+//!   `editorsettings` (the saving user's export target and chunk size) is volatile; a property
+//!   of type `object` names a map object (followed where a side deleted one).
 //! * **GDevelop**: objects, layouts, layers, variables, behaviours, resources, groups and
 //!   functions are keyed by `name`, instances by `persistentUuid`; the editor's view state
 //!   (`uiSettings`) and the saving machine's `projectFile` path are volatile.
