@@ -3,12 +3,13 @@
 //! whose id ours also gave a different new object get fresh ids, above every id and counter
 //! of the three versions, and theirs' references to them and its counter follow.
 //!
-//! Renumbering is declined where it would make two objects of one name (an LDtk definition's
-//! `identifier`): both sides then added the same thing differently, a real conflict.
+//! A new object of theirs named as one ours added under another id (an LDtk definition's
+//! `identifier`) is that object: it takes ours' id, and the merge sees one object, or a
+//! conflict where the two sides made it differently.
 
 use levelmerge_core::text::splice;
 use levelmerge_core::Sides;
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashMap;
 
 use crate::parse::{parse_skipping, Closed, Dialect, Document, NodeKind};
 
@@ -182,12 +183,16 @@ pub fn renumber(texts: Sides<&[u8]>, spaces: &[IdSpace], unread: impl FnOnce() -
     let mut notes = Vec::new();
     for space in spaces {
         let found = Sides::new(find(&docs.base, space), find(&docs.ours, space), find(&docs.theirs, space));
+        // Theirs' new objects named as one ours added under another id are that object: they
+        // take ours' id (the merge then sees one object, or a conflict where the two differ).
+        let same_named = same_named_ids(&found);
         let mut colliding: Vec<i64> = found
             .theirs
             .ids
             .iter()
             .filter(|(id, theirs)| {
                 !found.base.ids.contains_key(id)
+                    && !same_named.contains_key(id)
                     && found
                         .ours
                         .ids
@@ -196,7 +201,15 @@ pub fn renumber(texts: Sides<&[u8]>, spaces: &[IdSpace], unread: impl FnOnce() -
             })
             .map(|(id, _)| *id)
             .collect();
-        if colliding.is_empty() || names_both_sides_added(&found).is_some() {
+        // An id taken over by a same-named object must be free in theirs: held there by
+        // nothing, by an object moving away, or by one that collides (and moves).
+        let taken_over_is_free = same_named
+            .values()
+            .all(|target| !found.theirs.ids.contains_key(target) || same_named.contains_key(target) || colliding.contains(target));
+        if !taken_over_is_free {
+            continue;
+        }
+        if colliding.is_empty() && same_named.is_empty() {
             continue;
         }
         colliding.sort_unstable();
@@ -205,26 +218,30 @@ pub fn renumber(texts: Sides<&[u8]>, spaces: &[IdSpace], unread: impl FnOnce() -
         let above_counters = all.iter().filter_map(|f| f.counter.map(|c| c.1)).max().unwrap_or(1);
         let first = above_ids.max(above_counters);
         let fresh: FxHashMap<i64, i64> = colliding.iter().zip(first..).map(|(&old, new)| (old, new)).collect();
-        let changed: FxHashSet<u32> = colliding.iter().map(|id| found.theirs.ids[id].value).collect();
-        for &node in &changed {
-            let old = integer(&docs.theirs, node).expect("an id is an integer");
-            let n = &docs.theirs.nodes[node as usize];
-            edits.push((n.start as usize, n.end as usize, fresh[&old].to_string()));
+        let new_id = |old: &i64| fresh.get(old).or_else(|| same_named.get(old)).copied();
+        for old in colliding.iter().chain(same_named.keys()) {
+            let n = &docs.theirs.nodes[found.theirs.ids[old].value as usize];
+            edits.push((n.start as usize, n.end as usize, new_id(old).expect("a moved id").to_string()));
         }
         for &(node, id, wrapper) in &found.theirs.references {
-            if let Some(new) = fresh.get(&id) {
+            if let Some(new) = new_id(&id) {
                 let n = &docs.theirs.nodes[node as usize];
                 let text = wrapper.map_or_else(|| new.to_string(), |w| format!("\"{w}({new})\""));
                 edits.push((n.start as usize, n.end as usize, text));
             }
         }
         let next = first + colliding.len() as i64;
-        if let Some((node, _)) = found.theirs.counter.filter(|c| c.1 < next) {
+        if let Some((node, _)) = found.theirs.counter.filter(|c| c.1 < next && !colliding.is_empty()) {
             let n = &docs.theirs.nodes[node as usize];
             edits.push((n.start as usize, n.end as usize, next.to_string()));
         }
         for old in &colliding {
             notes.push(format!("theirs' new {} {old} is now {} (ours added a different one under that id)", space.what, fresh[old]));
+        }
+        let mut taken: Vec<(&i64, &i64)> = same_named.iter().collect();
+        taken.sort_unstable();
+        for (old, new) in taken {
+            notes.push(format!("theirs' new {} {old} is ours' {new}: both sides added one of that name", space.what));
         }
     }
     (!edits.is_empty()).then(|| (splice(docs.theirs.src, edits).into_bytes(), notes))
@@ -243,18 +260,18 @@ fn written_number<'t>(text: &'t [u8], name: &str) -> Option<&'t str> {
     })
 }
 
-/// A name both sides gave a new object each in one array, under different ids: renumbering
-/// could not tell such objects apart, and keeping both would give the name twice.
-fn names_both_sides_added<'f, 's>(found: &'f Sides<Found<'s>>) -> Option<&'s str> {
-    let added = |side: &'f Found<'s>| -> FxHashMap<(&'f str, &'s str), i64> {
+/// Theirs' new objects each named as a new object of ours in the same array under another id
+/// (theirs' id → ours'): both sides added the same thing, which keeping both would name twice.
+fn same_named_ids(found: &Sides<Found<'_>>) -> FxHashMap<i64, i64> {
+    let added = |side: &Found<'_>| -> FxHashMap<(String, String), i64> {
         side.ids
             .iter()
             .filter(|(id, _)| !found.base.ids.contains_key(id))
-            .filter_map(|(&id, e)| Some(((e.array.as_str(), e.name?), id)))
+            .filter_map(|(&id, e)| Some(((e.array.clone(), e.name?.to_owned()), id)))
             .collect()
     };
     let ours = added(&found.ours);
-    added(&found.theirs).into_iter().find(|(key, id)| ours.get(key).is_some_and(|o| o != id)).map(|((_, name), _)| name)
+    added(&found.theirs).into_iter().filter_map(|(key, id)| ours.get(&key).filter(|o| **o != id).map(|o| (id, *o))).collect()
 }
 
 #[cfg(test)]

@@ -414,12 +414,23 @@ fn ldtk_enum_types_follow_a_renumbered_enum() {
 }
 
 #[test]
-fn ldtk_definitions_of_one_name_added_under_two_uids_stay_a_conflict() {
+fn ldtk_definitions_of_one_name_added_under_two_uids_are_one_definition() {
     // Theirs added Key and then Lamp; ours added Lamp alone, which took Key's uid in theirs.
     let ours = ldtk_with_entity("{ \"identifier\": \"Lamp\", \"uid\": 12 }", 12, false);
     let theirs = ldtk_with_entity("{ \"identifier\": \"Key\", \"uid\": 12 },\n\t\t\t{ \"identifier\": \"Lamp\", \"uid\": 13 }", 13, false);
+    let outcome = merged(LDTK_WORLD, &ours, &theirs);
+    let m = String::from_utf8(outcome.text).unwrap();
+    assert_eq!(outcome.open_conflicts, 0, "{m}");
+    // Theirs' Lamp is ours' (uid 12); theirs' Key moves above every uid and counter, and
+    // stays before the Lamp, as theirs has it.
+    let both = "{ \"identifier\": \"Key\", \"uid\": 14 },\n\t\t\t{ \"identifier\": \"Lamp\", \"uid\": 12 }";
+    assert_eq!(m, ldtk_with_entity(both, 12, false).replace("\"nextUid\": 13", "\"nextUid\": 15"));
+    assert!(outcome.notes.iter().any(|n| n.contains("13 is ours' 12")), "{:?}", outcome.notes);
+    // Made differently on the two sides, the one definition is a conflict, never two Lamps.
+    let theirs = theirs.replace("\"Lamp\", \"uid\": 13 }", "\"Lamp\", \"uid\": 13, \"width\": 32 }");
     let (m, c) = merge(LDTK_WORLD, &ours, &theirs);
-    assert_eq!(c, 1, "renumbering theirs' Key would leave two Lamps: {m}");
+    assert_eq!(c, 1, "{m}");
+    assert_eq!(m.matches("\"Lamp\"").count(), 2, "once on each side of the conflict: {m}");
 }
 
 #[test]

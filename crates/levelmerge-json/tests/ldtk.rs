@@ -1,0 +1,172 @@
+//! LDtk projects where both sides add and delete entity definitions and place, move and remove
+//! their instances: every clean merge is a project LDtk opens (each definition uid and name
+//! once, `nextUid` above every uid, every instance of a definition that exists).
+
+use levelmerge_core::text::MarkerStyle;
+use levelmerge_core::{merge_texts, MergeOutcome, Options, Sides};
+use levelmerge_json::JsonCodec;
+use proptest::prelude::*;
+use serde_json::Value;
+
+#[derive(Debug, Clone)]
+struct Project {
+    next_uid: u32,
+    /// Entity definitions: uid and identifier.
+    defs: Vec<(u32, String)>,
+    /// Entity instances of the one level: iid, defUid, x.
+    instances: Vec<(String, u32, u32)>,
+    /// Distinguishes the iids a version hands out (LDtk makes them random).
+    side: char,
+    made: u32,
+}
+
+#[derive(Debug, Clone)]
+enum Edit {
+    Define(u8),
+    Undefine(usize),
+    Place(usize, u32),
+    Move(usize, u32),
+    Remove(usize),
+}
+
+impl Project {
+    fn base(side: char) -> Project {
+        Project {
+            next_uid: 12,
+            defs: vec![(8, "Door".into()), (9, "Key".into())],
+            instances: vec![("i1".into(), 8, 10), ("i2".into(), 9, 20)],
+            side,
+            made: 0,
+        }
+    }
+
+    fn apply(&mut self, edit: &Edit) {
+        match *edit {
+            Edit::Define(name) => {
+                let identifier = format!("Thing{name}");
+                if !self.defs.iter().any(|(_, n)| *n == identifier) {
+                    self.defs.push((self.next_uid, identifier));
+                    self.next_uid += 1;
+                }
+            }
+            // LDtk removes a definition's instances with it.
+            Edit::Undefine(at) if !self.defs.is_empty() => {
+                let (uid, _) = self.defs.remove(at % self.defs.len());
+                self.instances.retain(|(_, def, _)| *def != uid);
+            }
+            Edit::Place(def, x) if !self.defs.is_empty() => {
+                self.made += 1;
+                let iid = format!("{}{}", self.side, self.made);
+                self.instances.push((iid, self.defs[def % self.defs.len()].0, x));
+            }
+            Edit::Move(at, x) if !self.instances.is_empty() => {
+                let at = at % self.instances.len();
+                self.instances[at].2 = x;
+            }
+            Edit::Remove(at) if !self.instances.is_empty() => {
+                self.instances.remove(at % self.instances.len());
+            }
+            _ => {}
+        }
+    }
+
+    fn json(&self) -> String {
+        let defs: Vec<String> =
+            self.defs.iter().map(|(uid, name)| format!("\t\t\t{{ \"identifier\": \"{name}\", \"uid\": {uid} }}")).collect();
+        let instances: Vec<String> = self
+            .instances
+            .iter()
+            .map(|(iid, def, x)| format!("\t\t\t\t{{ \"iid\": \"{iid}\", \"defUid\": {def}, \"px\": [{x},0] }}"))
+            .collect();
+        format!(
+            "{{\n\t\"__header__\": {{ \"app\": \"LDtk\" }},\n\t\"nextUid\": {},\n\t\"defs\": {{ \"entities\": [\n{}\n\t\t] }},\n\t\"levels\": [\n\t\t{{ \"identifier\": \"Start\", \"iid\": \"S\", \"uid\": 10, \"layerInstances\": [\n\t\t\t{{ \"iid\": \"L\", \"levelId\": 10, \"entityInstances\": [\n{}\n\t\t\t] }}\n\t\t] }}\n\t]\n}}\n",
+            self.next_uid,
+            defs.join(",\n"),
+            instances.join(",\n")
+        )
+    }
+}
+
+fn edits() -> impl Strategy<Value = Vec<Edit>> {
+    let edit = prop_oneof![
+        (0u8..3).prop_map(Edit::Define),
+        (0usize..6).prop_map(Edit::Undefine),
+        ((0usize..6), (0u32..50)).prop_map(|(d, x)| Edit::Place(d, x)),
+        ((0usize..6), (0u32..50)).prop_map(|(i, x)| Edit::Move(i, x)),
+        (0usize..6).prop_map(Edit::Remove),
+    ];
+    prop::collection::vec(edit, 0..5)
+}
+
+fn version(side: char, edits: &[Edit]) -> String {
+    let mut p = Project::base(side);
+    for e in edits {
+        p.apply(e);
+    }
+    p.json()
+}
+
+fn merge(b: &str, x: &str, y: &str) -> MergeOutcome {
+    merge_texts(&JsonCodec::default(), Sides::new(b.as_bytes(), x.as_bytes(), y.as_bytes()), &Options::default(), &MarkerStyle::default())
+        .unwrap_or_else(|e| panic!("merge failed: {e}\nbase:\n{b}\nours:\n{x}\ntheirs:\n{y}"))
+}
+
+/// What LDtk needs of the merged project.
+fn project_problems(text: &str) -> Vec<String> {
+    let p: Value = match serde_json::from_str(text) {
+        Ok(v) => v,
+        Err(e) => return vec![format!("not JSON: {e}")],
+    };
+    let mut problems = Vec::new();
+    let defs: Vec<&Value> = p["defs"]["entities"].as_array().into_iter().flatten().collect();
+    let uids: Vec<u64> = defs.iter().filter_map(|d| d["uid"].as_u64()).collect();
+    let names: Vec<&str> = defs.iter().filter_map(|d| d["identifier"].as_str()).collect();
+    for (i, uid) in uids.iter().enumerate() {
+        if uids[..i].contains(uid) {
+            problems.push(format!("definition uid {uid} twice"));
+        }
+    }
+    for (i, name) in names.iter().enumerate() {
+        if names[..i].contains(name) {
+            problems.push(format!("definition {name} twice"));
+        }
+    }
+    let next = p["nextUid"].as_u64().unwrap_or(0);
+    if let Some(max) = uids.iter().chain([10u64].iter()).max().filter(|m| **m >= next) {
+        problems.push(format!("nextUid {next} is not above uid {max}"));
+    }
+    for level in p["levels"].as_array().into_iter().flatten() {
+        for layer in level["layerInstances"].as_array().into_iter().flatten() {
+            for e in layer["entityInstances"].as_array().into_iter().flatten() {
+                if let Some(def) = e["defUid"].as_u64().filter(|d| !uids.contains(d)) {
+                    problems.push(format!("instance {} of missing definition {def}", e["iid"]));
+                }
+            }
+        }
+    }
+    problems
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+    #[test]
+    fn ldtk_merges_keep_the_laws_and_give_projects_ldtk_opens(ours_edits in edits(), theirs_edits in edits()) {
+        let b = Project::base('b').json();
+        let x = version('o', &ours_edits);
+        let y = version('t', &theirs_edits);
+        for (label, (o, t), want) in [("merge(b,x,b)", (&x, &b), &x), ("merge(b,b,y)", (&b, &y), &y), ("merge(b,x,x)", (&x, &x), &x)] {
+            let m = merge(&b, o, t);
+            prop_assert_eq!(m.open_conflicts, 0, "{}", label);
+            prop_assert_eq!(String::from_utf8(m.text).unwrap(), want.clone(), "{}", label);
+        }
+        let m = merge(&b, &x, &y);
+        let swapped = merge(&b, &y, &x);
+        prop_assert_eq!(m.open_conflicts, swapped.open_conflicts, "swapping sides swaps the conflicts");
+        if m.open_conflicts == 0 {
+            let text = String::from_utf8(m.text).unwrap();
+            let problems = project_problems(&text);
+            prop_assert!(problems.is_empty(), "{:?}\nbase:\n{}\nours:\n{}\ntheirs:\n{}\nmerged:\n{}", problems, b, x, y, text);
+        }
+    }
+}
