@@ -58,9 +58,10 @@ pub struct JsonConfig {
     /// `reference_keys`, they leave parts all versions hold alike unread: an id not found among
     /// the objects read names nothing (it lies in such a part, which no side changed).
     pub profile_reference_keys: Vec<String>,
-    /// Properties the editor's profile knows to name another object when typed as such (a
-    /// Tiled property of type `object`); read like `profile_reference_keys`.
-    pub profile_typed_references: Vec<renumber::TypedReference>,
+    /// Members the editor's profile knows to name another object where a condition holds (a
+    /// Tiled property of type `object`, a GDevelop instance's object); read like
+    /// `profile_reference_keys`.
+    pub profile_named_references: Vec<profile::NamedReference>,
 }
 
 impl Default for JsonConfig {
@@ -71,7 +72,7 @@ impl Default for JsonConfig {
             parent_key: None,
             reference_keys: Vec::new(),
             profile_reference_keys: Vec::new(),
-            profile_typed_references: Vec::new(),
+            profile_named_references: Vec::new(),
         }
     }
 }
@@ -148,7 +149,7 @@ impl JsonCodec {
                 config.collections.extend(profile.collections());
                 if docs.iter().any(|d| d.follows_references) {
                     config.profile_reference_keys.extend(profile.reference_keys().iter().map(|k| (*k).to_owned()));
-                    config.profile_typed_references.extend_from_slice(profile.typed_references());
+                    config.profile_named_references.extend_from_slice(profile.named_references());
                 }
                 std::borrow::Cow::Owned(config)
             }

@@ -314,24 +314,31 @@ impl<'d> Lowerer<'d, '_> {
         Some(Reference { target, role })
     }
 
-    /// The typed reference an object is (`{"type": "object", "value": 5}`), if it is one.
-    fn typed_reference(&self, object: u32) -> Option<crate::renumber::TypedReference> {
+    /// The named references an object holds: those whose holder it is (a Tiled property
+    /// `{"type": "object", "value": 5}`, an element of an array `instances`).
+    fn named_references(&self, object: u32) -> impl Iterator<Item = crate::profile::NamedReference> + '_ {
         let doc = self.doc;
-        let member = |name: &str| doc.slots_of(object).iter().find(|s| doc.text(s.name) == name).map(|s| s.value);
-        self.config.profile_typed_references.iter().copied().find(|r| {
-            member(r.type_member).is_some_and(|t| doc.nodes[t as usize].kind == NodeKind::String && id_text(doc, t) == r.type_value)
+        let in_array = self.path.last().copied();
+        let member = move |name: &str| doc.slots_of(object).iter().find(|s| doc.text(s.name) == name).map(|s| s.value);
+        self.config.profile_named_references.iter().copied().filter(move |r| match r.holder {
+            crate::profile::Holder::Typed { member: m, value } => {
+                member(m).is_some_and(|t| doc.nodes[t as usize].kind == NodeKind::String && id_text(doc, t) == value)
+            }
+            crate::profile::Holder::InArray(array) => in_array == Some(array),
         })
     }
 
-    /// The object of an array named `targets` whose id the number at `node` is, among the
-    /// objects read (one in a part every version holds alike names nothing a merge changes).
-    fn named_object(&self, node: u32, targets: &str) -> Option<Reference> {
-        if self.doc.nodes[node as usize].kind != NodeKind::Number {
+    /// The object of an array named `targets` whose identity the value at `node` is, among
+    /// the objects read (one in a part every version holds alike names nothing a merge
+    /// changes); of several, the one nearest `owner` (a layout's own object before a global one).
+    fn named_object(&self, node: u32, targets: &str, owner: &ObjectId) -> Option<Reference> {
+        if !matches!(self.doc.nodes[node as usize].kind, NodeKind::Number | NodeKind::String) {
             return None;
         }
         let candidates = self.ids?.get(id_text(self.doc, node))?;
         let in_targets = |id: &ObjectId| collection_of(id).is_some_and(|c| c.rsplit('/').next() == Some(targets));
-        let target = candidates.iter().map(|(id, _)| id).find(|id| in_targets(id))?;
+        let shared = |id: &ObjectId| id.as_str().bytes().zip(owner.as_str().bytes()).take_while(|(a, b)| a == b).count();
+        let target = candidates.iter().map(|(id, _)| id).filter(|id| in_targets(id)).max_by_key(|id| shared(id))?;
         Some(Reference { target: target.clone(), role: RefRole::Other })
     }
 
@@ -388,7 +395,7 @@ impl<'d> Lowerer<'d, '_> {
             }
             NodeKind::Object => {
                 let slots = doc.slots_of(node);
-                let typed = self.typed_reference(node);
+                let named: Vec<crate::profile::NamedReference> = self.named_references(node).collect();
                 let mut entries = Vec::with_capacity(slots.len());
                 for (i, slot) in slots.iter().enumerate() {
                     let name = doc.text(slot.name);
@@ -404,8 +411,8 @@ impl<'d> Lowerer<'d, '_> {
                     self.path.push(name);
                     let mut v = self.value(slot.value, member_peers, owner, Some(name), rel, in_list);
                     self.path.pop();
-                    if let Some(targets) = typed.filter(|r| r.value_member == name).map(|r| r.targets) {
-                        if let Some(reference) = self.named_object(slot.value, targets) {
+                    if let Some(targets) = named.iter().find(|r| r.member == name).map(|r| r.targets) {
+                        if let Some(reference) = self.named_object(slot.value, targets, owner) {
                             self.level.references = true;
                             v = Value::scalar(v.raw, v.origin, Some(reference));
                         }
@@ -495,7 +502,7 @@ pub fn lower<'d>(
     // Opaque parts would hide configured references, which the checks need; a profile's
     // references only matter where a side changed something, which is read.
     let opaque_ok = others.len() == 2 && !declares_refs;
-    let follows_refs = declares_refs || !config.profile_reference_keys.is_empty() || !config.profile_typed_references.is_empty();
+    let follows_refs = declares_refs || !config.profile_reference_keys.is_empty() || !config.profile_named_references.is_empty();
     let run = |ids: Option<&IdsSeen<'d>>| {
         let seen_ids = (follows_refs && ids.is_none()).then(FxHashMap::default);
         let mut l = Lowerer {

@@ -13,7 +13,8 @@
 //!   of type `object` names a map object (followed where a side deleted one).
 //! * **GDevelop**: objects, layouts, layers, variables, behaviours, resources, groups and
 //!   functions are keyed by `name`, instances by `persistentUuid`; the editor's view state
-//!   (`uiSettings`) and the saving machine's `projectFile` path are volatile.
+//!   (`uiSettings`) and the saving machine's `projectFile` path are volatile; a placed
+//!   instance names its object and its layer (followed where a side deleted one).
 //! * **Ogmo 3**: layers are keyed by `_eid`; entities by their `id` (their `_eid` names their
 //!   definition, shared by every instance).
 //! * **Cocos Creator**: references are array positions; the file is merged in an identity
@@ -36,8 +37,27 @@ use crate::renumber::{IdSpace, References, TypedReference};
 use crate::Collection;
 
 /// A Tiled custom property of type `object`: its `value` is the id of a map object.
-const TILED_OBJECT_PROPERTY: TypedReference =
-    TypedReference { type_member: "type", type_value: "object", value_member: "value", targets: "objects" };
+const TILED_OBJECT_PROPERTY: TypedReference = TypedReference { type_member: "type", type_value: "object", value_member: "value" };
+
+/// A member naming another object of the file by its identity.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NamedReference {
+    /// The member holding the identity.
+    pub member: &'static str,
+    /// Which objects hold such a member.
+    pub holder: Holder,
+    /// The arrays (by member name) holding the objects it names.
+    pub targets: &'static str,
+}
+
+/// The objects a [`NamedReference`] is found in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Holder {
+    /// Objects whose `member` reads `value` (a Tiled property of type `object`).
+    Typed { member: &'static str, value: &'static str },
+    /// The elements of arrays of this name (GDevelop's placed `instances`).
+    InArray(&'static str),
+}
 
 /// A level editor whose JSON files have rules of their own.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -185,22 +205,35 @@ impl Profile {
         }
     }
 
-    /// Properties naming another object by its id, typed as such, declared when a side deleted
-    /// ids. Tiled: a custom property of type `object` names a map object; a merge then sees one
-    /// side start to name an object the other deleted (a conflict), never writes a property
-    /// naming an object that is gone.
-    pub fn typed_references(self) -> &'static [TypedReference] {
+    /// Members naming another object by its identity where a condition holds, declared when
+    /// a side deleted identities ([`Profile::ids_deleted`]). Tiled: a custom property of type
+    /// `object` names a map object. GDevelop: a placed instance names its object and its
+    /// layer. A merge then sees one side start to name an object the other deleted (a
+    /// conflict), never writes a reference to an object that is gone.
+    pub fn named_references(self) -> &'static [NamedReference] {
+        const TILED: [NamedReference; 1] = [NamedReference {
+            member: TILED_OBJECT_PROPERTY.value_member,
+            holder: Holder::Typed { member: TILED_OBJECT_PROPERTY.type_member, value: TILED_OBJECT_PROPERTY.type_value },
+            targets: "objects",
+        }];
+        const GDEVELOP: [NamedReference; 2] = [
+            NamedReference { member: "name", holder: Holder::InArray("instances"), targets: "objects" },
+            NamedReference { member: "layer", holder: Holder::InArray("instances"), targets: "layers" },
+        ];
         match self {
-            Profile::Tiled => &[TILED_OBJECT_PROPERTY],
+            Profile::Tiled => &TILED,
+            Profile::GDevelop => &GDEVELOP,
             _ => &[],
         }
     }
 
-    /// The member holding the ids references name: LDtk's `uid`, Tiled's `id`.
+    /// The member holding the identities references name: LDtk's `uid`, Tiled's `id`,
+    /// GDevelop's `name`.
     fn referenced_id_key(self) -> Option<&'static str> {
         match self {
             Profile::Ldtk => Some("uid"),
             Profile::Tiled => Some("id"),
+            Profile::GDevelop => Some("name"),
             _ => None,
         }
     }
@@ -217,8 +250,13 @@ impl Profile {
             for at in memchr::memmem::find_iter(text, member) {
                 let rest = &text[at + member.len()..];
                 let start = rest.iter().position(|b| !b.is_ascii_whitespace()).unwrap_or(rest.len());
-                let len = rest[start..].iter().take_while(|b| b.is_ascii_digit() || **b == b'-').count();
-                *counts.entry(&rest[start..start + len]).or_default() += 1;
+                let value = &rest[start..];
+                // A number, or a string to its closing quote.
+                let len = match value.first() {
+                    Some(b'"') => value[1..].iter().position(|&b| b == b'"').map_or(value.len(), |end| end + 2),
+                    _ => value.iter().take_while(|b| b.is_ascii_digit() || **b == b'-').count(),
+                };
+                *counts.entry(&value[..len]).or_default() += 1;
             }
             counts
         }

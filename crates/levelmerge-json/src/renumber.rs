@@ -20,8 +20,6 @@ pub struct TypedReference {
     pub type_member: &'static str,
     pub type_value: &'static str,
     pub value_member: &'static str,
-    /// The arrays (by member name) holding the objects it names (Tiled's `objects`).
-    pub targets: &'static str,
 }
 
 /// Ids one counter hands out.
@@ -283,12 +281,7 @@ mod tests {
         arrays: |path| path.ends_with("objects"),
         key: "id",
         counter: "nextobjectid",
-        references: References::Typed(TypedReference {
-            type_member: "type",
-            type_value: "object",
-            value_member: "value",
-            targets: "objects",
-        }),
+        references: References::Typed(TypedReference { type_member: "type", type_value: "object", value_member: "value" }),
         name: None,
         per_array: false,
     };

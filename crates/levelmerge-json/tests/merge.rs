@@ -782,3 +782,31 @@ fn tiled_an_object_property_naming_an_object_the_other_side_deleted_is_a_conflic
     let theirs = map(&format!("{door},\n{}", lever.replace("\"x\":5", "\"x\":6")), 3);
     assert_eq!(merge(&base, &ours, &theirs).1, 0);
 }
+
+#[test]
+fn gdevelop_placing_an_object_or_using_a_layer_the_other_side_deleted_is_a_conflict() {
+    let layout = |objects: &str, layers: &str, instances: &str| {
+        format!("{{\n  \"gdVersion\": {{ \"major\": 5 }},\n  \"layers\": [\n{layers}\n  ],\n  \"objects\": [\n{objects}\n  ],\n  \"instances\": [\n{instances}\n  ]\n}}\n")
+    };
+    let (player, enemy) = ("    { \"name\": \"Player\", \"type\": \"Sprite\" }", "    { \"name\": \"Enemy\", \"type\": \"Sprite\" }");
+    let (front, back) = ("    { \"name\": \"Front\", \"visibility\": true }", "    { \"name\": \"Back\", \"visibility\": true }");
+    let placed = |object: &str, layer: &str, x: u32| format!("    {{ \"layer\": \"{layer}\", \"name\": \"{object}\", \"x\": {x} }}");
+    let layers = format!("{front},\n{back}");
+    let base = layout(&format!("{player},\n{enemy}"), &layers, &placed("Player", "Front", 0));
+    // Theirs places an Enemy on the Back layer.
+    let theirs =
+        layout(&format!("{player},\n{enemy}"), &layers, &format!("{},\n{}", placed("Player", "Front", 0), placed("Enemy", "Back", 9)));
+    // Ours deletes the Enemy object: a conflict on it.
+    let no_enemy = layout(player, &layers, &placed("Player", "Front", 0));
+    let outcome = merged(&base, &no_enemy, &theirs);
+    let open: Vec<&str> = outcome.conflicts.iter().filter(|c| c.resolved.is_none()).map(|c| c.object.as_str()).collect();
+    assert_eq!(open, ["/objects[Enemy]"], "{}", String::from_utf8_lossy(&outcome.text));
+    // Ours deletes the Back layer: a conflict on it.
+    let no_back = layout(&format!("{player},\n{enemy}"), front, &placed("Player", "Front", 0));
+    let outcome = merged(&base, &no_back, &theirs);
+    let open: Vec<&str> = outcome.conflicts.iter().filter(|c| c.resolved.is_none()).map(|c| c.object.as_str()).collect();
+    assert_eq!(open, ["/layers[Back]"], "{}", String::from_utf8_lossy(&outcome.text));
+    // Deleting an object nobody newly places merges cleanly.
+    let theirs = layout(&format!("{player},\n{enemy}"), &layers, &placed("Player", "Front", 5));
+    assert_eq!(merge(&base, &no_enemy, &theirs).1, 0);
+}
