@@ -332,27 +332,33 @@ fn report(merged: &crate::merge::MergedLevel<'_>, path_of: impl Fn(&ObjectId) ->
 
 /// Read a merged text back and refuse it if it breaks a rule none of the inputs broke (the
 /// inputs are read again in full: for merging, parts identical everywhere were read opaquely).
-fn verify_output<C: Codec>(codec: &C, text: &[u8], inputs: Sides<&[u8]>) -> Result<Vec<Problem>, MergeError> {
+/// `inputs` are the versions merged; `originals` the versions as given, before ids were made
+/// to agree: a problem only the aligned versions have was made by the aligning (a rename
+/// followed onto a name the other side gave a new node), and is new.
+fn verify_output<C: Codec>(codec: &C, text: &[u8], inputs: Sides<&[u8]>, originals: Sides<&[u8]>) -> Result<Vec<Problem>, MergeError> {
     // Parts identical in the output and every input cannot hold a new problem.
     let doc =
         codec.parse_among(text, &[inputs.base, inputs.ours, inputs.theirs]).map_err(|p| MergeError::Incoherent { problems: vec![p] })?;
     let level = codec.lower(&doc, Side::Ours, &[]).map_err(|problems| MergeError::Incoherent { problems })?;
     let mut found = level.problems();
     found.extend(codec.level_problems(&level));
-    let new = new_problems(found.clone(), || {
-        let mut known = Vec::new();
-        for input in [inputs.base, inputs.ours, inputs.theirs] {
-            let Ok(doc) = codec.parse(input) else { continue };
-            let Ok(level) = codec.lower(&doc, Side::Base, &[]) else { continue };
-            known.extend(level.problems().iter().chain(codec.level_problems(&level).iter()).map(Problem::key));
-        }
-        known
-    });
+    let new = new_problems(found.clone(), || problems_of(codec, originals));
     if new.is_empty() {
         Ok(found)
     } else {
         Err(MergeError::Incoherent { problems: new })
     }
+}
+
+/// The problems the versions of a merge have, by key.
+fn problems_of<C: Codec>(codec: &C, versions: Sides<&[u8]>) -> Vec<String> {
+    let mut known = Vec::new();
+    for input in [versions.base, versions.ours, versions.theirs] {
+        let Ok(doc) = codec.parse(input) else { continue };
+        let Ok(level) = codec.lower(&doc, Side::Base, &[]) else { continue };
+        known.extend(level.problems().iter().chain(codec.level_problems(&level).iter()).map(Problem::key));
+    }
+    known
 }
 
 /// Runs `attempt` on the merged level; while it finds the level broken, a deletion a policy
@@ -484,11 +490,30 @@ fn splice_parts<C: Codec>(codec: &C, texts: Sides<&[u8]>) -> Option<Vec<u8>> {
     let mut moved =
         |added: &[u64]| added.iter().any(|n| base_names.get_or_insert_with(|| names.base.iter().copied().collect()).contains(n));
     let mut out = Vec::with_capacity(merged_capacity(texts.map(|_, t| t.len())));
+    // The part written last: the versions of one every version has, or the side that inserted
+    // it. A part's end holds the lines before the next part, as its side had them: parts a side
+    // inserts after it must come from that side (or after an end no side changed, or both
+    // changed alike), or the lines between them may be lost. Which side changed an end is only
+    // found where parts are inserted after it: most merges only edit parts in place.
+    let mut last: Option<(&[u8], &[u8], &[u8])> = None;
+    let mut last_inserted_by: Option<Side> = None;
+    let end_changed_by = |b: &[u8], o: &[u8], t: &[u8]| {
+        let (b, o, t) = match (codec.part_gap(b), codec.part_gap(o), codec.part_gap(t)) {
+            (Some(bg), Some(og), Some(tg)) => (&b[bg..], &o[og..], &t[tg..]),
+            _ => (b, o, t),
+        };
+        if o == t {
+            None
+        } else {
+            changer(b, o, t)
+        }
+    };
     for chunk in crate::diff3::diff3(&names.base, &names.ours, &names.theirs) {
         match chunk {
             crate::diff3::Chunk::Stable { base, ours, theirs } => {
                 let named = parts.base[base].iter().zip(&parts.ours[ours]).zip(&parts.theirs[theirs]);
                 for ((b, o), t) in named {
+                    (last, last_inserted_by) = (Some((&b[..], &o[..], &t[..])), None);
                     if let Some(part) = changed_once(b, o, t) {
                         out.extend_from_slice(part);
                         continue;
@@ -504,24 +529,31 @@ fn splice_parts<C: Codec>(codec: &C, texts: Sides<&[u8]>) -> Option<Vec<u8>> {
             // they were.
             crate::diff3::Chunk::Changed { base, ours, theirs, take } => {
                 let (b, o, t) = (&parts.base[base], &parts.ours[ours.clone()], &parts.theirs[theirs.clone()]);
-                let (taken, taken_names) = match take {
-                    crate::diff3::Take::Ours if t == b => (o, &names.ours[ours]),
-                    crate::diff3::Take::Theirs if o == b => (t, &names.theirs[theirs]),
-                    crate::diff3::Take::Both if o == t => (o, &names.ours[ours]),
+                let (taken, taken_names, side) = match take {
+                    crate::diff3::Take::Ours if t == b => (o, &names.ours[ours], Side::Ours),
+                    crate::diff3::Take::Theirs if o == b => (t, &names.theirs[theirs], Side::Theirs),
+                    crate::diff3::Take::Both if o == t => (o, &names.ours[ours], Side::Ours),
                     _ => return None,
                 };
-                if moved(taken_names) {
+                let last_changed_by = last_inserted_by.or_else(|| last.and_then(|(b, o, t)| end_changed_by(b, o, t)));
+                if moved(taken_names) || last_changed_by.is_some_and(|s| s != side) {
                     return None;
                 }
+                last_inserted_by = Some(side);
                 taken.iter().for_each(|part| out.extend_from_slice(part));
             }
             // Both sides inserted parts here, and only inserted: different new objects.
             crate::diff3::Chunk::Conflict { base, ours, theirs } if base.is_empty() => {
                 let (o, t) = (&parts.ours[ours.clone()], &parts.theirs[theirs.clone()]);
                 let (ours_names, theirs_names) = (&names.ours[ours], &names.theirs[theirs]);
-                if moved(ours_names) || moved(theirs_names) || ours_names.iter().any(|n| theirs_names.contains(n)) {
+                if moved(ours_names)
+                    || moved(theirs_names)
+                    || ours_names.iter().any(|n| theirs_names.contains(n))
+                    || last_inserted_by.or_else(|| last.and_then(|(b, o, t)| end_changed_by(b, o, t))).is_some()
+                {
                     return None;
                 }
+                last_inserted_by = Some(Side::Theirs);
                 let (kept, joint) = codec.join_inserted_parts(o.last()?, t.first()?)?;
                 let (last, before) = o.split_last()?;
                 before.iter().for_each(|part| out.extend_from_slice(part));
@@ -542,6 +574,17 @@ fn changed_once<'t>(base: &'t [u8], ours: &'t [u8], theirs: &'t [u8]) -> Option<
         Some(theirs)
     } else if theirs == base || theirs == ours {
         Some(ours)
+    } else {
+        None
+    }
+}
+
+/// Which side changed some bytes: `None` when neither did, ours when both did.
+fn changer(base: &[u8], ours: &[u8], theirs: &[u8]) -> Option<Side> {
+    if ours != base {
+        Some(Side::Ours)
+    } else if theirs != base {
+        Some(Side::Theirs)
     } else {
         None
     }
@@ -592,7 +635,7 @@ where
         if restores && codec.restore_checks_splices() {
             return Some((codec.restore(text).ok()?, Vec::new()));
         }
-        let problems = verify_output(codec, &text, aligned).ok()?;
+        let problems = verify_output(codec, &text, aligned, texts).ok()?;
         let text = if restores { codec.restore(text).ok()? } else { text };
         Some((text, problems))
     });
@@ -611,6 +654,13 @@ where
     merge_structured(codec, texts, renumbered, options, style, clock)
 }
 
+/// The texts of a merge: as merged (ids made to agree), and as given.
+#[derive(Clone, Copy)]
+struct Versions<'t> {
+    inputs: Sides<&'t [u8]>,
+    originals: Sides<&'t [u8]>,
+}
+
 /// The merged level written as ours has it, and, when nothing is left open, checked: read back
 /// in the file's own form where the codec says so, else on the model. A deletion a policy
 /// settled is undone while the result is broken ([`keep_deleted_while_broken`]).
@@ -619,10 +669,11 @@ fn write_checked<'a, C: Codec>(
     merged: &mut crate::merge::MergedLevel<'a>,
     docs: Sides<&C::Document<'_>>,
     levels: &Sides<Level<'a>>,
-    inputs: Sides<&[u8]>,
+    versions: Versions<'_>,
     finish: &impl Fn(Vec<u8>) -> Result<Vec<u8>, MergeError>,
     clock: &mut Clock,
 ) -> Result<(Vec<u8>, Vec<Problem>), MergeError> {
+    let Versions { inputs, originals } = versions;
     if merged.open_conflicts() > 0 {
         return Ok((finish(codec.render(docs, &merged.resolve(Side::Ours)))?, Vec::new()));
     }
@@ -631,7 +682,7 @@ fn write_checked<'a, C: Codec>(
         // form: the fullest account, so the model is not checked first.
         return keep_deleted_while_broken(merged, |m| {
             let text = finish(codec.render(docs, &m.resolve(Side::Ours)))?;
-            let problems = verify_output(codec, &text, inputs)?;
+            let problems = verify_output(codec, &text, inputs, originals)?;
             Ok((problems, text))
         })
         .map(|(problems, text)| (text, problems));
@@ -642,7 +693,13 @@ fn write_checked<'a, C: Codec>(
         let view = m.resolve(Side::Ours);
         let all = crate::coherence::check(&view.graph(with_refs));
         let new = new_problems(all.clone(), || {
-            [&levels.base, &levels.ours, &levels.theirs].iter().flat_map(|l| l.problems()).map(|p| p.key()).collect()
+            // The versions as given, where aligning ids rewrote them.
+            let unchanged = [inputs.base, inputs.ours, inputs.theirs].into_iter().zip([originals.base, originals.ours, originals.theirs]);
+            if unchanged.into_iter().all(|(a, o)| std::ptr::eq(a, o)) {
+                [&levels.base, &levels.ours, &levels.theirs].iter().flat_map(|l| l.problems()).map(|p| p.key()).collect()
+            } else {
+                problems_of(codec, originals)
+            }
         });
         if new.is_empty() {
             Ok((all, view))
@@ -736,7 +793,7 @@ where
     let (merged, ours_text, result_problems) = loop {
         let mut merged = merge(levels.as_ref(), &options);
         clock.lap("merge");
-        match write_checked(codec, &mut merged, doc_refs, &levels, inputs, &finish, &mut clock) {
+        match write_checked(codec, &mut merged, doc_refs, &levels, Versions { inputs, originals }, &finish, &mut clock) {
             Ok((text, problems)) => break (merged, text, problems),
             Err(MergeError::Incoherent { problems }) => {
                 let deleted = deleted_yet_used(&problems, &levels, &options.contested);

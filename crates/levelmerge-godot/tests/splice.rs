@@ -270,3 +270,94 @@ proptest! {
         splice_agrees_with_whole_merge(&GodotCodec, &base, &ours, &theirs).map_err(TestCaseError::fail)?;
     }
 }
+
+/// What Godot needs of a scene, read off its text alone (not through the codec): no conflict
+/// markers, each node path once, every parent and connection end a node, every resource used
+/// defined.
+fn scene_problems(text: &str) -> Vec<String> {
+    let attr = |line: &str, name: &str| -> Option<String> {
+        let rest = &line[line.find(&format!(" {name}="))? + name.len() + 2..];
+        match rest.strip_prefix('"') {
+            Some(quoted) => Some(quoted[..quoted.find('"')?].to_owned()),
+            None => rest.split([' ', ']']).next().map(str::to_owned),
+        }
+    };
+    let mut problems = Vec::new();
+    let (mut nodes, mut parents, mut ends, mut defined, mut used) = (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for line in text.lines() {
+        if ["<<<<<<<", "=======", ">>>>>>>"].iter().any(|m| line.starts_with(m)) {
+            problems.push(format!("conflict marker: {line}"));
+        } else if line.starts_with("[ext_resource") || line.starts_with("[sub_resource") {
+            defined.extend(attr(line, "id"));
+        } else if line.starts_with("[node") {
+            let name = attr(line, "name").unwrap_or_default();
+            let path = match attr(line, "parent") {
+                None => ".".to_owned(),
+                Some(p) if p == "." => name,
+                Some(p) => format!("{p}/{name}"),
+            };
+            parents.extend(attr(line, "parent"));
+            nodes.push(path);
+        } else if line.starts_with("[connection") {
+            ends.extend(attr(line, "from").into_iter().chain(attr(line, "to")));
+        } else {
+            for (at, _) in line.match_indices("Resource(") {
+                let inner = &line[at + "Resource(".len()..];
+                used.push(inner[..inner.find(')').unwrap_or(0)].trim().trim_matches('"').to_owned());
+            }
+        }
+    }
+    for (i, path) in nodes.iter().enumerate() {
+        if nodes[..i].contains(path) {
+            problems.push(format!("node {path} twice"));
+        }
+    }
+    for path in parents.iter().chain(&ends) {
+        if !nodes.contains(path) {
+            problems.push(format!("no node {path}"));
+        }
+    }
+    for id in &used {
+        if !defined.contains(id) {
+            problems.push(format!("resource {id} used, not defined"));
+        }
+    }
+    problems
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    #[test]
+    fn clean_merges_are_scenes_godot_opens(
+        ours in prop::collection::vec(edit(), 0..4),
+        theirs in prop::collection::vec(edit(), 0..4),
+        format in prop::sample::select(vec![Format::Godot3, Format::Godot4]),
+    ) {
+        let (base, ours, theirs) = (version(&[], format), version(&ours, format), version(&theirs, format));
+        for input in [&base, &ours, &theirs] {
+            prop_assert!(scene_problems(input).is_empty(), "a generated version is unsound: {:?}\n{}", scene_problems(input), input);
+        }
+        let texts = levelmerge_core::Sides::new(base.as_bytes(), ours.as_bytes(), theirs.as_bytes());
+        let Ok(merged) = levelmerge_core::merge_texts(&GodotCodec, texts, &Default::default(), &Default::default()) else {
+            return Ok(());
+        };
+        if merged.open_conflicts == 0 {
+            let text = String::from_utf8(merged.text).expect("a scene is UTF-8");
+            let problems = scene_problems(&text);
+            prop_assert!(problems.is_empty(), "{:?}\nbase:\n{}\nours:\n{}\ntheirs:\n{}\nmerged:\n{}", problems, base, ours, theirs, text);
+        }
+    }
+}
+
+#[test]
+fn the_scene_check_of_these_tests_finds_what_godot_would_refuse() {
+    let sound = version(&[Edit::AddChild { parent: 0, name: "X", kind: "Sprite" }, Edit::UseTexture(1, 0)], Format::Godot4);
+    assert_eq!(scene_problems(&sound), Vec::<String>::new(), "{sound}");
+    let orphan = sound.replace("parent=\".\"", "parent=\"Gone\"");
+    assert!(scene_problems(&orphan).iter().any(|p| p == "no node Gone"), "{orphan}");
+    let twice = format!("{sound}\n[node name=\"X\" type=\"Sprite\" parent=\".\"]\n");
+    assert!(scene_problems(&twice).iter().any(|p| p == "node X twice"));
+    let undefined = sound.replace("id=\"1_", "id=\"9_");
+    assert!(scene_problems(&undefined).iter().any(|p| p.starts_with("resource 1_")), "{undefined}");
+}
