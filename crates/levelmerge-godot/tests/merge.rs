@@ -856,3 +856,18 @@ fn theme_items_both_sides_added_between_the_same_two_are_written_in_godots_order
         ]
     );
 }
+
+#[test]
+fn a_node_added_under_a_parent_the_other_side_renamed_never_doubles_a_name_there() {
+    // Ours renames C to X and its child D to X (X/X); theirs adds a node X under C, which
+    // follows the rename to X/X: two nodes of one path, which Godot would rename on load.
+    let base = "[gd_scene format=3]\n\n[node name=\"Root\" type=\"Node2D\" unique_id=1]\n\n[node name=\"C\" type=\"Sprite\" parent=\".\" unique_id=4]\n\n[node name=\"D\" type=\"Sprite\" parent=\"C\" unique_id=5]\n";
+    let ours = base
+        .replace("name=\"C\"", "name=\"X\"")
+        .replace("name=\"D\" type=\"Sprite\" parent=\"C\"", "name=\"X\" type=\"Sprite\" parent=\"X\"");
+    let theirs = format!("{base}\n[node name=\"X\" type=\"Node2D\" parent=\"C\" unique_id=9]\n");
+    match merge(base, &ours, &theirs) {
+        Ok(outcome) => assert!(outcome.open_conflicts > 0, "a clean merge with two X/X:\n{}", String::from_utf8_lossy(&outcome.text)),
+        Err(e) => assert!(e.to_string().contains("a second node named \"X\""), "{e}"),
+    }
+}
