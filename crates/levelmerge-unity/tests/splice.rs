@@ -211,3 +211,107 @@ proptest! {
         splice_agrees_with_whole_merge(&UnityCodec, &base, &ours, &theirs).map_err(TestCaseError::fail)?;
     }
 }
+
+/// What Unity needs of a scene, read off its text alone (not through the codec): no conflict
+/// markers, each fileID once, game objects and their components listing each other, fathers
+/// and children agreeing, no transform its own ancestor, every reference to a document there.
+fn scene_problems(text: &str) -> Vec<String> {
+    use std::collections::HashMap;
+    let mut problems = Vec::new();
+    let ids =
+        |s: &str| -> Vec<i64> { s.match_indices("{fileID: ").filter_map(|(at, _)| s[at + 9..].split('}').next()?.parse().ok()).collect() };
+    let member = |body: &str, key: &str| -> Option<i64> {
+        body.lines().find(|l| l.trim_start().starts_with(key)).and_then(|l| ids(l).first().copied())
+    };
+    let mut docs: HashMap<i64, &str> = HashMap::new();
+    for doc in text.split("--- !u!").skip(1) {
+        if doc.lines().any(|l| ["<<<<<<<", "=======", ">>>>>>>"].iter().any(|m| l.starts_with(m))) {
+            problems.push("conflict marker".to_owned());
+        }
+        let id: i64 = doc.split_once('&').and_then(|(_, r)| r.split_whitespace().next()?.parse().ok()).unwrap_or(0);
+        if docs.insert(id, doc).is_some() {
+            problems.push(format!("fileID {id} twice"));
+        }
+    }
+    let list = |body: &str, key: &str| -> Vec<i64> {
+        let Some(at) = body.find(key) else { return Vec::new() };
+        let rest = &body[at + key.len()..];
+        let end = rest.find("\n  m_").map_or(rest.len(), |e| e + 1);
+        ids(&rest[..end])
+    };
+    for (&id, body) in &docs {
+        if body.contains("\nGameObject:") {
+            for c in list(body, "m_Component:") {
+                match docs.get(&c) {
+                    None => problems.push(format!("{id} lists missing component {c}")),
+                    Some(cb) if member(cb, "m_GameObject:") != Some(id) => problems.push(format!("{id} lists {c}, which is another's")),
+                    _ => {}
+                }
+            }
+            continue;
+        }
+        match member(body, "m_GameObject:").map(|g| (g, docs.get(&g))) {
+            Some((_, Some(gb))) if list(gb, "m_Component:").contains(&id) => {}
+            other => problems.push(format!("component {id} of {:?}, which does not list it", other.map(|(g, _)| g))),
+        }
+        if body.contains("\nTransform:") {
+            let father = member(body, "m_Father:").unwrap_or(0);
+            if father != 0 && !docs.get(&father).is_some_and(|fb| list(fb, "m_Children:").contains(&id)) {
+                problems.push(format!("transform {id}'s father {father} does not list it"));
+            }
+            for child in list(body, "m_Children:") {
+                if docs.get(&child).is_none_or(|cb| member(cb, "m_Father:") != Some(id)) {
+                    problems.push(format!("transform {id} lists child {child}, whose father is another"));
+                }
+            }
+            let mut at = father;
+            for _ in 0..=docs.len() {
+                if at == 0 {
+                    break;
+                }
+                if at == id {
+                    problems.push(format!("transform {id} is its own ancestor"));
+                    break;
+                }
+                at = docs.get(&at).and_then(|b| member(b, "m_Father:")).unwrap_or(0);
+            }
+        }
+        if let Some(target) = member(body, "m_Target:").filter(|t| *t != 0 && !docs.contains_key(t)) {
+            problems.push(format!("{id} targets missing {target}"));
+        }
+    }
+    problems
+}
+
+#[test]
+fn the_scene_check_of_these_tests_finds_what_unity_would_refuse() {
+    let scene = version(&[Edit::Light(1, Some(3)), Edit::Follow(1, Some(2))]);
+    assert_eq!(scene_problems(&scene), Vec::<String>::new(), "{scene}");
+    let light =
+        scene.split("--- !u!108").nth(1).and_then(|d| d.split_once('&')).and_then(|(_, r)| r.split_whitespace().next()).unwrap().to_owned();
+    let unlisted = scene.replace(&format!("  - component: {{fileID: {light}}}\n"), "");
+    assert!(scene_problems(&unlisted).iter().any(|p| p.starts_with(&format!("component {light}"))), "{unlisted}");
+    let twice = format!("{scene}--- !u!108 &{light}\nLight:\n  m_GameObject: {{fileID: 0}}\n");
+    assert!(scene_problems(&twice).iter().any(|p| p == &format!("fileID {light} twice")));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    #[test]
+    fn clean_merges_are_scenes_unity_opens(ours in prop::collection::vec(edit(), 0..4), theirs in prop::collection::vec(edit(), 0..4)) {
+        let (base, ours, theirs) = (Scene::base().text(), version(&ours), version(&theirs));
+        for input in [&base, &ours, &theirs] {
+            prop_assert!(scene_problems(input).is_empty(), "a generated version is unsound: {:?}\n{}", scene_problems(input), input);
+        }
+        let texts = levelmerge_core::Sides::new(base.as_bytes(), ours.as_bytes(), theirs.as_bytes());
+        let Ok(merged) = levelmerge_core::merge_texts(&UnityCodec, texts, &Default::default(), &Default::default()) else {
+            return Ok(());
+        };
+        if merged.open_conflicts == 0 {
+            let text = String::from_utf8(merged.text).expect("a scene is UTF-8");
+            let problems = scene_problems(&text);
+            prop_assert!(problems.is_empty(), "{:?}\nbase:\n{}\nours:\n{}\ntheirs:\n{}\nmerged:\n{}", problems, base, ours, theirs, text);
+        }
+    }
+}
