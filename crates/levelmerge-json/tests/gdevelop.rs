@@ -2,9 +2,8 @@
 //! remove instances: every clean merge is a layout GDevelop opens as both sides meant it (each
 //! object, layer and instance once, every instance of an object on a layer that exist).
 
-use levelmerge_core::text::MarkerStyle;
-use levelmerge_core::{merge_texts, MergeOutcome, Options, Sides};
 use levelmerge_json::JsonCodec;
+use levelmerge_testutils::laws::merge_keeping_the_laws;
 use proptest::prelude::*;
 use serde_json::Value;
 
@@ -109,11 +108,6 @@ fn version(side: char, edits: &[Edit]) -> String {
     l.json()
 }
 
-fn merge(b: &str, x: &str, y: &str) -> MergeOutcome {
-    merge_texts(&JsonCodec::default(), Sides::new(b.as_bytes(), x.as_bytes(), y.as_bytes()), &Options::default(), &MarkerStyle::default())
-        .unwrap_or_else(|e| panic!("merge failed: {e}\nbase:\n{b}\nours:\n{x}\ntheirs:\n{y}"))
-}
-
 fn layout_problems(text: &str) -> Vec<String> {
     let l: Value = match serde_json::from_str(text) {
         Ok(v) => v,
@@ -151,13 +145,7 @@ proptest! {
         let b = Layout::base('b').json();
         let x = version('o', &ours_edits);
         let y = version('t', &theirs_edits);
-        for (label, (o, t), want) in [("merge(b,x,b)", (&x, &b), &x), ("merge(b,b,y)", (&b, &y), &y), ("merge(b,x,x)", (&x, &x), &x)] {
-            let m = merge(&b, o, t);
-            prop_assert_eq!(m.open_conflicts, 0, "{}", label);
-            prop_assert_eq!(String::from_utf8(m.text).unwrap(), want.clone(), "{}", label);
-        }
-        let m = merge(&b, &x, &y);
-        prop_assert_eq!(m.open_conflicts, merge(&b, &y, &x).open_conflicts, "swapping sides swaps the conflicts");
+        let m = merge_keeping_the_laws(&JsonCodec::default(), &b, &x, &y).map_err(TestCaseError::fail)?;
         if m.open_conflicts == 0 {
             let text = String::from_utf8(m.text).unwrap();
             let problems = layout_problems(&text);

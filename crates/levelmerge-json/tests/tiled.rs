@@ -2,9 +2,8 @@
 //! twice are renumbered, and every clean merge is a map Tiled can open (each object id once,
 //! the counter above every id, every object reference naming an object).
 
-use levelmerge_core::text::MarkerStyle;
-use levelmerge_core::{merge_texts, MergeOutcome, Options, Sides};
 use levelmerge_json::JsonCodec;
+use levelmerge_testutils::laws::merge_keeping_the_laws;
 use proptest::prelude::*;
 use serde_json::Value;
 
@@ -133,11 +132,6 @@ fn version(edits: &[Edit]) -> String {
     map.json()
 }
 
-fn merge(b: &str, x: &str, y: &str) -> MergeOutcome {
-    merge_texts(&JsonCodec::default(), Sides::new(b.as_bytes(), x.as_bytes(), y.as_bytes()), &Options::default(), &MarkerStyle::default())
-        .unwrap_or_else(|e| panic!("merge failed: {e}\nbase:\n{b}\nours:\n{x}\ntheirs:\n{y}"))
-}
-
 /// What makes a merged map one Tiled opens as it was meant: each object id once, the counter
 /// above every id, each object reference naming an object of the map.
 fn map_problems(text: &str) -> Vec<String> {
@@ -179,12 +173,7 @@ proptest! {
         let b = Map::base().json();
         let x = version(&ours_edits);
         let y = version(&theirs_edits);
-        for (label, (o, t), want) in [("merge(b,x,b)", (&x, &b), &x), ("merge(b,b,y)", (&b, &y), &y), ("merge(b,x,x)", (&x, &x), &x)] {
-            let m = merge(&b, o, t);
-            prop_assert_eq!(m.open_conflicts, 0, "{}", label);
-            prop_assert_eq!(String::from_utf8(m.text).unwrap(), want.clone(), "{}", label);
-        }
-        let m = merge(&b, &x, &y);
+        let m = merge_keeping_the_laws(&JsonCodec::default(), &b, &x, &y).map_err(TestCaseError::fail)?;
         if m.open_conflicts == 0 {
             let text = String::from_utf8(m.text).unwrap();
             let problems = map_problems(&text);

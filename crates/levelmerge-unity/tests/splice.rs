@@ -301,17 +301,6 @@ proptest! {
     #[test]
     fn clean_merges_are_scenes_unity_opens(ours in prop::collection::vec(edit(), 0..4), theirs in prop::collection::vec(edit(), 0..4)) {
         let (base, ours, theirs) = (Scene::base().text(), version(&ours), version(&theirs));
-        for input in [&base, &ours, &theirs] {
-            prop_assert!(scene_problems(input).is_empty(), "a generated version is unsound: {:?}\n{}", scene_problems(input), input);
-        }
-        let texts = levelmerge_core::Sides::new(base.as_bytes(), ours.as_bytes(), theirs.as_bytes());
-        let Ok(merged) = levelmerge_core::merge_texts(&UnityCodec, texts, &Default::default(), &Default::default()) else {
-            return Ok(());
-        };
-        if merged.open_conflicts == 0 {
-            let text = String::from_utf8(merged.text).expect("a scene is UTF-8");
-            let problems = scene_problems(&text);
-            prop_assert!(problems.is_empty(), "{:?}\nbase:\n{}\nours:\n{}\ntheirs:\n{}\nmerged:\n{}", problems, base, ours, theirs, text);
-        }
+        levelmerge_testutils::laws::clean_merge_passes(&UnityCodec, &base, &ours, &theirs, scene_problems).map_err(TestCaseError::fail)?;
     }
 }
