@@ -41,7 +41,7 @@ impl<'d> PeerArray<'d> {
         let places = self.places.get_or_insert_with(|| {
             let mut earlier = FxHashMap::default();
             let position = |element: u32| doc.slots_of(element).iter().find(|m| doc.text(m.name) == key).map(|m| m.value);
-            doc.slots_of(array).iter().map(|s| Some(place(doc, position(s.value)?, &mut earlier))).collect()
+            doc.slots_of(array).iter().map(|s| Some(place(position_numbers(doc.node_text(position(s.value)?))?, &mut earlier))).collect()
         });
         places.get(index)?.as_ref()
     }
@@ -115,15 +115,22 @@ struct Identity<'d> {
     key: &'d str,
     /// The id node of each element.
     nodes: Vec<u32>,
-    /// The ids are positions (`"px": [256,192]`): several elements may stand at one, told
-    /// apart by their order there (LDtk's stacked tiles).
-    positional: bool,
+    /// Where the ids are positions (`"px": [256,192]`), each element's place: several
+    /// elements may stand at one, told apart by their order there (LDtk's stacked tiles).
+    places: Option<Vec<Place<'d>>>,
 }
 
 /// The identity of an array's elements, if every element is an object holding the key as a
 /// string or number, or (a key configured for the array's path) as a position: an array of
-/// numbers.
-fn identity_key<'d>(doc: &Document<'d>, array: u32, path: &[&str], config: &JsonConfig) -> Option<Identity<'d>> {
+/// numbers. `None` for positions too where `plain_positions` says the array merges as a plain
+/// list (asked before its elements are read).
+fn identity_key<'d>(
+    doc: &Document<'d>,
+    array: u32,
+    path: &[&str],
+    config: &JsonConfig,
+    plain_positions: impl FnOnce() -> bool,
+) -> Option<Identity<'d>> {
     let items = doc.slots_of(array);
     // Only objects carry ids: arrays of numbers or of small arrays (tile data, `px` pairs) are
     // the most numerous and need no lookup.
@@ -147,16 +154,26 @@ fn identity_key<'d>(doc: &Document<'d>, array: u32, path: &[&str], config: &Json
         Some((doc.text(member.name), member.value))
     };
     // Read from the text: a position in lines all versions hold alike is left unread.
-    let is_position = |node: u32| doc.nodes[node as usize].kind == NodeKind::Array && position_numbers(doc.node_text(node)).is_some();
+    let numbers = |node: u32| (doc.nodes[node as usize].kind == NodeKind::Array).then(|| position_numbers(doc.node_text(node))).flatten();
+    let mut plain_positions = Some(plain_positions);
     candidates.into_iter().find_map(|(key, configured)| {
         let (name, first) = id_node(items[0].value, key)?;
-        let positional = configured && is_position(first);
-        let is_id = |node: u32| match doc.nodes[node as usize].kind {
-            NodeKind::String | NodeKind::Number => !positional,
-            _ => positional && is_position(node),
-        };
-        let nodes: Option<Vec<u32>> = items.iter().map(|s| id_node(s.value, key).map(|(_, n)| n).filter(|n| is_id(*n))).collect();
-        Some(Identity { key: name, nodes: nodes?, positional })
+        if !(configured && numbers(first).is_some()) {
+            let is_id = |n: &u32| matches!(doc.nodes[*n as usize].kind, NodeKind::String | NodeKind::Number);
+            let nodes: Option<Vec<u32>> = items.iter().map(|s| id_node(s.value, key).map(|(_, n)| n).filter(is_id)).collect();
+            return Some(Identity { key: name, nodes: nodes?, places: None });
+        }
+        if plain_positions.take().is_some_and(|plain| plain()) {
+            return None;
+        }
+        let mut earlier = FxHashMap::default();
+        let (mut nodes, mut places) = (Vec::with_capacity(items.len()), Vec::with_capacity(items.len()));
+        for slot in items {
+            let (_, node) = id_node(slot.value, key)?;
+            places.push(place(numbers(node)?, &mut earlier));
+            nodes.push(node);
+        }
+        Some(Identity { key: name, nodes, places: Some(places) })
     })
 }
 
@@ -176,10 +193,9 @@ fn position_numbers(text: &str) -> Option<Cow<'_, str>> {
 /// array stand there.
 type Place<'d> = (Cow<'d, str>, usize);
 
-/// The place of the element whose position is `position` (`earlier`: the elements before it
-/// at each position).
-fn place<'d>(doc: &Document<'d>, position: u32, earlier: &mut FxHashMap<Cow<'d, str>, usize>) -> Place<'d> {
-    let numbers = position_numbers(doc.node_text(position)).unwrap_or_default();
+/// The place of an element whose position's numbers are `numbers` (`earlier`: the elements
+/// before it at each position).
+fn place<'d>(numbers: Cow<'d, str>, earlier: &mut FxHashMap<Cow<'d, str>, usize>) -> Place<'d> {
     let count = earlier.entry(numbers.clone()).or_insert(0);
     *count += 1;
     (numbers, *count - 1)
@@ -230,8 +246,8 @@ impl<'d> Lowerer<'d, '_> {
     /// Whether a positional array is merged as a plain list: where at most one side changed
     /// it, the merge takes that side's list and needs no identity for its elements (tile
     /// layers hold thousands). Decided alike in every version, from the three texts.
-    fn plain_positions(&self, identity: &Identity<'_>, raw: &str, peers: Peers) -> bool {
-        if !identity.positional || !self.opaque_ok {
+    fn plain_positions(&self, raw: &str, peers: Peers) -> bool {
+        if !self.opaque_ok {
             return false;
         }
         let [Some(first), Some(second)] = [0, 1].map(|i| peers[i].map(|p| self.others[i].node_text(p))) else {
@@ -422,7 +438,9 @@ impl<'d> Lowerer<'d, '_> {
                 Value::map(raw, self.origin(node), entries)
             }
             NodeKind::Array => {
-                match identity_key(doc, node, &self.path, self.config).filter(|i| !in_list && !self.plain_positions(i, raw, peers)) {
+                let identity =
+                    if in_list { None } else { identity_key(doc, node, &self.path, self.config, || self.plain_positions(raw, peers)) };
+                match identity {
                     Some(identity) => self.children(node, &identity, peers, owner, rel),
                     None => {
                         let items = doc.slots_of(node).iter().map(|s| self.value(s.value, [None, None], owner, key, rel, true)).collect();
@@ -437,7 +455,6 @@ impl<'d> Lowerer<'d, '_> {
         let doc = self.doc;
         let id_key = identity.key;
         let mut peer_arrays = self.peer_arrays(peers, identity);
-        let mut at_position = FxHashMap::default();
         let mut ids = Vec::new();
         let mut hashes = Vec::new();
         let rel_path = self.path[rel..].join(".");
@@ -446,9 +463,9 @@ impl<'d> Lowerer<'d, '_> {
         self.level.objects.reserve(identity.nodes.len());
         for (index, (slot, &id_node)) in doc.slots_of(array).iter().zip(&identity.nodes).enumerate() {
             let element = slot.value;
-            let element_place = identity.positional.then(|| place(doc, id_node, &mut at_position));
+            let element_place = identity.places.as_ref().map(|places| &places[index]);
             let position;
-            let local = match &element_place {
+            let local = match element_place {
                 Some(p) => {
                     position = place_id(p);
                     position.as_str()
@@ -470,11 +487,11 @@ impl<'d> Lowerer<'d, '_> {
                 });
                 continue;
             }
-            if let Some(seen) = self.seen_ids.as_mut().filter(|_| !identity.positional) {
+            if let Some(seen) = self.seen_ids.as_mut().filter(|_| identity.places.is_none()) {
                 seen.entry(local.to_owned()).or_default().push((id.clone(), id_key));
             }
             let depth = self.path.len();
-            let element_peers = [0, 1].map(|i| peer_arrays[i].as_mut().and_then(|p| p.find(local, element_place.as_ref(), index)));
+            let element_peers = [0, 1].map(|i| peer_arrays[i].as_mut().and_then(|p| p.find(local, element_place, index)));
             let props = self.value(element, element_peers, &id, None, depth, false);
             let kind = kind_of(doc, element).unwrap_or(&kind).to_owned();
             hashes.push(props.hash);
@@ -559,7 +576,8 @@ mod tests {
     fn elements_at_one_position_are_numbered_in_order() {
         let doc = crate::parse::parse(b"[[1,2],[3,4],[1, 2],[1,2]]", crate::Dialect::Json).unwrap();
         let mut earlier = FxHashMap::default();
-        let ids: Vec<String> = doc.slots_of(doc.root).iter().map(|s| place_id(&place(&doc, s.value, &mut earlier))).collect();
+        let mut place_of = |s: &crate::parse::Slot| place(position_numbers(doc.node_text(s.value)).unwrap(), &mut earlier);
+        let ids: Vec<String> = doc.slots_of(doc.root).iter().map(|s| place_id(&place_of(s))).collect();
         assert_eq!(ids, ["1,2", "3,4", "1,2#1", "1,2#2"]);
     }
 }
