@@ -497,7 +497,11 @@ fn splice_parts<C: Codec>(codec: &C, texts: Sides<&[u8]>) -> Option<Vec<u8>> {
     // found where parts are inserted after it: most merges only edit parts in place.
     let mut last: Option<(&[u8], &[u8], &[u8])> = None;
     let mut last_inserted_by: Option<Side> = None;
-    let end_changed_by = |b: &[u8], o: &[u8], t: &[u8]| {
+    let last_end_changed_by = |last: Option<(&[u8], &[u8], &[u8])>, inserted_by: Option<Side>| {
+        if inserted_by.is_some() {
+            return inserted_by;
+        }
+        let (b, o, t) = last?;
         let (b, o, t) = match (codec.part_gap(b), codec.part_gap(o), codec.part_gap(t)) {
             (Some(bg), Some(og), Some(tg)) => (&b[bg..], &o[og..], &t[tg..]),
             _ => (b, o, t),
@@ -535,8 +539,7 @@ fn splice_parts<C: Codec>(codec: &C, texts: Sides<&[u8]>) -> Option<Vec<u8>> {
                     crate::diff3::Take::Both if o == t => (o, &names.ours[ours], Side::Ours),
                     _ => return None,
                 };
-                let last_changed_by = last_inserted_by.or_else(|| last.and_then(|(b, o, t)| end_changed_by(b, o, t)));
-                if moved(taken_names) || last_changed_by.is_some_and(|s| s != side) {
+                if moved(taken_names) || last_end_changed_by(last, last_inserted_by).is_some_and(|s| s != side) {
                     return None;
                 }
                 last_inserted_by = Some(side);
@@ -549,7 +552,7 @@ fn splice_parts<C: Codec>(codec: &C, texts: Sides<&[u8]>) -> Option<Vec<u8>> {
                 if moved(ours_names)
                     || moved(theirs_names)
                     || ours_names.iter().any(|n| theirs_names.contains(n))
-                    || last_inserted_by.or_else(|| last.and_then(|(b, o, t)| end_changed_by(b, o, t))).is_some()
+                    || last_end_changed_by(last, last_inserted_by).is_some()
                 {
                     return None;
                 }

@@ -210,6 +210,10 @@ where
 /// which would have saved them so. Elsewhere ours stay first ([`merge_order`]).
 pub fn sort_concurrent_insertions<K: Ord + Eq + Hash>(order: &mut [K], base: &[K], ours: &[K], theirs: &[K]) {
     let in_base: FxHashSet<&K> = base.iter().collect();
+    // Most merged orders hold nothing new.
+    if order.iter().all(|k| in_base.contains(k)) {
+        return;
+    }
     let (in_ours, in_theirs): (FxHashSet<&K>, FxHashSet<&K>) = (ours.iter().collect(), theirs.iter().collect());
     let mut start = 0;
     while start < order.len() {

@@ -307,11 +307,7 @@ fn scene_problems(text: &str) -> Vec<String> {
             }
         }
     }
-    for (i, path) in nodes.iter().enumerate() {
-        if nodes[..i].contains(path) {
-            problems.push(format!("node {path} twice"));
-        }
-    }
+    problems.extend(levelmerge_testutils::laws::repeated("node", &nodes));
     for path in parents.iter().chain(&ends) {
         if !nodes.contains(path) {
             problems.push(format!("no node {path}"));

@@ -238,8 +238,8 @@ impl Profile {
         }
     }
 
-    /// Whether a side deleted an id (an LDtk `uid` or a Tiled `id` base holds and ours or
-    /// theirs does not): only then can a merge leave a reference without its object. Otherwise
+    /// Whether a side deleted an identity (an LDtk `uid`, a Tiled `id`, a GDevelop `name`)
+    /// base holds and ours or theirs does not: only then can a merge leave a reference without its object. Otherwise
     /// the file is read without following references (parts all versions hold alike stay
     /// unread).
     pub fn ids_deleted(self, texts: Sides<&[u8]>) -> bool {
@@ -318,7 +318,7 @@ mod tests {
         assert!(!Profile::Ldtk.ids_deleted(Sides::new(base, added, base)), "an added uid leaves every reference whole");
         assert!(Profile::Ldtk.ids_deleted(Sides::new(base, base, deleted)));
         assert!(!Profile::Ldtk.ids_deleted(Sides::new(deleted, base, base)), "base's uids are all kept");
-        assert!(!Profile::GDevelop.ids_deleted(Sides::new(base, base, deleted)), "no references are declared for GDevelop");
+        assert!(!Profile::GDevelop.ids_deleted(Sides::new(base, base, deleted)), "GDevelop's references name objects by `name`, not `uid`");
         let objects: &[u8] = br#"{"layers": [{"id": 1, "objects": [{"id": 4}, {"id": 5}]}]}"#;
         let one_gone: &[u8] = br#"{"layers": [{"id": 1, "objects": [{"id": 4}]}]}"#;
         assert!(Profile::Tiled.ids_deleted(Sides::new(objects, objects, one_gone)));

@@ -260,12 +260,12 @@ fn written_number<'t>(text: &'t [u8], name: &str) -> Option<&'t str> {
 
 /// Theirs' new objects each named as a new object of ours in the same array under another id
 /// (theirs' id → ours'): both sides added the same thing, which keeping both would name twice.
-fn same_named_ids(found: &Sides<Found<'_>>) -> FxHashMap<i64, i64> {
-    let added = |side: &Found<'_>| -> FxHashMap<(String, String), i64> {
+fn same_named_ids<'f>(found: &'f Sides<Found<'_>>) -> FxHashMap<i64, i64> {
+    let added = |side: &'f Found<'_>| -> FxHashMap<(&'f str, &'f str), i64> {
         side.ids
             .iter()
             .filter(|(id, _)| !found.base.ids.contains_key(id))
-            .filter_map(|(&id, e)| Some(((e.array.clone(), e.name?.to_owned()), id)))
+            .filter_map(|(&id, e)| Some(((e.array.as_str(), e.name?), id)))
             .collect()
     };
     let ours = added(&found.ours);

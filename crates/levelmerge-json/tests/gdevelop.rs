@@ -3,7 +3,7 @@
 //! object, layer and instance once, every instance of an object on a layer that exist).
 
 use levelmerge_json::JsonCodec;
-use levelmerge_testutils::laws::merge_keeping_the_laws;
+use levelmerge_testutils::laws::{merge_keeping_the_laws, repeated};
 use proptest::prelude::*;
 use serde_json::Value;
 
@@ -119,11 +119,7 @@ fn layout_problems(text: &str) -> Vec<String> {
     let (objects, layers, uuids) = (names("objects", "name"), names("layers", "name"), names("instances", "persistentUuid"));
     let mut problems = Vec::new();
     for (what, list) in [("object", &objects), ("layer", &layers), ("instance", &uuids)] {
-        for (i, n) in list.iter().enumerate() {
-            if list[..i].contains(n) {
-                problems.push(format!("{what} {n} twice"));
-            }
-        }
+        problems.extend(repeated(what, list));
     }
     for i in l["instances"].as_array().into_iter().flatten() {
         let (object, layer) = (i["name"].as_str().unwrap_or(""), i["layer"].as_str().unwrap_or(""));

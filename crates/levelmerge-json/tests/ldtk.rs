@@ -3,7 +3,7 @@
 //! once, `nextUid` above every uid, every instance of a definition that exists).
 
 use levelmerge_json::JsonCodec;
-use levelmerge_testutils::laws::merge_keeping_the_laws;
+use levelmerge_testutils::laws::{merge_keeping_the_laws, repeated};
 use proptest::prelude::*;
 use serde_json::Value;
 
@@ -115,16 +115,8 @@ fn project_problems(text: &str) -> Vec<String> {
     let defs: Vec<&Value> = p["defs"]["entities"].as_array().into_iter().flatten().collect();
     let uids: Vec<u64> = defs.iter().filter_map(|d| d["uid"].as_u64()).collect();
     let names: Vec<&str> = defs.iter().filter_map(|d| d["identifier"].as_str()).collect();
-    for (i, uid) in uids.iter().enumerate() {
-        if uids[..i].contains(uid) {
-            problems.push(format!("definition uid {uid} twice"));
-        }
-    }
-    for (i, name) in names.iter().enumerate() {
-        if names[..i].contains(name) {
-            problems.push(format!("definition {name} twice"));
-        }
-    }
+    problems.extend(repeated("definition uid", &uids));
+    problems.extend(repeated("definition", &names));
     let next = p["nextUid"].as_u64().unwrap_or(0);
     if let Some(max) = uids.iter().chain([10u64].iter()).max().filter(|m| **m >= next) {
         problems.push(format!("nextUid {next} is not above uid {max}"));

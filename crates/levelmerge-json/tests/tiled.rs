@@ -3,7 +3,7 @@
 //! the counter above every id, every object reference naming an object).
 
 use levelmerge_json::JsonCodec;
-use levelmerge_testutils::laws::merge_keeping_the_laws;
+use levelmerge_testutils::laws::{merge_keeping_the_laws, repeated};
 use proptest::prelude::*;
 use serde_json::Value;
 
@@ -142,13 +142,7 @@ fn map_problems(text: &str) -> Vec<String> {
     let objects: Vec<&Value> =
         map["layers"].as_array().into_iter().flatten().flat_map(|l| l["objects"].as_array().into_iter().flatten()).collect();
     let ids: Vec<u64> = objects.iter().filter_map(|o| o["id"].as_u64()).collect();
-    let mut problems = Vec::new();
-    let mut seen = std::collections::HashSet::new();
-    for id in &ids {
-        if !seen.insert(id) {
-            problems.push(format!("object id {id} twice"));
-        }
-    }
+    let mut problems = repeated("object id", &ids);
     let next = map["nextobjectid"].as_u64().unwrap_or(0);
     if let Some(max) = ids.iter().max().filter(|m| **m >= next) {
         problems.push(format!("nextobjectid {next} is not above object id {max}"));
@@ -156,7 +150,7 @@ fn map_problems(text: &str) -> Vec<String> {
     for o in &objects {
         for p in o["properties"].as_array().into_iter().flatten() {
             if let Some(target) = p["value"].as_u64().filter(|_| p["type"] == "object") {
-                if !seen.contains(&target) {
+                if !ids.contains(&target) {
                     problems.push(format!("object {} names missing object {target}", o["id"]));
                 }
             }

@@ -60,3 +60,9 @@ where
         Err(format!("{problems:?}\nbase:\n{b}\nours:\n{x}\ntheirs:\n{y}\nmerged:\n{text}"))
     }
 }
+
+/// `"{what} {item} twice"` for each item that comes again in `items` (for the tests' own
+/// checks of identities an editor needs once).
+pub fn repeated<T: PartialEq + std::fmt::Display>(what: &str, items: &[T]) -> Vec<String> {
+    items.iter().enumerate().filter(|(i, item)| items[..*i].contains(item)).map(|(_, item)| format!("{what} {item} twice")).collect()
+}
