@@ -37,11 +37,7 @@ pub trait Codec {
         Self: Sync,
         for<'s> Self::Document<'s>: Send,
     {
-        on_each_side(parallel, texts, |side, text| {
-            let others: Vec<&[u8]> =
-                [Side::Base, Side::Ours, Side::Theirs].into_iter().filter(|s| *s != side).map(|s| *texts.get(s)).collect();
-            self.parse_among(text, &others)
-        })
+        on_each_side(parallel, texts, |side, text| self.parse_among(text, &texts.others(side)))
     }
 
     /// The level a document holds. Problems that make matching by id impossible (duplicate ids
@@ -768,10 +764,7 @@ where
     let docs = codec.parse_versions(texts, parallel).map(|side, doc| doc.map_err(|problem| MergeError::Unreadable { side, problem }));
     let docs = Sides::new(docs.base?, docs.ours?, docs.theirs?);
     let all = docs.as_ref();
-    let levels = on_each_side(parallel, all, |side, doc| {
-        let others: Vec<_> = [Side::Base, Side::Ours, Side::Theirs].into_iter().filter(|s| *s != side).map(|s| *all.get(s)).collect();
-        read(codec, side, doc, &others)
-    });
+    let levels = on_each_side(parallel, all, |side, doc| read(codec, side, doc, &all.others(side)));
     let levels = Sides::new(levels.base?, levels.ours?, levels.theirs?);
     clock.lap("read");
     let mut policy = options.policy.clone();

@@ -68,4 +68,29 @@ impl<T> Sides<T> {
     pub fn swapped(self) -> Self {
         Sides { base: self.base, ours: self.theirs, theirs: self.ours }
     }
+
+    /// The two versions other than `side`'s, in side order (base, ours, theirs).
+    pub fn others(&self, side: Side) -> [T; 2]
+    where
+        T: Copy,
+    {
+        match side {
+            Side::Base => [self.ours, self.theirs],
+            Side::Ours => [self.base, self.theirs],
+            Side::Theirs => [self.base, self.ours],
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_others_of_a_side_are_the_two_remaining_versions_in_side_order() {
+        let sides = Sides::new("b", "o", "t");
+        assert_eq!(sides.others(Side::Base), ["o", "t"]);
+        assert_eq!(sides.others(Side::Ours), ["b", "t"]);
+        assert_eq!(sides.others(Side::Theirs), ["b", "o"]);
+    }
 }

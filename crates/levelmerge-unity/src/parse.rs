@@ -7,7 +7,7 @@
 //! quoted scalars folded over several lines. General YAML parsers reject the file-wide `%TAG`
 //! and the ` stripped` suffix, and lose bytes; this one reads exactly that subset.
 
-use levelmerge_core::Problem;
+use levelmerge_core::{Problem, Side, Sides};
 
 /// A byte range `[start, end)` of the source.
 pub type Span = (u32, u32);
@@ -584,6 +584,14 @@ pub fn document_ids(src: &[u8]) -> impl Iterator<Item = i64> + '_ {
 /// Parse a Unity YAML file.
 pub fn parse(src: &[u8]) -> Result<UnityFile<'_>, Problem> {
     parse_among(src, &[])
+}
+
+/// The three versions of a merge, each parsed among the other two ([`parse_among`]: what all
+/// three hold alike is left unread, and the ids a merge aligns are never in it: they name
+/// objects some version lacks). `None` when one does not parse.
+pub fn parse_three(texts: Sides<&[u8]>) -> Option<Sides<UnityFile<'_>>> {
+    let parse = |side: Side| parse_among(texts.get(side), &texts.others(side)).ok();
+    Some(Sides::new(parse(Side::Base)?, parse(Side::Ours)?, parse(Side::Theirs)?))
 }
 
 /// Parse a Unity YAML file that is merged or compared with `others`: documents with the same

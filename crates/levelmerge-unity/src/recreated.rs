@@ -22,7 +22,7 @@
 use levelmerge_core::{Renumbered, Side, Sides};
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use crate::parse::{document_ids, parse, UnityDoc, UnityFile};
+use crate::parse::{document_ids, parse_three, UnityDoc, UnityFile};
 use crate::renumber::rewrite_ids;
 
 /// The share of lines two objects must have in common to be one without any other evidence.
@@ -263,7 +263,7 @@ pub fn align(texts: Sides<&[u8]>) -> Option<Renumbered> {
     if !deletes_and_adds(texts.ours) && !deletes_and_adds(texts.theirs) {
         return None;
     }
-    let files = Sides::new(parse(texts.base).ok()?, parse(texts.ours).ok()?, parse(texts.theirs).ok()?);
+    let files = parse_three(texts)?;
     let ids = |f: &UnityFile<'_>| f.docs.iter().map(|d| d.file_id).collect::<FxHashSet<i64>>();
     let (ours_ids, theirs_ids) = (ids(&files.ours), ids(&files.theirs));
     let mut ours = Changed::new(&files.base, &files.ours).matches();

@@ -11,7 +11,7 @@ use levelmerge_core::Sides;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::lower::local_ref;
-use crate::parse::{document_ids, parse, UnityDoc, UnityFile};
+use crate::parse::{document_ids, parse_three, UnityDoc, UnityFile};
 
 /// Fields that tell two objects apart.
 const IDENTITY: [&str; 6] = ["m_Name", "m_GameObject", "m_Script", "m_SourcePrefab", "m_CorrespondingSourceObject", "m_PrefabInstance"];
@@ -39,7 +39,7 @@ pub fn renumber(texts: Sides<&[u8]>) -> Option<(Vec<u8>, Vec<String>)> {
     if !document_ids(texts.theirs).any(|id| id != 0 && ours_ids.contains(&id) && !base_ids.contains(&id)) {
         return None;
     }
-    let (base, ours, theirs) = (parse(texts.base).ok()?, parse(texts.ours).ok()?, parse(texts.theirs).ok()?);
+    let Sides { base, ours, theirs } = parse_three(texts)?;
     let index = |f: &UnityFile<'_>| -> FxHashMap<i64, usize> { f.docs.iter().enumerate().map(|(i, d)| (d.file_id, i)).collect() };
     let (bi, oi) = (index(&base), index(&ours));
     let mut used: FxHashSet<i64> = base.docs.iter().chain(&ours.docs).chain(&theirs.docs).map(|d| d.file_id).collect();
