@@ -527,7 +527,7 @@ fn header_file_id(doc: &[u8]) -> Option<i64> {
 }
 
 /// Each document's bytes by fileID (for telling which documents are the same everywhere).
-fn documents_by_id(src: &[u8]) -> rustc_hash::FxHashMap<i64, &[u8]> {
+pub(crate) fn documents_by_id(src: &[u8]) -> rustc_hash::FxHashMap<i64, &[u8]> {
     let starts: Vec<usize> = document_offsets(src).collect();
     let mut docs = rustc_hash::FxHashMap::default();
     docs.reserve(starts.len());

@@ -11,7 +11,7 @@ use levelmerge_core::Sides;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::lower::local_ref;
-use crate::parse::{document_ids, parse_three, UnityDoc, UnityFile};
+use crate::parse::{document_ids, documents_by_id, parse_three, UnityDoc, UnityFile};
 
 /// Fields that tell two objects apart.
 const IDENTITY: [&str; 6] = ["m_Name", "m_GameObject", "m_Script", "m_SourcePrefab", "m_CorrespondingSourceObject", "m_PrefabInstance"];
@@ -33,10 +33,15 @@ fn different_objects(ours: (&UnityFile<'_>, &UnityDoc), theirs: (&UnityFile<'_>,
 
 /// Theirs' text with colliding new objects renumbered, and a note per object.
 pub fn renumber(texts: Sides<&[u8]>) -> Option<(Vec<u8>, Vec<String>)> {
-    // Most merges add nothing under a shared id: tell that from the headers alone.
-    let ids = |text: &[u8]| -> FxHashSet<i64> { document_ids(text).collect() };
-    let (base_ids, ours_ids) = (ids(texts.base), ids(texts.ours));
-    if !document_ids(texts.theirs).any(|id| id != 0 && ours_ids.contains(&id) && !base_ids.contains(&id)) {
+    // Most merges add nothing under a shared id, and what both sides added alike under one
+    // is one object: only a new id whose documents differ can lead to a renumbering (the
+    // objects that follow a renumbered one are found from it). Told from the bytes alone.
+    let base_ids: FxHashSet<i64> = document_ids(texts.base).collect();
+    let ours_docs = documents_by_id(texts.ours);
+    let differ_under_a_new_id = documents_by_id(texts.theirs)
+        .into_iter()
+        .any(|(id, text)| id != 0 && !base_ids.contains(&id) && ours_docs.get(&id).is_some_and(|ours| *ours != text));
+    if !differ_under_a_new_id {
         return None;
     }
     let Sides { base, ours, theirs } = parse_three(texts)?;
