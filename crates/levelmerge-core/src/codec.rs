@@ -9,7 +9,7 @@ use crate::model::{Level, ObjectId};
 use crate::outline::Outline;
 use crate::resolve::Resolved;
 use crate::side::{Side, Sides};
-use crate::text::{mark_differences, marker_lines, MarkerStyle};
+use crate::text::{mark_difference_whole, mark_differences, marker_lines, MarkerStyle};
 use rustc_hash::FxHashSet;
 
 /// A file format: parses bytes into a lossless document, lowers it to a [`Level`], and writes
@@ -168,6 +168,15 @@ pub trait Codec {
     /// and every reference naming one object (a text in that form holds no other kind). The
     /// splice is then not read back again, and holds no problem. `false` by default.
     fn restore_checks_splices(&self) -> bool {
+        false
+    }
+
+    /// Whether the conflicts of a merge rendered as `ours_view` and `theirs_view` are marked as
+    /// one region around all their differences ([`crate::text::mark_difference_whole`])
+    /// instead of one per differing stretch: where references are positions and the views
+    /// hold different elements, every later reference differs, and sides taken stretch by
+    /// stretch would point references at the wrong elements. `false` by default.
+    fn conflicts_in_one_region(&self, _ours_view: &[u8], _theirs_view: &[u8]) -> bool {
         false
     }
 
@@ -819,7 +828,11 @@ where
     }
     let theirs_view = merged.resolve(Side::Theirs);
     let theirs_text = finish(codec.render(doc_refs, &theirs_view))?;
-    let marked = mark_differences(&ours_text, &theirs_text, style);
+    let marked = if codec.conflicts_in_one_region(&ours_text, &theirs_text) {
+        mark_difference_whole(&ours_text, &theirs_text, style)
+    } else {
+        mark_differences(&ours_text, &theirs_text, style)
+    };
     clock.lap("mark conflicts");
     let open = if marked.conflicts == 0 { 0 } else { open };
     Ok(MergeOutcome {

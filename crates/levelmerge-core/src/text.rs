@@ -324,6 +324,24 @@ fn common_prefix(a: &[u8], b: &[u8]) -> usize {
     at + a[at..n].iter().zip(&b[at..n]).take_while(|(x, y)| x == y).count()
 }
 
+/// [`mark_differences`] with one region around all the lines where the two renderings differ,
+/// for formats whose references are positions (Cocos' `{"__id__": N}`): an element more in one
+/// rendering shifts every later reference, so each reference after it would be a region of
+/// its own (215 regions for one conflict), and sides taken region by region would point
+/// references at the wrong elements. Either side of the one region is a whole, sound file.
+pub fn mark_difference_whole(ours: &[u8], theirs: &[u8], style: &MarkerStyle) -> MarkedText {
+    let (ol, tl) = (lines(ours), lines(theirs));
+    let prefix = ol.iter().zip(&tl).take_while(|(a, b)| a == b).count();
+    let room = (ol.len() - prefix).min(tl.len() - prefix);
+    // The lines both end with, a last line without a line end included (it stays last).
+    let suffix = ol.iter().rev().zip(tl.iter().rev()).take(room).take_while(|(a, b)| a == b).count();
+    let mut w = Writer { out: Vec::with_capacity(ours.len() + 64), style, conflicts: 0, eol: line_ending(ours) };
+    w.push_lines(&ol[..prefix]);
+    w.conflict(&ol[prefix..ol.len() - suffix], &tl[prefix..tl.len() - suffix]);
+    w.push_lines(&ol[ol.len() - suffix..]);
+    MarkedText { text: w.out, conflicts: w.conflicts }
+}
+
 /// Up to `count` lines from the start of `text`, and the bytes they cover.
 fn first_lines(text: &[u8], count: usize) -> (Vec<&[u8]>, usize) {
     let lines: Vec<&[u8]> = text.split_inclusive(|&b| b == b'\n').take(count).collect();
@@ -403,6 +421,20 @@ mod tests {
         let r = mark_differences(b"a\nb\nc\nd\n", b"a\nB\nc\nd\n", &MarkerStyle::default());
         assert_eq!(r.conflicts, 1);
         assert_eq!(String::from_utf8(r.text).unwrap(), "a\n<<<<<<< ours\nb\n=======\nB\n>>>>>>> theirs\nc\nd\n");
+    }
+
+    #[test]
+    fn a_whole_difference_is_one_region_between_the_shared_first_and_last_lines() {
+        let style = MarkerStyle::default();
+        // The last line, without a line end, is shared: it stays after the markers.
+        let m = mark_difference_whole(b"a\nb\nc\nd\ne", b"a\nB\nc\nD\ne", &style);
+        assert_eq!(m.conflicts, 1);
+        assert_eq!(String::from_utf8(m.text).unwrap(), "a\n<<<<<<< ours\nb\nc\nd\n=======\nB\nc\nD\n>>>>>>> theirs\ne");
+        let same = mark_difference_whole(b"a\nb", b"a\nb", &style);
+        assert_eq!((same.conflicts, same.text.as_slice()), (0, &b"a\nb"[..]));
+        // One side a prefix of the other: the shared lines are not counted twice.
+        let longer = mark_difference_whole(b"a\na\n", b"a\n", &style);
+        assert_eq!(String::from_utf8(longer.text).unwrap(), "a\n<<<<<<< ours\na\n=======\n>>>>>>> theirs\n");
     }
 
     #[test]

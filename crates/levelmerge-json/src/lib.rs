@@ -281,6 +281,10 @@ impl Codec for JsonCodec {
         true
     }
 
+    fn conflicts_in_one_region(&self, ours_view: &[u8], theirs_view: &[u8]) -> bool {
+        cocos::positions_differ(ours_view, theirs_view)
+    }
+
     fn render(&self, docs: Sides<&Document<'_>>, level: &Resolved<'_>) -> Vec<u8> {
         render::Renderer { docs, level }.render()
     }

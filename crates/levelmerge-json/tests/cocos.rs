@@ -165,6 +165,63 @@ fn deleting_a_node_whose_component_the_other_side_edited_conflicts() {
     assert!(merged.conflicts.iter().any(|c| c.kind == "delete-modify"), "{:?}", merged.conflicts);
 }
 
+/// The text with every marked region taken from one side (`true`: ours).
+fn taking(text: &str, ours: bool) -> String {
+    let mut out = String::new();
+    let mut side = None;
+    for line in text.split_inclusive('\n') {
+        match (line.starts_with("<<<<<<<"), line.starts_with("=======") && side.is_some(), line.starts_with(">>>>>>>")) {
+            (true, _, _) => side = Some(true),
+            (_, true, _) => side = Some(false),
+            (_, _, true) => side = None,
+            _ if side.is_none_or(|s| s == ours) => out.push_str(line),
+            _ => {}
+        }
+    }
+    out
+}
+
+#[test]
+fn a_conflict_that_shifts_positions_is_marked_as_one_region_either_side_of_which_is_sound() {
+    // Ours deletes Title (before Ok, so every later position moves); theirs edits its label.
+    let two = |title_label: &'static str| {
+        scene(&[node(
+            "Canvas",
+            "c1",
+            vec![node("Title", "t1", vec![], vec![("cc.Label", title_label)]), node("Ok", "o1", vec![], vec![("cc.Button", "ok")])],
+            vec![("cc.Canvas", "")],
+        )])
+    };
+    let ours = scene(&[node("Canvas", "c1", vec![node("Ok", "o1", vec![], vec![("cc.Button", "ok")])], vec![("cc.Canvas", "")])]);
+    let merged = merge(&two("hello"), &ours, &two("welcome"));
+    assert!(merged.open_conflicts > 0);
+    // Stretch by stretch, every reference after Title would be a region, and taking ours in
+    // one and theirs in another would point references at the wrong elements.
+    assert_eq!(merged.marked_regions, 1);
+    let text = String::from_utf8(merged.text).unwrap();
+    assert_eq!(structure(&taking(&text, true)), structure(&ours));
+    assert_eq!(structure(&taking(&text, false)), structure(&two("welcome")));
+}
+
+#[test]
+fn value_conflicts_that_shift_nothing_are_marked_one_by_one() {
+    let edited =
+        |title: &str, ok: &str| base_with_ok().replace("\"hello\"", &format!("\"{title}\"")).replace("\"ok\"", &format!("\"{ok}\""));
+    let merged = merge(&base_with_ok(), &edited("ours hello", "ours ok"), &edited("their hello", "their ok"));
+    assert_eq!(merged.open_conflicts, 2);
+    assert_eq!(merged.marked_regions, 2, "{}", String::from_utf8_lossy(&merged.text));
+}
+
+/// Base with a second node, Ok, after Title.
+fn base_with_ok() -> String {
+    scene(&[node(
+        "Canvas",
+        "c1",
+        vec![node("Title", "t1", vec![], vec![("cc.Label", "hello")]), node("Ok", "o1", vec![], vec![("cc.Button", "ok")])],
+        vec![("cc.Canvas", "")],
+    )])
+}
+
 #[test]
 fn one_sided_changes_come_back_byte_for_byte() {
     let changed =
