@@ -486,8 +486,7 @@ pub fn merge_disjoint_parts<C: Codec>(codec: &C, texts: Sides<&[u8]>) -> Option<
 /// or when the text has no parts.
 fn splice_parts<C: Codec>(codec: &C, texts: Sides<&[u8]>) -> Option<Vec<u8>> {
     let parts = Sides::new(codec.parts(texts.base)?, codec.parts(texts.ours)?, codec.parts(texts.theirs)?);
-    let name = |part: &[u8]| crate::text::line_hash(&part[..memchr::memchr(b'\n', part).map_or(part.len(), |i| i + 1)]);
-    let names = parts.as_ref().map(|_, p| p.iter().map(|part| name(part)).collect::<Vec<u64>>());
+    let names = parts.as_ref().map(|_, p| part_names(p));
     // Built when a side first adds parts: most merges only edit parts in place.
     let mut base_names: Option<rustc_hash::FxHashSet<u64>> = None;
     // A part put somewhere that base has elsewhere was moved (a diff sees a deletion and an
@@ -662,6 +661,45 @@ where
     merge_structured(codec, texts, renumbered, options, style, clock)
 }
 
+/// Each part named by its first line (a Unity document's `--- !u!1 &N`, a Godot section's
+/// tag), hashed.
+fn part_names(parts: &[&[u8]]) -> Vec<u64> {
+    parts.iter().map(|part| crate::text::line_hash(&part[..memchr::memchr(b'\n', part).map_or(part.len(), |i| i + 1)])).collect()
+}
+
+/// Conflict markers where the two renderings of a merge differ, object by object where the
+/// codec cuts its texts into parts ([`Codec::parts`]): the parts are aligned by name, a part
+/// both hold is marked line by line inside it, and parts only one rendering holds (an object
+/// one side deleted and the other kept) are marked whole, as one region. A line diff of the
+/// whole texts would align lines of two different objects that look alike, and cut them into
+/// many small regions (137 for two deleted game objects), whose sides, taken one by one,
+/// mix the lines of two objects.
+fn mark_parts<C: Codec>(codec: &C, ours: &[u8], theirs: &[u8], style: &MarkerStyle) -> crate::text::MarkedText {
+    let (Some(ours_parts), Some(theirs_parts)) = (codec.parts(ours), codec.parts(theirs)) else {
+        return mark_differences(ours, theirs, style);
+    };
+    let mut marked = crate::text::MarkedText { text: Vec::with_capacity(ours.len() + 64), conflicts: 0 };
+    let mut append = |m: crate::text::MarkedText| {
+        marked.text.extend_from_slice(&m.text);
+        marked.conflicts += m.conflicts;
+    };
+    let joined = |parts: &[&[u8]]| parts.concat();
+    for op in similar::capture_diff_slices(similar::Algorithm::Myers, &part_names(&ours_parts), &part_names(&theirs_parts)) {
+        match op {
+            similar::DiffOp::Equal { old_index, new_index, len } => {
+                for (o, t) in ours_parts[old_index..old_index + len].iter().zip(&theirs_parts[new_index..new_index + len]) {
+                    append(if o == t { crate::text::MarkedText { text: o.to_vec(), conflicts: 0 } } else { mark_differences(o, t, style) });
+                }
+            }
+            other => {
+                let (o, t) = (other.old_range(), other.new_range());
+                append(mark_difference_whole(&joined(&ours_parts[o]), &joined(&theirs_parts[t]), style));
+            }
+        }
+    }
+    marked
+}
+
 /// The texts of a merge: as merged (ids made to agree), and as given.
 #[derive(Clone, Copy)]
 struct Versions<'t> {
@@ -831,7 +869,7 @@ where
     let marked = if codec.conflicts_in_one_region(&ours_text, &theirs_text) {
         mark_difference_whole(&ours_text, &theirs_text, style)
     } else {
-        mark_differences(&ours_text, &theirs_text, style)
+        mark_parts(codec, &ours_text, &theirs_text, style)
     };
     clock.lap("mark conflicts");
     let open = if marked.conflicts == 0 { 0 } else { open };

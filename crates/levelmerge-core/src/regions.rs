@@ -133,6 +133,11 @@ pub fn settle(text: &[u8], regions: &[Region], choices: &[Option<Take>]) -> Resu
     Ok(out)
 }
 
+/// `text` with every region settled from `side`: that side's view of the file.
+pub fn side_view(text: &[u8], regions: &[Region], side: Side) -> Result<Vec<u8>, String> {
+    settle(text, regions, &vec![Some(Take::Side(side)); regions.len()])
+}
+
 /// The 1-based line each region starts at in the text where every region is replaced by its
 /// ours lines (the ours view, as a codec reads it).
 pub fn lines_in_ours_view(text: &[u8], regions: &[Region]) -> Vec<usize> {

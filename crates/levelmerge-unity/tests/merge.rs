@@ -612,3 +612,35 @@ fn the_font_size_an_auto_sized_text_computed_is_not_a_conflict() {
     // Without auto sizing the size is the user's choice: a conflict.
     assert_eq!(merge(&with(0, "18"), &with(0, "31.25"), &with(0, "21.55")).open_conflicts, 1);
 }
+
+/// The text with every marked region taken from one side.
+fn taking(text: &str, side: levelmerge_core::Side) -> String {
+    let regions = levelmerge_core::regions::conflict_regions(text.as_bytes()).expect("well-formed markers");
+    String::from_utf8(levelmerge_core::regions::side_view(text.as_bytes(), &regions, side).expect("sides to take")).unwrap()
+}
+
+/// Ours deleted the Lamp; theirs renamed it. A line diff of the two renderings would pair the
+/// Lamp's lines with the Door's, which look alike, and mark many small regions mixing the two
+/// objects; the documents only theirs keeps are one region, whole.
+#[test]
+fn a_deleted_object_the_other_side_kept_is_marked_as_whole_documents() {
+    let base = scene(&[
+        go(10, "Root", 11),
+        tr(11, 10, 0, &[21, 31], "0"),
+        go(20, "Lamp", 21),
+        tr(21, 20, 11, &[], "1"),
+        go(30, "Door", 31),
+        tr(31, 30, 11, &[], "1"),
+    ]);
+    let ours = scene(&[go(10, "Root", 11), tr(11, 10, 0, &[31], "0"), go(30, "Door", 31), tr(31, 30, 11, &[], "1")]);
+    let theirs = base.replace("m_Name: Lamp", "m_Name: Lantern");
+    let r = merge(&base, &ours, &theirs);
+    assert!(r.open_conflicts > 0);
+    let marked = text(&r);
+    assert_eq!(r.marked_regions, 2, "Root's children, and the Lamp's two documents:\n{marked}");
+    let (start, end) = (marked.find("--- !u!1 &20").unwrap(), marked.find("--- !u!1 &30").unwrap());
+    let lamp = &marked[start..end];
+    assert!(lamp.contains("--- !u!4 &21") && lamp.trim_end().ends_with(">>>>>>> theirs"), "{marked}");
+    assert_eq!(taking(&marked, levelmerge_core::Side::Ours), ours);
+    assert_eq!(taking(&marked, levelmerge_core::Side::Theirs), theirs);
+}

@@ -12,7 +12,7 @@ use std::path::PathBuf;
 use anyhow::{bail, Context, Result};
 use levelmerge_core::codec::Located;
 use levelmerge_core::policy::glob_match;
-use levelmerge_core::regions::{conflict_regions, lines_in_ours_view, settle, Region, Take};
+use levelmerge_core::regions::{conflict_regions, lines_in_ours_view, settle, side_view, Region, Take};
 use levelmerge_core::Side;
 use serde_json::json;
 
@@ -257,8 +257,7 @@ fn interactive(text: &[u8], conflicts: &[Conflict], args: &ResolveArgs, ui: &Ui)
 fn describe(text: &[u8], regions: Vec<Region>, args: &ResolveArgs, ui: &Ui) -> Result<Vec<Conflict>> {
     let config = Config::for_file(args.input.config.as_deref(), &args.file)?;
     let reported = args.report.as_deref().map(read_report).transpose()?.unwrap_or_default();
-    let all_ours: Vec<Option<Take>> = regions.iter().map(|_| Some(Take::Side(Side::Ours))).collect();
-    let ours_view = settle(text, &regions, &all_ours).map_err(|e| anyhow::anyhow!(e))?;
+    let ours_view = side_view(text, &regions, Side::Ours).map_err(|e| anyhow::anyhow!(e))?;
     let format = args.input.format.unwrap_or_else(|| format::detect(&[&ours_view], Some(&args.file)));
     // Every line of each region's ours section, to find each object starting inside it; a
     // region whose ours section is empty belongs to the object before it.
