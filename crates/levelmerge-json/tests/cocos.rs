@@ -165,12 +165,6 @@ fn deleting_a_node_whose_component_the_other_side_edited_conflicts() {
     assert!(merged.conflicts.iter().any(|c| c.kind == "delete-modify"), "{:?}", merged.conflicts);
 }
 
-/// The text with every marked region taken from one side.
-fn taking(text: &str, side: levelmerge_core::Side) -> String {
-    let regions = levelmerge_core::regions::conflict_regions(text.as_bytes()).expect("well-formed markers");
-    String::from_utf8(levelmerge_core::regions::side_view(text.as_bytes(), &regions, side).expect("sides to take")).unwrap()
-}
-
 #[test]
 fn a_conflict_that_shifts_positions_is_marked_as_one_region_either_side_of_which_is_sound() {
     // Ours deletes Title (before Ok, so every later position moves); theirs edits its label.
@@ -189,8 +183,8 @@ fn a_conflict_that_shifts_positions_is_marked_as_one_region_either_side_of_which
     // one and theirs in another would point references at the wrong elements.
     assert_eq!(merged.marked_regions, 1);
     let text = String::from_utf8(merged.text).unwrap();
-    assert_eq!(structure(&taking(&text, levelmerge_core::Side::Ours)), structure(&ours));
-    assert_eq!(structure(&taking(&text, levelmerge_core::Side::Theirs)), structure(&two("welcome")));
+    assert_eq!(structure(&levelmerge_testutils::laws::side_view(&text, levelmerge_core::Side::Ours)), structure(&ours));
+    assert_eq!(structure(&levelmerge_testutils::laws::side_view(&text, levelmerge_core::Side::Theirs)), structure(&two("welcome")));
 }
 
 #[test]

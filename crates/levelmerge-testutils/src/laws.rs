@@ -1,6 +1,8 @@
-//! The merge laws on one generated triple, for the property tests of every editor.
+//! The merge laws on one generated triple, an independent check of a clean result, and the
+//! side views of a marked text, for the tests of every codec.
 
-use levelmerge_core::{merge_texts, Codec, MergeOutcome, Options, Sides};
+use levelmerge_core::regions::{self, conflict_regions};
+use levelmerge_core::{merge_texts, Codec, MergeOutcome, Options, Side, Sides};
 
 /// Merge `x` and `y` made from `b`, after checking the laws on them: merge(b,x,b) = x,
 /// merge(b,b,y) = y and merge(b,x,x) = x byte for byte and clean, and swapping the sides
@@ -45,10 +47,15 @@ where
             return Err(format!("a generated version fails the check: {problems:?}\n{version}"));
         }
     }
-    let Ok(merged) = merge_texts(codec, Sides::new(b.as_bytes(), x.as_bytes(), y.as_bytes()), &Options::default(), &Default::default())
-    else {
-        return Ok(());
-    };
+    match merge_texts(codec, Sides::new(b.as_bytes(), x.as_bytes(), y.as_bytes()), &Options::default(), &Default::default()) {
+        Ok(merged) => clean_result_passes(&merged, b, x, y, check),
+        Err(_) => Ok(()),
+    }
+}
+
+/// Whether `merged`, the merge of `x` and `y` made from `b`, when clean, passes `check`: an
+/// error names what it found and shows the texts. A merge left with conflicts is not checked.
+pub fn clean_result_passes(merged: &MergeOutcome, b: &str, x: &str, y: &str, check: impl Fn(&str) -> Vec<String>) -> Result<(), String> {
     if merged.open_conflicts > 0 {
         return Ok(());
     }
@@ -59,6 +66,12 @@ where
     } else {
         Err(format!("{problems:?}\nbase:\n{b}\nours:\n{x}\ntheirs:\n{y}\nmerged:\n{text}"))
     }
+}
+
+/// `text` with every conflict region taken from `side` (the markers must be well formed).
+pub fn side_view(text: &str, side: Side) -> String {
+    let regions = conflict_regions(text.as_bytes()).expect("well-formed conflict markers");
+    String::from_utf8(regions::side_view(text.as_bytes(), &regions, side).expect("a side to take")).expect("UTF-8")
 }
 
 /// `"{what} {item} twice"` for each item that comes again in `items` (for the tests' own

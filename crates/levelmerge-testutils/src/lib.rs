@@ -5,7 +5,8 @@
 //! * [`unity`]: bigger Unity scenes replicated from real ones, and edits of their fields.
 //! * [`godot`]: generated Godot scenes of any size, and edits of their properties.
 //! * [`fuzz`]: replaying fuzz findings, and damaged samples, for robustness tests.
-//! * [`laws`]: the merge laws on one generated triple, for the editors' property tests.
+//! * [`laws`]: the merge laws on one generated triple, an independent check of a clean result,
+//!   and the side views of a text with conflict markers, for the tests of every codec.
 //! * [`browser`]: headless Chromium for the HTML report tests (a skip without it, a failure under CI).
 //! * [`terminal`]: a real terminal (tmux) for the interactive resolver's tests.
 //! * [`bench`](mod@bench): timing and peak memory of a command, for the benchmarks.

@@ -613,12 +613,6 @@ fn the_font_size_an_auto_sized_text_computed_is_not_a_conflict() {
     assert_eq!(merge(&with(0, "18"), &with(0, "31.25"), &with(0, "21.55")).open_conflicts, 1);
 }
 
-/// The text with every marked region taken from one side.
-fn taking(text: &str, side: levelmerge_core::Side) -> String {
-    let regions = levelmerge_core::regions::conflict_regions(text.as_bytes()).expect("well-formed markers");
-    String::from_utf8(levelmerge_core::regions::side_view(text.as_bytes(), &regions, side).expect("sides to take")).unwrap()
-}
-
 /// Ours deleted the Lamp; theirs renamed it. A line diff of the two renderings would pair the
 /// Lamp's lines with the Door's, which look alike, and mark many small regions mixing the two
 /// objects; the documents only theirs keeps are one region, whole.
@@ -641,6 +635,6 @@ fn a_deleted_object_the_other_side_kept_is_marked_as_whole_documents() {
     let (start, end) = (marked.find("--- !u!1 &20").unwrap(), marked.find("--- !u!1 &30").unwrap());
     let lamp = &marked[start..end];
     assert!(lamp.contains("--- !u!4 &21") && lamp.trim_end().ends_with(">>>>>>> theirs"), "{marked}");
-    assert_eq!(taking(&marked, levelmerge_core::Side::Ours), ours);
-    assert_eq!(taking(&marked, levelmerge_core::Side::Theirs), theirs);
+    assert_eq!(levelmerge_testutils::laws::side_view(&marked, levelmerge_core::Side::Ours), ours);
+    assert_eq!(levelmerge_testutils::laws::side_view(&marked, levelmerge_core::Side::Theirs), theirs);
 }
