@@ -59,6 +59,7 @@ fn main() {
             &[&paths[0], &paths[1], &paths[2]],
             &folder.join(format!("{n}-out.{ext}")),
             reps,
+            0,
         );
     }
 }

@@ -35,7 +35,8 @@ fn main() {
     let bin = Path::new(env!("CARGO_BIN_EXE_levelmerge"));
     println!("{edits} edited values per side in alternate sections; median of {reps} runs; peak = largest resident size");
     println!("\"+ nodes\": each side also adds a node at one place (the end), spliced in ours' first");
-    println!("\"+ nodes, whole\": each side also sets a property of the root node, so that every section is read and merged");
+    println!("\"+ nodes, root\": each side also sets a property of the root node: that section is merged alone, the rest spliced");
+    println!("\"+ nodes, conflict\": both also set one property of the root node: a conflict, every section read, merged and marked");
     print_header();
     for (n, (name, base)) in cases.iter().enumerate() {
         let ours = edit_numbers(base, edits, 0, 11 + n as u64);
@@ -43,17 +44,22 @@ fn main() {
         let added = |text: &str, by: &str| format!("{text}\n[node name=\"AddedBy{by}\" type=\"Node3D\" parent=\".\"]\n");
         let plain = (name.clone(), ours.clone(), theirs.clone());
         let with_nodes = (format!("{name} + nodes"), added(&ours, "Ours"), added(&theirs, "Theirs"));
-        let whole = (
-            format!("{name} + nodes, whole"),
+        let root = (
+            format!("{name} + nodes, root"),
             with_root_property(&with_nodes.1, "editor_description = \"by ours\""),
             with_root_property(&with_nodes.2, "process_priority = 1"),
         );
-        for (label, ours, theirs) in [plain, with_nodes, whole] {
+        let conflict = (
+            format!("{name} + nodes, conflict"),
+            with_root_property(&with_nodes.1, "editor_description = \"by ours\""),
+            with_root_property(&with_nodes.2, "editor_description = \"by theirs\""),
+        );
+        for (label, ours, theirs, exit) in [(plain, 0), (with_nodes, 0), (root, 0), (conflict, 1)].map(|((l, o, t), e)| (l, o, t, e)) {
             let paths: Vec<PathBuf> = ["base", "ours", "theirs"].iter().map(|s| folder.join(format!("{n}-{s}.tscn"))).collect();
             for (p, t) in paths.iter().zip([base, &ours, &theirs]) {
                 std::fs::write(p, t).expect("write an input");
             }
-            compare(&label, bin, &[&paths[0], &paths[1], &paths[2]], &folder.join(format!("{n}-out.tscn")), reps);
+            compare(&label, bin, &[&paths[0], &paths[1], &paths[2]], &folder.join(format!("{n}-out.tscn")), reps, exit);
         }
     }
 }

@@ -44,6 +44,6 @@ fn main() {
         for (p, t) in paths.iter().zip([base, &ours, &theirs]) {
             std::fs::write(p, t).expect("write an input");
         }
-        compare(name, bin, &[&paths[0], &paths[1], &paths[2]], &folder.join(format!("{n}-out.{ext}")), reps);
+        compare(name, bin, &[&paths[0], &paths[1], &paths[2]], &folder.join(format!("{n}-out.{ext}")), reps, 0);
     }
 }

@@ -98,6 +98,29 @@ pub trait Codec {
         text
     }
 
+    /// The bytes of a part's first line that hold data [`Codec::spliced`] makes true of the
+    /// spliced text (Godot's `load_steps=` count): parts are named and compared without them,
+    /// so that two sides that each changed only that count changed nothing to merge. `None`
+    /// by default.
+    fn derived_in_part(&self, _part: &[u8]) -> Option<std::ops::Range<usize>> {
+        None
+    }
+
+    /// Whether a part ([`Codec::parts`]) both sides changed can be merged as a text of its
+    /// own, its object read without the rest of the text: then the rest is spliced around it.
+    /// False by default.
+    fn merges_parts_alone(&self) -> bool {
+        false
+    }
+
+    /// Whether a part merged alone (`merged`, of the part's `versions`) stands where its
+    /// versions stood, as the whole merge writes it: false where the whole merge would move it
+    /// (a Godot sub-resource that now uses one its base version did not is written after what
+    /// it uses). True by default.
+    fn merged_part_stays(&self, _merged: &[u8], _versions: Sides<&[u8]>) -> bool {
+        true
+    }
+
     /// Whether large inputs are read on three threads ([`PARALLEL_FROM`]). A codec whose
     /// reading is mostly touching fresh memory gains no time from threads and pays memory.
     fn reads_in_parallel(&self) -> bool {
@@ -466,10 +489,14 @@ pub fn on_each_side<T: Send, U: Send>(parallel: bool, inputs: Sides<T>, f: impl 
 /// result: the inputs' ids aligned first ([`Codec::renumber`]), the parts spliced (each
 /// [`Codec::parts`] taken from the side that changed it, `splice_parts`), and a text in a form
 /// of the codec's own turned back ([`Codec::restore`]). `None` where the whole merge decides.
-pub fn merge_disjoint_parts<C: Codec>(codec: &C, texts: Sides<&[u8]>) -> Option<Vec<u8>> {
+pub fn merge_disjoint_parts<C>(codec: &C, texts: Sides<&[u8]>) -> Option<Vec<u8>>
+where
+    C: Codec + Sync,
+    for<'s> C::Document<'s>: Send + Sync,
+{
     let renumbered = codec.renumber(texts);
     let aligned = renumbered.as_ref().map_or(texts, |r| r.applied_to(texts));
-    let text = splice_parts(codec, aligned)?;
+    let text = splice_parts(codec, aligned, &|part| merge_part_alone(codec, part, &Options::default()))?;
     if renumbered.is_some_and(|r| r.restore) {
         codec.restore(text).ok()
     } else {
@@ -477,16 +504,20 @@ pub fn merge_disjoint_parts<C: Codec>(codec: &C, texts: Sides<&[u8]>) -> Option<
     }
 }
 
+/// How a part both sides changed is merged alone ([`merge_part_alone`]), or `None`.
+type MergePart<'m> = dyn Fn(Sides<&[u8]>) -> Option<Vec<u8>> + 'm;
+
 /// The common merge, spliced: the versions' parts ([`Codec::parts`]), named by their first
 /// line, are aligned by name (a 3-way diff of the names). A part every version names is taken
 /// from the side that changed it; parts one side added or removed are taken from that side
 /// when the other left those places untouched. New parts both sides inserted at one place are
-/// written ours' first where the codec joins them ([`Codec::join_inserted_parts`]). `None`
-/// when both sides changed one part or one place otherwise (the whole merge decides those),
-/// or when the text has no parts.
-fn splice_parts<C: Codec>(codec: &C, texts: Sides<&[u8]>) -> Option<Vec<u8>> {
+/// written ours' first where the codec joins them ([`Codec::join_inserted_parts`]). A part
+/// both sides changed is `merge_part`'s merge of it alone. `None` when both sides changed one
+/// place otherwise or a part that does not merge alone (the whole merge decides those), or
+/// when the text has no parts.
+fn splice_parts<C: Codec>(codec: &C, texts: Sides<&[u8]>, merge_part: &MergePart<'_>) -> Option<Vec<u8>> {
     let parts = Sides::new(codec.parts(texts.base)?, codec.parts(texts.ours)?, codec.parts(texts.theirs)?);
-    let names = parts.as_ref().map(|_, p| part_names(p));
+    let names = parts.as_ref().map(|_, p| part_names(codec, p));
     // Built when a side first adds parts: most merges only edit parts in place.
     let mut base_names: Option<rustc_hash::FxHashSet<u64>> = None;
     // A part put somewhere that base has elsewhere was moved (a diff sees a deletion and an
@@ -526,11 +557,20 @@ fn splice_parts<C: Codec>(codec: &C, texts: Sides<&[u8]>) -> Option<Vec<u8>> {
                         out.extend_from_slice(part);
                         continue;
                     }
+                    // Both changed only what the codec derives (and writes true of the result).
+                    if let Some(part) = changed_once_compared(codec, b, o, t) {
+                        out.extend_from_slice(part);
+                        continue;
+                    }
                     // Both changed the part: one its object, both the lines after it (each
                     // appended after it), say. Its object and its gap merge apart.
-                    let (bc, oc, tc) = (codec.part_gap(b)?, codec.part_gap(o)?, codec.part_gap(t)?);
-                    out.extend_from_slice(changed_once(&b[..bc], &o[..oc], &t[..tc])?);
-                    out.extend_from_slice(changed_once(&b[bc..], &o[oc..], &t[tc..])?);
+                    if let Some([object, gap]) = changed_apart(codec, b, o, t) {
+                        out.extend_from_slice(object);
+                        out.extend_from_slice(gap);
+                        continue;
+                    }
+                    // Both changed its object: the whole merge of that object alone.
+                    out.extend_from_slice(&merge_part(Sides::new(&b[..], &o[..], &t[..]))?);
                 }
             }
             // One side added, removed or renamed parts here; the other must have left them as
@@ -577,13 +617,53 @@ fn splice_parts<C: Codec>(codec: &C, texts: Sides<&[u8]>) -> Option<Vec<u8>> {
 /// Of three versions of some bytes, the one a side changed alone (or both alike); `None` when
 /// the sides changed them differently.
 fn changed_once<'t>(base: &'t [u8], ours: &'t [u8], theirs: &'t [u8]) -> Option<&'t [u8]> {
+    Some(if standing_side(base, ours, theirs)? == Side::Ours { ours } else { theirs })
+}
+
+/// Of three versions, the side whose version stands: theirs where ours is base's, ours where
+/// theirs is base's or ours'; `None` when the sides changed it differently.
+fn standing_side<T: PartialEq + ?Sized>(base: &T, ours: &T, theirs: &T) -> Option<Side> {
     if ours == base {
-        Some(theirs)
+        Some(Side::Theirs)
     } else if theirs == base || theirs == ours {
-        Some(ours)
+        Some(Side::Ours)
     } else {
         None
     }
+}
+
+/// A part both sides changed, as its object and its gap ([`Codec::part_gap`]) each changed by
+/// one side at most.
+fn changed_apart<'t, C: Codec>(codec: &C, b: &'t [u8], o: &'t [u8], t: &'t [u8]) -> Option<[&'t [u8]; 2]> {
+    let (bc, oc, tc) = (codec.part_gap(b)?, codec.part_gap(o)?, codec.part_gap(t)?);
+    Some([changed_once(&b[..bc], &o[..oc], &t[..tc])?, changed_once(&b[bc..], &o[oc..], &t[tc..])?])
+}
+
+/// A part both sides changed, merged alone: the whole merge of its three versions read as
+/// three texts, when the codec reads its parts alone ([`Codec::merges_parts_alone`]) and that
+/// merge is clean and settles and notes nothing. What it would settle or note may depend on
+/// the rest of the text (a rule on the children of a kind of node): the whole merge, which
+/// reads all of it, then decides; and so it does where the merged part would not stand where
+/// its versions stood ([`Codec::merged_part_stays`]).
+fn merge_part_alone<C>(codec: &C, part: Sides<&[u8]>, options: &Options) -> Option<Vec<u8>>
+where
+    C: Codec + Sync,
+    for<'s> C::Document<'s>: Send + Sync,
+{
+    if !codec.merges_parts_alone() {
+        return None;
+    }
+    let merged = merge_structured(codec, part, None, options, &MarkerStyle::default(), Clock::default()).ok()?;
+    let clean = merged.open_conflicts == 0 && merged.conflicts.is_empty() && merged.notes.is_empty();
+    (clean && codec.merged_part_stays(&merged.text, part)).then_some(merged.text)
+}
+
+/// [`changed_once`] of three versions of a part compared without what the codec derives
+/// ([`compared_part`]); `None` where nothing is derived.
+fn changed_once_compared<'t, C: Codec>(codec: &C, base: &'t [u8], ours: &'t [u8], theirs: &'t [u8]) -> Option<&'t [u8]> {
+    codec.derived_in_part(base)?;
+    let (b, o, t) = (compared_part(codec, base), compared_part(codec, ours), compared_part(codec, theirs));
+    Some(if standing_side(&*b, &*o, &*t)? == Side::Ours { ours } else { theirs })
 }
 
 /// Which side changed some bytes: `None` when neither did, ours when both did.
@@ -638,7 +718,8 @@ where
     // checks all a splice can break).
     let restores = renumbered.as_ref().is_some_and(|r| r.restore);
     let aligned = renumbered.as_ref().map_or(texts, |r| r.applied_to(texts));
-    let spliced = splice.then(|| splice_parts(codec, aligned)).flatten().and_then(|text| {
+    let merge_part = |part: Sides<&[u8]>| merge_part_alone(codec, part, options);
+    let spliced = splice.then(|| splice_parts(codec, aligned, &merge_part)).flatten().and_then(|text| {
         if restores && codec.restore_checks_splices() {
             return Some((codec.restore(text).ok()?, Vec::new()));
         }
@@ -663,8 +744,28 @@ where
 
 /// Each part named by its first line (a Unity document's `--- !u!1 &N`, a Godot section's
 /// tag), hashed.
-fn part_names(parts: &[&[u8]]) -> Vec<u64> {
-    parts.iter().map(|part| crate::text::line_hash(&part[..memchr::memchr(b'\n', part).map_or(part.len(), |i| i + 1)])).collect()
+fn part_names<C: Codec>(codec: &C, parts: &[&[u8]]) -> Vec<u64> {
+    parts
+        .iter()
+        .map(|part| {
+            let line = &part[..memchr::memchr(b'\n', part).map_or(part.len(), |i| i + 1)];
+            match codec.derived_in_part(part) {
+                Some(derived) if derived.end <= line.len() => {
+                    crate::text::line_hash(&[&line[..derived.start], &line[derived.end..]].concat())
+                }
+                _ => crate::text::line_hash(line),
+            }
+        })
+        .collect()
+}
+
+/// A part as the splice compares it: without the data the codec derives
+/// ([`Codec::derived_in_part`]).
+fn compared_part<'t, C: Codec>(codec: &C, part: &'t [u8]) -> std::borrow::Cow<'t, [u8]> {
+    match codec.derived_in_part(part) {
+        Some(derived) => std::borrow::Cow::Owned([&part[..derived.start], &part[derived.end..]].concat()),
+        None => std::borrow::Cow::Borrowed(part),
+    }
 }
 
 /// Conflict markers where the two renderings of a merge differ, object by object where the
@@ -684,7 +785,7 @@ fn mark_parts<C: Codec>(codec: &C, ours: &[u8], theirs: &[u8], style: &MarkerSty
         marked.conflicts += m.conflicts;
     };
     let joined = |parts: &[&[u8]]| parts.concat();
-    for op in similar::capture_diff_slices(similar::Algorithm::Myers, &part_names(&ours_parts), &part_names(&theirs_parts)) {
+    for op in similar::capture_diff_slices(similar::Algorithm::Myers, &part_names(codec, &ours_parts), &part_names(codec, &theirs_parts)) {
         match op {
             similar::DiffOp::Equal { old_index, new_index, len } => {
                 for (o, t) in ours_parts[old_index..old_index + len].iter().zip(&theirs_parts[new_index..new_index + len]) {

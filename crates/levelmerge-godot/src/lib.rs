@@ -82,6 +82,14 @@ impl Codec for GodotCodec {
         true
     }
 
+    fn merges_parts_alone(&self) -> bool {
+        true
+    }
+
+    fn merged_part_stays(&self, merged: &[u8], versions: Sides<&[u8]>) -> bool {
+        render::uses_no_new_sub_resource(merged, versions.base)
+    }
+
     fn parts<'t>(&self, text: &'t [u8]) -> Option<Vec<&'t [u8]>> {
         parse::parts(text)
     }
@@ -96,6 +104,10 @@ impl Codec for GodotCodec {
 
     fn spliced(&self, text: Vec<u8>, versions: Sides<&[u8]>) -> Vec<u8> {
         render::recount_load_steps(text, versions)
+    }
+
+    fn derived_in_part(&self, part: &[u8]) -> Option<std::ops::Range<usize>> {
+        render::load_steps_attribute(part)
     }
 
     fn renumber(&self, texts: Sides<&[u8]>) -> Option<levelmerge_core::Renumbered> {

@@ -381,6 +381,16 @@ pub fn section_end(part: &[u8]) -> Option<usize> {
     }
 }
 
+/// Whether a merged section uses no sub-resource its base version did not: sections are
+/// written after the sub-resources they use (`dependencies_first`), so one that uses a new
+/// one may have to move.
+pub fn uses_no_new_sub_resource(merged: &[u8], base: &[u8]) -> bool {
+    let (Ok(merged), Ok(base)) = (std::str::from_utf8(merged), std::str::from_utf8(base)) else { return false };
+    let used = |text| resource_refs(text).into_iter().filter(|r| r.table == Table::Sub).map(|r| r.id).collect::<Vec<_>>();
+    let before = used(base);
+    used(merged).iter().all(|id| before.contains(id))
+}
+
 /// How the last section ours inserted at one place meets the first theirs inserted there, as
 /// the whole merge writes them ([`levelmerge_core::Codec::join_inserted_parts`]): the section
 /// without the lines after it (they were the gap before what followed it in ours), then the
@@ -405,6 +415,16 @@ fn load_steps_digits(header: &[u8]) -> Option<std::ops::Range<usize>> {
 /// its sections where its lines open them).
 fn loaded_sections(text: &[u8]) -> usize {
     LOADED.iter().map(|k| memchr::memmem::find_iter(text, format!("\n[{k} ").as_bytes()).count()).sum()
+}
+
+/// Where a file's header tag writes its ` load_steps=N` attribute (the space before it
+/// included), when it has one: derived data, recounted after a splice.
+pub fn load_steps_attribute(part: &[u8]) -> Option<std::ops::Range<usize>> {
+    if !(part.starts_with(b"[gd_scene ") || part.starts_with(b"[gd_resource ")) {
+        return None;
+    }
+    let digits = load_steps_digits(header_of(part))?;
+    Some(digits.start - " load_steps=".len()..digits.end)
 }
 
 /// A file's header: its text up to the first line opening another section.

@@ -621,10 +621,20 @@ fn sections_both_sides_inserted_at_one_place_are_spliced_in_ours_first() {
 
 #[test]
 fn parts_are_not_spliced_where_both_sides_changed_one_part_or_one_place() {
-    // Both sides edit the sprite.
+    // Both sides edit the sprite: its section is merged alone, the rest spliced around it.
     let ours = GODOT3.replace("position = Vector2( 10, 20 )", "position = Vector2( 11, 20 )");
     let theirs = GODOT3.replace("texture = ExtResource( 2 )\n", "texture = ExtResource( 2 )\nflip_h = true\n");
-    assert_eq!(spliced_as_read(GODOT3, &ours, &theirs), None);
+    let out = spliced_as_read(GODOT3, &ours, &theirs).expect("the sprite merged alone");
+    assert_eq!(out, ours.replace("texture = ExtResource( 2 )\n", "texture = ExtResource( 2 )\nflip_h = true\n"));
+    // ... unless that merge leaves a conflict, or the section would have to move: it now
+    // uses a sub-resource ours defines after it, which the whole merge writes before it.
+    let ours = SUBS
+        .replace("gradient = SubResource( 1 )", "gradient = SubResource( 3 )")
+        .replace("[node name=\"Main\"", "[sub_resource type=\"Gradient\" id=3]\noffsets = PoolRealArray( 0.5, 1 )\n\n[node name=\"Main\"");
+    let theirs = SUBS.replace("gradient = SubResource( 1 )", "gradient = SubResource( 1 )\nwidth = 64");
+    assert_eq!(spliced_as_read(SUBS, &ours, &theirs), None);
+    let theirs = SUBS.replace("gradient = SubResource( 1 )", "gradient = SubResource( 2 )");
+    assert_eq!(spliced_as_read(SUBS, &ours, &theirs), None);
     // Ours edits the label theirs removes: a conflict for the whole merge to report.
     let ours = GODOT3.replace("Hello", "Bye");
     let theirs = GODOT3.replace("[node name=\"Label\" type=\"Label\" parent=\"Sprite\"]\ntext = \"Hello\nworld\"\n\n", "");

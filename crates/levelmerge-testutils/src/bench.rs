@@ -67,9 +67,9 @@ pub fn median_times<const N: usize>(reps: usize, commands: [(&Path, &[&Path]); N
 }
 
 /// Merges three files with both tools and prints one row: input size, time and peak memory of
-/// each, the time ratio and levelmerge's peak over the inputs. Panics when levelmerge does not
-/// merge cleanly (the edits are meant to be disjoint).
-pub fn compare(name: &str, levelmerge: &Path, paths: &[&Path; 3], out: &Path, reps: usize) {
+/// each, the time ratio and levelmerge's peak over the inputs. Panics when levelmerge exits
+/// with another code than `exit` (0: the edits are meant to merge cleanly; 1: to conflict).
+pub fn compare(name: &str, levelmerge: &Path, paths: &[&Path; 3], out: &Path, reps: usize, exit: i32) {
     let inputs: u64 = paths.iter().map(|p| std::fs::metadata(p).map_or(0, |m| m.len())).sum();
     // Inputs just written are flushed first: the journal would otherwise flush them during
     // the first timed runs, slowing whichever tool runs then.
@@ -80,7 +80,7 @@ pub fn compare(name: &str, levelmerge: &Path, paths: &[&Path; 3], out: &Path, re
     let git_args: Vec<&Path> = vec![Path::new("merge-file"), Path::new("-p"), paths[1], paths[0], paths[2]];
     let git = Path::new("git");
     let (lm_code, lm_peak) = peak_memory(levelmerge, &lm_args);
-    assert_eq!(lm_code, 0, "levelmerge did not merge {name} cleanly");
+    assert_eq!(lm_code, exit, "levelmerge did not exit {exit} on {name}");
     let (_, git_peak) = peak_memory(git, &git_args);
     let [lm_time, git_time] = median_times(reps, [(levelmerge, &lm_args[..]), (git, &git_args[..])]);
     let mb = |b: u64| b as f64 / 1e6;

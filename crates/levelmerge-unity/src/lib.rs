@@ -73,6 +73,10 @@ impl Codec for UnityCodec {
         true
     }
 
+    fn merges_parts_alone(&self) -> bool {
+        true
+    }
+
     fn parts<'t>(&self, text: &'t [u8]) -> Option<Vec<&'t [u8]>> {
         Some(parse::parts(text))
     }

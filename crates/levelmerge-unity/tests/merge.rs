@@ -578,8 +578,15 @@ fn edits_of_different_documents_are_spliced_into_what_the_whole_merge_writes() {
     let whole = levelmerge_core::merge_objects(&UnityCodec, texts, &Options::default(), &MarkerStyle::default()).expect("merges");
     assert_eq!(String::from_utf8(spliced).unwrap(), text(&whole));
     assert_eq!(text(&merge(&base, &ours, &theirs)), ours.replace("m_LocalPosition: {x: 3,", "m_LocalPosition: {x: 4,"));
-    // Both sides change the light: not spliced.
+    // Both sides change the light: its document is merged alone, the rest spliced around it.
     let theirs = base.replace("m_Range: 10", "m_Range: 12");
+    let texts = Sides::new(base.as_bytes(), ours.as_bytes(), theirs.as_bytes());
+    let spliced = levelmerge_core::merge_disjoint_parts(&UnityCodec, texts).expect("the light merged alone");
+    let whole = levelmerge_core::merge_objects(&UnityCodec, texts, &Options::default(), &MarkerStyle::default()).expect("merges");
+    assert_eq!(String::from_utf8(spliced).unwrap(), text(&whole));
+    assert_eq!(text(&whole), ours.replace("m_Range: 10", "m_Range: 12"));
+    // Both change one property of it: a conflict, which the whole merge reports.
+    let theirs = base.replace("m_Intensity: 1", "m_Intensity: 3");
     assert!(levelmerge_core::merge_disjoint_parts(&UnityCodec, Sides::new(base.as_bytes(), ours.as_bytes(), theirs.as_bytes())).is_none());
     // A side adds a game object with its transform, and the scene root lists it: spliced in.
     let theirs = scene(
