@@ -577,9 +577,14 @@ fn splice_parts<C: Codec>(codec: &C, texts: Sides<&[u8]>, merge_part: &MergePart
             // they were.
             crate::diff3::Chunk::Changed { base, ours, theirs, take } => {
                 let (b, o, t) = (&parts.base[base], &parts.ours[ours.clone()], &parts.theirs[theirs.clone()]);
+                // Parts compared without what the codec derives: a side that only recounted
+                // them left them as they were.
+                let same = |x: &[&[u8]], y: &[&[u8]]| {
+                    x.len() == y.len() && x.iter().zip(y).all(|(x, y)| x == y || compared_part(codec, x) == compared_part(codec, y))
+                };
                 let (taken, taken_names, side) = match take {
-                    crate::diff3::Take::Ours if t == b => (o, &names.ours[ours], Side::Ours),
-                    crate::diff3::Take::Theirs if o == b => (t, &names.theirs[theirs], Side::Theirs),
+                    crate::diff3::Take::Ours if same(t, b) => (o, &names.ours[ours], Side::Ours),
+                    crate::diff3::Take::Theirs if same(o, b) => (t, &names.theirs[theirs], Side::Theirs),
                     crate::diff3::Take::Both if o == t => (o, &names.ours[ours], Side::Ours),
                     _ => return None,
                 };

@@ -87,7 +87,10 @@ impl Codec for GodotCodec {
     }
 
     fn merged_part_stays(&self, merged: &[u8], versions: Sides<&[u8]>) -> bool {
-        render::uses_no_new_sub_resource(merged, versions.base)
+        // A header's load_steps counts the resources of the whole file.
+        let texts = [merged, versions.base, versions.ours, versions.theirs];
+        let known = texts.into_iter().all(|text| !render::is_header(text) && parse::only_part_sections(text));
+        known && render::uses_no_new_sub_resource(merged, versions.base)
     }
 
     fn parts<'t>(&self, text: &'t [u8]) -> Option<Vec<&'t [u8]>> {
@@ -107,7 +110,7 @@ impl Codec for GodotCodec {
     }
 
     fn derived_in_part(&self, part: &[u8]) -> Option<std::ops::Range<usize>> {
-        render::load_steps_attribute(part)
+        render::load_steps_count(part)
     }
 
     fn renumber(&self, texts: Sides<&[u8]>) -> Option<levelmerge_core::Renumbered> {

@@ -413,6 +413,13 @@ pub fn parts(src: &[u8]) -> Option<Vec<&[u8]>> {
     parts.iter().all(|p| quotes_pair_up(p)).then_some(parts)
 }
 
+/// Whether every section of `text` is of a kind that opens a part ([`parts`]): a section of
+/// another kind is identified by its line (see `lower::section_ids`), which a part read alone
+/// does not keep.
+pub fn only_part_sections(text: &[u8]) -> bool {
+    parse(text).is_ok_and(|file| file.sections.iter().all(|s| PART_TAGS.contains(&file.kind(s).as_bytes())))
+}
+
 /// Whether every string literal that opens in `text` closes in it.
 fn quotes_pair_up(text: &[u8]) -> bool {
     let mut at = 0;

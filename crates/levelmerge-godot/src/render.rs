@@ -417,14 +417,18 @@ fn loaded_sections(text: &[u8]) -> usize {
     LOADED.iter().map(|k| memchr::memmem::find_iter(text, format!("\n[{k} ").as_bytes()).count()).sum()
 }
 
-/// Where a file's header tag writes its ` load_steps=N` attribute (the space before it
-/// included), when it has one: derived data, recounted after a splice.
-pub fn load_steps_attribute(part: &[u8]) -> Option<std::ops::Range<usize>> {
-    if !(part.starts_with(b"[gd_scene ") || part.starts_with(b"[gd_resource ")) {
+/// Where a file's header tag writes its `load_steps=` count, when it has one: derived data,
+/// recounted after a splice (whether the attribute is written is not: Godot 4.6 dropped it).
+pub fn load_steps_count(part: &[u8]) -> Option<std::ops::Range<usize>> {
+    if !is_header(part) {
         return None;
     }
-    let digits = load_steps_digits(header_of(part))?;
-    Some(digits.start - " load_steps=".len()..digits.end)
+    load_steps_digits(header_of(part))
+}
+
+/// Whether a text opens with a file's header tag.
+pub fn is_header(text: &[u8]) -> bool {
+    text.starts_with(b"[gd_scene ") || text.starts_with(b"[gd_resource ")
 }
 
 /// A file's header: its text up to the first line opening another section.

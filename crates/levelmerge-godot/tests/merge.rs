@@ -635,6 +635,16 @@ fn parts_are_not_spliced_where_both_sides_changed_one_part_or_one_place() {
     assert_eq!(spliced_as_read(SUBS, &ours, &theirs), None);
     let theirs = SUBS.replace("gradient = SubResource( 1 )", "gradient = SubResource( 2 )");
     assert_eq!(spliced_as_read(SUBS, &ours, &theirs), None);
+    // A header both changed is not merged alone: its load_steps counts the whole file's
+    // resources. Only the count changed on one side: spliced, and counted.
+    let base =
+        "[gd_scene load_steps=2 format=3 uid=\"uid://a\"]\n\n[sub_resource type=\"BoxMesh\" id=\"m\"]\n\n[node name=\"R\" type=\"Node\"]\n";
+    let ours = base.replace("uid://a", "uid://b");
+    let theirs = base.replace(" load_steps=2", "");
+    assert_eq!(spliced_as_read(base, &ours, &theirs), None);
+    let theirs = base.replace("load_steps=2", "load_steps=3").replace("[node", "[sub_resource type=\"BoxMesh\" id=\"n\"]\n\n[node");
+    let out = spliced_as_read(base, &ours, &theirs).expect("the header changed on one side, the count aside");
+    assert!(out.starts_with("[gd_scene load_steps=3 format=3 uid=\"uid://b\"]"), "{out}");
     // Ours edits the label theirs removes: a conflict for the whole merge to report.
     let ours = GODOT3.replace("Hello", "Bye");
     let theirs = GODOT3.replace("[node name=\"Label\" type=\"Label\" parent=\"Sprite\"]\ntext = \"Hello\nworld\"\n\n", "");

@@ -258,7 +258,7 @@ fn version(edits: &[Edit], format: Format) -> String {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 1024, ..ProptestConfig::default() })]
 
     #[test]
     fn the_spliced_merge_agrees_with_the_whole_merge(

@@ -203,7 +203,7 @@ fn version(edits: &[Edit]) -> String {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 1024, ..ProptestConfig::default() })]
 
     #[test]
     fn the_spliced_merge_agrees_with_the_whole_merge(ours in prop::collection::vec(edit(), 0..4), theirs in prop::collection::vec(edit(), 0..4)) {
