@@ -81,6 +81,12 @@ impl Codec for UnityCodec {
         Some(parse::parts(text))
     }
 
+    /// A document runs to its last line end, and the next one's header line follows: nothing
+    /// lies between two documents (a part without a last line end ends the file).
+    fn part_gap(&self, part: &[u8]) -> Option<usize> {
+        part.ends_with(b"\n").then_some(part.len())
+    }
+
     /// Measured on the benchmark scenes (2 cores): reading a 4 MB scene's three versions on
     /// one thread is as fast as on three and peaks 8 MB lower; on 40 MB it is faster.
     fn reads_in_parallel(&self) -> bool {
