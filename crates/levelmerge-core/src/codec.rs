@@ -840,27 +840,39 @@ fn write_checked<'a, C: Codec>(
         .map(|(problems, text)| (text, problems));
     }
     let with_refs = merged.references;
-    // All the problems of a resolved level, and those of them no input had.
     let (problems, view) = keep_deleted_while_broken(merged, |m| {
         let view = m.resolve(Side::Ours);
-        let all = crate::coherence::check(&view.graph(with_refs));
-        let new = new_problems(all.clone(), || {
-            // The versions as given, where aligning ids rewrote them.
-            let unchanged = [inputs.base, inputs.ours, inputs.theirs].into_iter().zip([originals.base, originals.ours, originals.theirs]);
-            if unchanged.into_iter().all(|(a, o)| std::ptr::eq(a, o)) {
-                [&levels.base, &levels.ours, &levels.theirs].iter().flat_map(|l| l.problems()).map(|p| p.key()).collect()
-            } else {
-                problems_of(codec, originals)
-            }
-        });
-        if new.is_empty() {
-            Ok((all, view))
-        } else {
-            Err(MergeError::Incoherent { problems: new })
-        }
+        Ok((model_problems(codec, &view, with_refs, levels, versions)?, view))
     })?;
     clock.lap("check");
     Ok((finish(codec.render(docs, &view))?, problems))
+}
+
+/// All the problems of a resolved level, checked on the model; `Incoherent` with those no
+/// input had.
+fn model_problems<C: Codec>(
+    codec: &C,
+    view: &crate::resolve::Resolved<'_>,
+    with_refs: bool,
+    levels: &Sides<Level<'_>>,
+    versions: Versions<'_>,
+) -> Result<Vec<Problem>, MergeError> {
+    let Versions { inputs, originals } = versions;
+    let all = crate::coherence::check(&view.graph(with_refs));
+    let new = new_problems(all.clone(), || {
+        // The versions as given, where aligning ids rewrote them.
+        let unchanged = [inputs.base, inputs.ours, inputs.theirs].into_iter().zip([originals.base, originals.ours, originals.theirs]);
+        if unchanged.into_iter().all(|(a, o)| std::ptr::eq(a, o)) {
+            [&levels.base, &levels.ours, &levels.theirs].iter().flat_map(|l| l.problems()).map(|p| p.key()).collect()
+        } else {
+            problems_of(codec, originals)
+        }
+    });
+    if new.is_empty() {
+        Ok(all)
+    } else {
+        Err(MergeError::Incoherent { problems: new })
+    }
 }
 
 /// The objects a merged level still needs (a reference names them, or a child's parent) that
@@ -978,7 +990,20 @@ where
         mark_parts(codec, &ours_text, &theirs_text, style)
     };
     clock.lap("mark conflicts");
-    let open = if marked.conflicts == 0 { 0 } else { open };
+    // Both views written alike: what the open conflicts decide is not written, and the text
+    // stands as a clean merge's, checked as one is (it was written before the conflicts could
+    // be settled and checked).
+    let (open, problems) = if marked.conflicts == 0 {
+        let versions = Versions { inputs, originals };
+        let problems = if codec.checks_output() {
+            verify_output(codec, &marked.text, inputs, originals)?
+        } else {
+            model_problems(codec, &merged.resolve(Side::Ours), merged.references, &levels, versions)?
+        };
+        (0, problems)
+    } else {
+        (open, Vec::new())
+    };
     Ok(MergeOutcome {
         text: marked.text,
         open_conflicts: open,
@@ -986,7 +1011,7 @@ where
         conflicts,
         notes,
         timings: clock.laps,
-        problems: Vec::new(),
+        problems,
     })
 }
 
