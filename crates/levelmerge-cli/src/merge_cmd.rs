@@ -6,7 +6,7 @@ use anyhow::{Context, Result};
 use levelmerge_core::codec::{ConflictReport, MergeOutcome};
 use levelmerge_core::policy::Policy;
 use levelmerge_core::text::{merge_lines, MarkerStyle};
-use levelmerge_core::{MergeError, Options, Side, Sides};
+use levelmerge_core::{MergeError, Options, Problem, Side, Sides};
 use serde_json::json;
 
 use crate::config::Config;
@@ -97,16 +97,19 @@ pub fn run(args: &MergeArgs, ui: &Ui) -> Result<u8> {
                 Err(e) => {
                     let m = merge_lines(&texts.base, &texts.ours, &texts.theirs, &style);
                     // A line merge of inputs the codec could not merge is never declared clean
-                    // when its result is broken in a way the inputs were not.
+                    // when its result is broken in a way the inputs were not: more problems of
+                    // one kind than any input had (lines move in a line merge, so problems are
+                    // counted by kind rather than matched).
                     let mut open = m.conflicts;
                     let mut reason = e.to_string();
                     if open == 0 {
-                        let before: usize =
-                            [&texts.base, &texts.ours, &texts.theirs].iter().map(|t| engine.check(t).len()).max().unwrap_or(0);
+                        let inputs: Vec<Vec<Problem>> = [&texts.base, &texts.ours, &texts.theirs].iter().map(|t| engine.check(t)).collect();
                         let after = engine.check(&m.text);
-                        if after.len() > before || matches!(e, MergeError::Incoherent { .. }) {
+                        let count = |problems: &[Problem], code: &str| problems.iter().filter(|p| p.code() == code).count();
+                        let worse = after.iter().find(|p| inputs.iter().all(|i| count(&after, p.code()) > count(i, p.code())));
+                        if worse.is_some() || matches!(e, MergeError::Incoherent { .. }) {
                             open = 1;
-                            if let Some(p) = after.first() {
+                            if let Some(p) = worse.or(after.first()) {
                                 reason = format!("{reason}; the line merge is not sound either ({p})");
                             }
                         }

@@ -123,6 +123,26 @@ fn invalid_json_on_one_side_falls_back_to_lines_and_says_why() {
 }
 
 #[test]
+fn a_line_merge_that_trades_one_problem_for_another_is_not_clean() {
+    // Base and theirs hold two sub-resources of one id (not readable as a level, so the file
+    // is merged as lines). Ours removes the second and adds a node using the sphere; theirs
+    // removes the sphere. The line merge is clean and has as many problems as base: none of
+    // the duplicate, one dangling reference that no input had. It must not exit 0.
+    let base = "[gd_scene load_steps=5 format=2]\n\n[sub_resource type=\"BoxShape\" id=1]\nextents = Vector3( 1, 1, 1 )\n\n\
+[sub_resource type=\"BoxShape\" id=1]\nextents = Vector3( 2, 2, 2 )\n\n[sub_resource type=\"BoxShape\" id=3]\n\
+extents = Vector3( 3, 3, 3 )\n\n[sub_resource type=\"SphereShape\" id=2]\nradius = 1.0\n\n[node name=\"Root\" type=\"Spatial\"]\n";
+    let ours = base.replace("[sub_resource type=\"BoxShape\" id=1]\nextents = Vector3( 2, 2, 2 )\n\n", "")
+        + "\n[node name=\"Ball\" type=\"CollisionShape\" parent=\".\"]\nshape = SubResource( 2 )\n";
+    let theirs = base.replace("[sub_resource type=\"SphereShape\" id=2]\nradius = 1.0\n\n", "");
+    let (_d, [b, o, t]) = triple("tscn", base.as_bytes(), ours.as_bytes(), theirs.as_bytes());
+    let out = levelmerge().arg("merge").args([&b, &o, &t]).assert().code(1);
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    assert!(stderr.contains("merged as lines") && stderr.contains("not sound either") && stderr.contains("sub:2"), "{stderr}");
+    let merged = std::fs::read_to_string(&o).unwrap();
+    assert!(!merged.contains("SphereShape") && merged.contains("shape = SubResource( 2 )"), "{merged}");
+}
+
+#[test]
 fn empty_ours_is_merged_as_lines_never_silently() {
     let (_d, [b, o, t]) = triple("json", LEVEL.as_bytes(), b"", LEVEL.replace("\"x\": 1", "\"x\": 10").as_bytes());
     levelmerge().arg("merge").args([&b, &o, &t]).assert().code(1).stderr(predicate::str::contains("empty file"));
