@@ -87,10 +87,8 @@ impl Codec for GodotCodec {
     }
 
     fn merged_part_stays(&self, merged: &[u8], versions: Sides<&[u8]>) -> bool {
-        // A header's load_steps counts the resources of the whole file.
         let texts = [merged, versions.base, versions.ours, versions.theirs];
-        let known = texts.into_iter().all(|text| !render::is_header(text) && parse::only_part_sections(text));
-        known && render::uses_no_new_sub_resource(merged, versions.base)
+        texts.into_iter().all(parse::reads_alone) && render::uses_no_new_sub_resource(merged, versions.base)
     }
 
     fn parts<'t>(&self, text: &'t [u8]) -> Option<Vec<&'t [u8]>> {

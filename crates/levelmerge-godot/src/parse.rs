@@ -413,11 +413,13 @@ pub fn parts(src: &[u8]) -> Option<Vec<&[u8]>> {
     parts.iter().all(|p| quotes_pair_up(p)).then_some(parts)
 }
 
-/// Whether every section of `text` is of a kind that opens a part ([`parts`]): a section of
-/// another kind is identified by its line (see `lower::section_ids`), which a part read alone
-/// does not keep.
-pub fn only_part_sections(text: &[u8]) -> bool {
-    parse(text).is_ok_and(|file| file.sections.iter().all(|s| PART_TAGS.contains(&file.kind(s).as_bytes())))
+/// Whether `text` reads alone as it reads in its file: every section of a kind that opens a
+/// part ([`parts`]) other than the file's header. A section of another kind is identified by
+/// its line (see `lower::section_ids`), which a part read alone does not keep, and a header's
+/// `load_steps` counts the resources of the whole file.
+pub fn reads_alone(text: &[u8]) -> bool {
+    let kept = |kind: &str| PART_TAGS.contains(&kind.as_bytes()) && !matches!(kind, "gd_scene" | "gd_resource");
+    parse(text).is_ok_and(|file| file.sections.iter().all(|s| kept(file.kind(s))))
 }
 
 /// Whether every string literal that opens in `text` closes in it.

@@ -642,6 +642,13 @@ fn parts_are_not_spliced_where_both_sides_changed_one_part_or_one_place() {
     let ours = base.replace("uid://a", "uid://b");
     let theirs = base.replace(" load_steps=2", "");
     assert_eq!(spliced_as_read(base, &ours, &theirs), None);
+    // The same where a comment comes before the header (the header's part then opens with
+    // it): ours names a script class, theirs adds a resource, and the count is made true.
+    let noted = format!("; kept by hand\n{}", base.replace("[gd_scene", "[gd_resource type=\"Resource\""));
+    let named = noted.replace("type=\"Resource\"", "type=\"Resource\" script_class=\"Item\"");
+    let added = noted.replace("load_steps=2", "load_steps=3").replace("[node", "[sub_resource type=\"BoxMesh\" id=\"n\"]\n\n[node");
+    let out = spliced_as_read(&noted, &named, &added).expect("the header changed on one side, the count aside");
+    assert!(out.contains("script_class=\"Item\" load_steps=3 "), "{out}");
     let theirs = base.replace("load_steps=2", "load_steps=3").replace("[node", "[sub_resource type=\"BoxMesh\" id=\"n\"]\n\n[node");
     let out = spliced_as_read(base, &ours, &theirs).expect("the header changed on one side, the count aside");
     assert!(out.starts_with("[gd_scene load_steps=3 format=3 uid=\"uid://b\"]"), "{out}");
