@@ -420,20 +420,29 @@ fn loaded_sections(text: &[u8]) -> usize {
 /// Where a file's header tag writes its `load_steps=` count, when it has one: derived data,
 /// recounted after a splice (whether the attribute is written is not: Godot 4.6 dropped it).
 pub fn load_steps_count(part: &[u8]) -> Option<std::ops::Range<usize>> {
-    let (at, header) = header_of(part);
-    if !(header.starts_with(b"[gd_scene ") || header.starts_with(b"[gd_resource ")) {
+    // Every part is asked (parts are named by it): only the tag is read, never the part.
+    let at = tag_start(part);
+    let tag = &part[at..];
+    if !(tag.starts_with(b"[gd_scene ") || tag.starts_with(b"[gd_resource ")) {
         return None;
     }
-    let digits = load_steps_digits(header)?;
+    let digits = load_steps_digits(tag)?;
     Some(at + digits.start..at + digits.end)
 }
 
-/// A file's header, from the first line that opens a tag (after any comments and blank lines
-/// before it) to the next line opening a section, and where it starts.
-fn header_of(text: &[u8]) -> (usize, &[u8]) {
-    let at = if text.starts_with(b"[") { 0 } else { memchr::memmem::find(text, b"\n[").map_or(text.len(), |i| i + 1) };
-    let rest = &text[at..];
-    (at, &rest[..memchr::memmem::find(rest, b"\n[").map_or(rest.len(), |i| i + 1)])
+/// Where a text's first tag starts: after any comments and blank lines before it.
+fn tag_start(text: &[u8]) -> usize {
+    if text.starts_with(b"[") {
+        0
+    } else {
+        memchr::memmem::find(text, b"\n[").map_or(text.len(), |i| i + 1)
+    }
+}
+
+/// A file's header, from its first tag to the next line opening a section.
+fn header_of(text: &[u8]) -> &[u8] {
+    let rest = &text[tag_start(text)..];
+    &rest[..memchr::memmem::find(rest, b"\n[").map_or(rest.len(), |i| i + 1)]
 }
 
 /// A spliced file's `load_steps`: its header was copied from one of `versions`; when the file
@@ -441,8 +450,8 @@ fn header_of(text: &[u8]) -> (usize, &[u8]) {
 /// [`Renderer`] does for a header it copies.
 pub fn recount_load_steps(mut text: Vec<u8>, versions: Sides<&[u8]>) -> Vec<u8> {
     let Some(digits) = load_steps_count(&text) else { return text };
-    let header = header_of(&text).1;
-    let Some(source) = [versions.ours, versions.theirs, versions.base].into_iter().find(|v| header_of(v).1 == header) else { return text };
+    let header = header_of(&text);
+    let Some(source) = [versions.ours, versions.theirs, versions.base].into_iter().find(|v| header_of(v) == header) else { return text };
     let loaded = loaded_sections(&text);
     if loaded != loaded_sections(source) {
         text.splice(digits, (loaded + 1).to_string().into_bytes());
