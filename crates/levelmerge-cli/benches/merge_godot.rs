@@ -36,7 +36,7 @@ fn main() {
     println!("{edits} edited values per side in alternate sections; median of {reps} runs; peak = largest resident size");
     println!("\"+ nodes\": each side also adds a node at one place (the end), spliced in ours' first");
     println!("\"+ nodes, root\": each side also sets a property of the root node: that section is merged alone, the rest spliced");
-    println!("\"+ nodes, conflict\": both also set one property of the root node: a conflict, every section read, merged and marked");
+    println!("\"+ nodes, conflict\": both also set one property of the root node: a conflict, marked in that section merged alone, the rest spliced");
     print_header();
     for (n, (name, base)) in cases.iter().enumerate() {
         let ours = edit_numbers(base, edits, 0, 11 + n as u64);

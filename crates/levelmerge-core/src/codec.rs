@@ -113,6 +113,13 @@ pub trait Codec {
         false
     }
 
+    /// Whether a conflict a part merged alone left open is settled by a rule the codec draws
+    /// from the rest of the `texts` merged ([`Codec::rules`]: a property the parent's kind
+    /// makes volatile). The whole merge then decides. False by default.
+    fn settled_in_context(&self, _conflict: &ConflictReport, _texts: Sides<&[u8]>) -> bool {
+        false
+    }
+
     /// Whether a part merged alone (`merged`, of the part's `versions`) stands where its
     /// versions stood, as the whole merge writes it: false where the whole merge would move it
     /// (a Godot sub-resource that now uses one its base version did not is written after what
@@ -278,6 +285,9 @@ pub struct MergeOutcome {
     pub notes: Vec<String>,
     /// How long each phase took (read, merge, check, write, mark), for `LEVELMERGE_TIMINGS`.
     pub timings: Vec<(&'static str, std::time::Duration)>,
+    /// Whether the text was spliced from the versions' parts ([`Codec::parts`]) rather than
+    /// written from every object read.
+    pub spliced: bool,
     /// Every problem of a cleanly merged level, including those an input already had (the
     /// merge fails only on new ones): what `check` would say of the text, without reading it
     /// again.
@@ -496,7 +506,11 @@ where
 {
     let renumbered = codec.renumber(texts);
     let aligned = renumbered.as_ref().map_or(texts, |r| r.applied_to(texts));
-    let text = splice_parts(codec, aligned, &|part| merge_part_alone(codec, part, &Options::default()))?;
+    let spliced = splice_parts(codec, aligned, &|part| merge_part_alone(codec, part, aligned, &Options::default()))?;
+    if !spliced.open_parts.is_empty() {
+        return None;
+    }
+    let text = codec.spliced(spliced.text, aligned);
     if renumbered.is_some_and(|r| r.restore) {
         codec.restore(text).ok()
     } else {
@@ -505,17 +519,56 @@ where
 }
 
 /// How a part both sides changed is merged alone ([`merge_part_alone`]), or `None`.
-type MergePart<'m> = dyn Fn(Sides<&[u8]>) -> Option<Vec<u8>> + 'm;
+type MergePart<'m> = dyn Fn(Sides<&[u8]>) -> Option<PartMerge> + 'm;
+
+/// A part both sides changed, merged alone ([`merge_part_alone`]).
+enum PartMerge {
+    /// Merged cleanly: the part's text.
+    Clean(Vec<u8>),
+    /// Left with conflicts: the part as ours' and theirs' sides of them write it.
+    Open(OpenPart),
+}
+
+/// A part merged alone with conflicts left open.
+struct OpenPart {
+    ours: Vec<u8>,
+    theirs: Vec<u8>,
+    open: usize,
+    conflicts: Vec<ConflictReport>,
+}
+
+/// Parts spliced ([`splice_parts`]), before the codec makes derived data true of the text
+/// ([`Codec::spliced`]): the text with ours' side of every part left open, and those parts with
+/// where each stands in it.
+struct Spliced {
+    text: Vec<u8>,
+    open_parts: Vec<(std::ops::Range<usize>, OpenPart)>,
+}
+
+impl Spliced {
+    /// The text with theirs' side of every part left open.
+    fn theirs_text(&self) -> Vec<u8> {
+        let mut text = Vec::with_capacity(self.text.len() + 4096);
+        let mut copied = 0;
+        for (at, part) in &self.open_parts {
+            text.extend_from_slice(&self.text[copied..at.start]);
+            text.extend_from_slice(&part.theirs);
+            copied = at.end;
+        }
+        text.extend_from_slice(&self.text[copied..]);
+        text
+    }
+}
 
 /// The common merge, spliced: the versions' parts ([`Codec::parts`]), named by their first
 /// line, are aligned by name (a 3-way diff of the names). A part every version names is taken
 /// from the side that changed it; parts one side added or removed are taken from that side
 /// when the other left those places untouched. New parts both sides inserted at one place are
 /// written ours' first where the codec joins them ([`Codec::join_inserted_parts`]). A part
-/// both sides changed is `merge_part`'s merge of it alone. `None` when both sides changed one
-/// place otherwise or a part that does not merge alone (the whole merge decides those), or
-/// when the text has no parts.
-fn splice_parts<C: Codec>(codec: &C, texts: Sides<&[u8]>, merge_part: &MergePart<'_>) -> Option<Vec<u8>> {
+/// both sides changed is `merge_part`'s merge of it alone, ours' side of its conflicts where
+/// it leaves them open. `None` when both sides changed one place otherwise or a part that does
+/// not merge alone (the whole merge decides those), or when the text has no parts.
+fn splice_parts<C: Codec>(codec: &C, texts: Sides<&[u8]>, merge_part: &MergePart<'_>) -> Option<Spliced> {
     let parts = Sides::new(codec.parts(texts.base)?, codec.parts(texts.ours)?, codec.parts(texts.theirs)?);
     let names = parts.as_ref().map(|_, p| part_names(codec, p));
     // Built when a side first adds parts: most merges only edit parts in place.
@@ -525,6 +578,7 @@ fn splice_parts<C: Codec>(codec: &C, texts: Sides<&[u8]>, merge_part: &MergePart
     let mut moved =
         |added: &[u64]| added.iter().any(|n| base_names.get_or_insert_with(|| names.base.iter().copied().collect()).contains(n));
     let mut out = Vec::with_capacity(merged_capacity(texts.map(|_, t| t.len())));
+    let mut open_parts = Vec::new();
     // The part written last: the versions of one every version has, or the side that inserted
     // it. A part's end holds the lines before the next part, as its side had them: parts a side
     // inserts after it must come from that side (or after an end no side changed, or both
@@ -570,7 +624,14 @@ fn splice_parts<C: Codec>(codec: &C, texts: Sides<&[u8]>, merge_part: &MergePart
                         continue;
                     }
                     // Both changed its object: the whole merge of that object alone.
-                    out.extend_from_slice(&merge_part(Sides::new(&b[..], &o[..], &t[..]))?);
+                    match merge_part(Sides::new(&b[..], &o[..], &t[..]))? {
+                        PartMerge::Clean(part) => out.extend_from_slice(&part),
+                        PartMerge::Open(part) => {
+                            let start = out.len();
+                            out.extend_from_slice(&part.ours);
+                            open_parts.push((start..out.len(), part));
+                        }
+                    }
                 }
             }
             // One side added, removed or renamed parts here; the other must have left them as
@@ -616,7 +677,7 @@ fn splice_parts<C: Codec>(codec: &C, texts: Sides<&[u8]>, merge_part: &MergePart
             crate::diff3::Chunk::Conflict { .. } => return None,
         }
     }
-    Some(codec.spliced(out, texts))
+    Some(Spliced { text: out, open_parts })
 }
 
 /// Of three versions of some bytes, the one a side changed alone (or both alike); `None` when
@@ -646,11 +707,12 @@ fn changed_apart<'t, C: Codec>(codec: &C, b: &'t [u8], o: &'t [u8], t: &'t [u8])
 
 /// A part both sides changed, merged alone: the whole merge of its three versions read as
 /// three texts, when the codec reads its parts alone ([`Codec::merges_parts_alone`]) and that
-/// merge is clean and settles and notes nothing. What it would settle or note may depend on
-/// the rest of the text (a rule on the children of a kind of node): the whole merge, which
-/// reads all of it, then decides; and so it does where the merged part would not stand where
-/// its versions stood ([`Codec::merged_part_stays`]).
-fn merge_part_alone<C>(codec: &C, part: Sides<&[u8]>, options: &Options) -> Option<Vec<u8>>
+/// merge settles and notes nothing. What it would settle or note may depend on the rest of the
+/// text (a rule on the children of a kind of node): the whole merge, which reads all of it,
+/// then decides; and so it does where the merged part would not stand where its versions
+/// stood ([`Codec::merged_part_stays`]), and where a conflict it leaves open is one a rule
+/// drawn from the rest of the `texts` merged settles ([`Codec::settled_in_context`]).
+fn merge_part_alone<C>(codec: &C, part: Sides<&[u8]>, texts: Sides<&[u8]>, options: &Options) -> Option<PartMerge>
 where
     C: Codec + Sync,
     for<'s> C::Document<'s>: Send + Sync,
@@ -658,9 +720,23 @@ where
     if !codec.merges_parts_alone() {
         return None;
     }
-    let merged = merge_structured(codec, part, None, options, &MarkerStyle::default(), Clock::default()).ok()?;
-    let clean = merged.open_conflicts == 0 && merged.conflicts.is_empty() && merged.notes.is_empty();
-    (clean && codec.merged_part_stays(&merged.text, part)).then_some(merged.text)
+    let (merged, views) = merge_structured_views(codec, part, None, options, &MarkerStyle::default(), Clock::default()).ok()?;
+    if !merged.notes.is_empty() || merged.conflicts.iter().any(|c| c.resolved.is_some()) {
+        return None;
+    }
+    if merged.open_conflicts == 0 {
+        return (merged.conflicts.is_empty() && codec.merged_part_stays(&merged.text, part)).then_some(PartMerge::Clean(merged.text));
+    }
+    // Views written alike were checked as a clean merge's: the whole merge decides those.
+    let [ours, theirs] = views?;
+    let stays = codec.merged_part_stays(&ours, part) && codec.merged_part_stays(&theirs, part);
+    let open_everywhere = merged.conflicts.iter().all(|c| !codec.settled_in_context(c, texts));
+    (stays && open_everywhere).then_some(PartMerge::Open(OpenPart {
+        ours,
+        theirs,
+        open: merged.open_conflicts,
+        conflicts: merged.conflicts,
+    }))
 }
 
 /// [`changed_once`] of three versions of a part compared without what the codec derives
@@ -723,28 +799,75 @@ where
     // checks all a splice can break).
     let restores = renumbered.as_ref().is_some_and(|r| r.restore);
     let aligned = renumbered.as_ref().map_or(texts, |r| r.applied_to(texts));
-    let merge_part = |part: Sides<&[u8]>| merge_part_alone(codec, part, options);
-    let spliced = splice.then(|| splice_parts(codec, aligned, &merge_part)).flatten().and_then(|text| {
+    let merge_part = |part: Sides<&[u8]>| merge_part_alone(codec, part, aligned, options);
+    let spliced = splice.then(|| splice_parts(codec, aligned, &merge_part)).flatten().and_then(|spliced| {
+        if !spliced.open_parts.is_empty() {
+            return if restores { None } else { marked_splice(codec, spliced, Versions { inputs: aligned, originals: texts }, style) };
+        }
+        let text = codec.spliced(spliced.text, aligned);
         if restores && codec.restore_checks_splices() {
-            return Some((codec.restore(text).ok()?, Vec::new()));
+            return Some(SplicedOutcome { text: codec.restore(text).ok()?, ..SplicedOutcome::default() });
         }
         let problems = verify_output(codec, &text, aligned, texts).ok()?;
         let text = if restores { codec.restore(text).ok()? } else { text };
-        Some((text, problems))
+        Some(SplicedOutcome { text, problems, ..SplicedOutcome::default() })
     });
-    if let Some((text, problems)) = spliced {
+    if let Some(spliced) = spliced {
         clock.lap("splice parts and verify");
         return Ok(MergeOutcome {
-            text,
-            open_conflicts: 0,
-            marked_regions: 0,
-            conflicts: Vec::new(),
+            text: spliced.text,
+            open_conflicts: spliced.open_conflicts,
+            marked_regions: spliced.marked_regions,
+            conflicts: spliced.conflicts,
             notes: renumbered.map(|r| r.notes).unwrap_or_default(),
             timings: clock.laps,
-            problems,
+            problems: spliced.problems,
+            spliced: true,
         });
     }
     merge_structured(codec, texts, renumbered, options, style, clock)
+}
+
+/// What a splice writes: a [`MergeOutcome`] without its notes and timings.
+#[derive(Default)]
+struct SplicedOutcome {
+    text: Vec<u8>,
+    open_conflicts: usize,
+    marked_regions: usize,
+    conflicts: Vec<ConflictReport>,
+    problems: Vec<Problem>,
+}
+
+/// A splice around parts merged alone with conflicts left open, marked as the whole merge
+/// marks its own: each side's view of the conflicts spliced and checked like a clean splice
+/// (a part one side deleted that the other's view still needs), then the two views compared
+/// part by part. `None` where a view is broken or the views are written alike (the whole
+/// merge decides those).
+fn marked_splice<C: Codec + Sync>(codec: &C, spliced: Spliced, versions: Versions<'_>, style: &MarkerStyle) -> Option<SplicedOutcome> {
+    let theirs = codec.spliced(spliced.theirs_text(), versions.inputs);
+    let ours = codec.spliced(spliced.text, versions.inputs);
+    let verify = |view: &[u8]| verify_output(codec, view, versions.inputs, versions.originals).is_ok();
+    let mark = || mark_views(codec, &ours, &theirs, style);
+    // The three read the whole text each, independently.
+    let (sound, marked) = if ours.len() + theirs.len() > PARALLEL_FROM {
+        std::thread::scope(|scope| {
+            let theirs_sound = scope.spawn(|| verify(&theirs));
+            let marked = scope.spawn(mark);
+            let sound = verify(&ours) && theirs_sound.join().expect("checking a text does not panic");
+            (sound, marked.join().expect("marking conflicts does not panic"))
+        })
+    } else {
+        (verify(&ours) && verify(&theirs), mark())
+    };
+    if !sound || marked.conflicts == 0 {
+        return None;
+    }
+    let parts = spliced.open_parts.into_iter().map(|(_, part)| part);
+    let (open_conflicts, conflicts) = parts.fold((0, Vec::new()), |(open, mut all), part| {
+        all.extend(part.conflicts);
+        (open + part.open, all)
+    });
+    Some(SplicedOutcome { text: marked.text, open_conflicts, marked_regions: marked.conflicts, conflicts, problems: Vec::new() })
 }
 
 /// Each part named by its first line (a Unity document's `--- !u!1 &N`, a Godot section's
@@ -804,6 +927,15 @@ fn mark_parts<C: Codec>(codec: &C, ours: &[u8], theirs: &[u8], style: &MarkerSty
         }
     }
     marked
+}
+
+/// Conflict markers where ours' and theirs' sides of a merge's conflicts write it differently.
+fn mark_views<C: Codec>(codec: &C, ours: &[u8], theirs: &[u8], style: &MarkerStyle) -> crate::text::MarkedText {
+    if codec.conflicts_in_one_region(ours, theirs) {
+        mark_difference_whole(ours, theirs, style)
+    } else {
+        mark_parts(codec, ours, theirs, style)
+    }
 }
 
 /// The texts of a merge: as merged (ids made to agree), and as given.
@@ -905,8 +1037,27 @@ fn merge_structured<C>(
     renumbered: Option<Renumbered>,
     options: &Options,
     style: &MarkerStyle,
-    mut clock: Clock,
+    clock: Clock,
 ) -> Result<MergeOutcome, MergeError>
+where
+    C: Codec + Sync,
+    for<'s> C::Document<'s>: Send + Sync,
+{
+    merge_structured_views(codec, texts, renumbered, options, style, clock).map(|(outcome, _)| outcome)
+}
+
+/// The texts ours' and theirs' sides of a merge's open conflicts write (unmarked).
+type Views = [Vec<u8>; 2];
+
+/// [`merge_structured`], and where it marks conflicts, the [`Views`] of them.
+fn merge_structured_views<C>(
+    codec: &C,
+    texts: Sides<&[u8]>,
+    renumbered: Option<Renumbered>,
+    options: &Options,
+    style: &MarkerStyle,
+    mut clock: Clock,
+) -> Result<(MergeOutcome, Option<Views>), MergeError>
 where
     C: Codec + Sync,
     for<'s> C::Document<'s>: Send + Sync,
@@ -980,31 +1131,37 @@ where
     let conflicts = report(&merged, |id| outlines.iter().find(|o| o.kind(id).is_some()).map(|o| o.path(id)).unwrap_or_default());
     if open == 0 {
         let problems = result_problems;
-        return Ok(MergeOutcome { text: ours_text, open_conflicts: 0, marked_regions: 0, conflicts, notes, timings: clock.laps, problems });
+        let outcome = MergeOutcome {
+            text: ours_text,
+            open_conflicts: 0,
+            marked_regions: 0,
+            conflicts,
+            notes,
+            timings: clock.laps,
+            problems,
+            spliced: false,
+        };
+        return Ok((outcome, None));
     }
     let theirs_view = merged.resolve(Side::Theirs);
     let theirs_text = finish(codec.render(doc_refs, &theirs_view))?;
-    let marked = if codec.conflicts_in_one_region(&ours_text, &theirs_text) {
-        mark_difference_whole(&ours_text, &theirs_text, style)
-    } else {
-        mark_parts(codec, &ours_text, &theirs_text, style)
-    };
+    let marked = mark_views(codec, &ours_text, &theirs_text, style);
     clock.lap("mark conflicts");
     // Both views written alike: what the open conflicts decide is not written, and the text
     // stands as a clean merge's, checked as one is (it was written before the conflicts could
     // be settled and checked).
-    let (open, problems) = if marked.conflicts == 0 {
+    let (open, problems, views) = if marked.conflicts == 0 {
         let versions = Versions { inputs, originals };
         let problems = if codec.checks_output() {
             verify_output(codec, &marked.text, inputs, originals)?
         } else {
             model_problems(codec, &merged.resolve(Side::Ours), merged.references, &levels, versions)?
         };
-        (0, problems)
+        (0, problems, None)
     } else {
-        (open, Vec::new())
+        (open, Vec::new(), Some([ours_text, theirs_text]))
     };
-    Ok(MergeOutcome {
+    let outcome = MergeOutcome {
         text: marked.text,
         open_conflicts: open,
         marked_regions: marked.conflicts,
@@ -1012,7 +1169,9 @@ where
         notes,
         timings: clock.laps,
         problems,
-    })
+        spliced: false,
+    };
+    Ok((outcome, views))
 }
 
 /// Everything wrong with one text: leftover markers, syntax, duplicate ids, dangling

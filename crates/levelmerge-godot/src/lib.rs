@@ -86,6 +86,18 @@ impl Codec for GodotCodec {
         true
     }
 
+    /// A node's parent, in another part, decides whether its layout is volatile: the whole
+    /// texts are read for it, only for a property a container sets.
+    fn settled_in_context(&self, conflict: &levelmerge_core::codec::ConflictReport, texts: Sides<&[u8]>) -> bool {
+        if !volatile::laid_out(&conflict.path) {
+            return false;
+        }
+        match (parse::parse(texts.ours), parse::parse(texts.theirs)) {
+            (Ok(ours), Ok(theirs)) => volatile::laid_out_by_containers(Sides::new(&ours, &ours, &theirs), &conflict.object),
+            _ => true,
+        }
+    }
+
     fn merged_part_stays(&self, merged: &[u8], versions: Sides<&[u8]>) -> bool {
         let texts = [merged, versions.base, versions.ours, versions.theirs];
         texts.into_iter().all(parse::reads_alone) && render::uses_no_new_sub_resource(merged, versions.base)

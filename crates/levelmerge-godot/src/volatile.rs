@@ -23,6 +23,17 @@ use crate::parse::GodotFile;
 /// The properties a container sets on its children (Godot 3 and Godot 4 names).
 const LAID_OUT: [&str; 6] = ["margin_*", "offset_*", "rect_position", "rect_size", "position", "size"];
 
+/// Whether a property is one a container sets on its children: volatile or not depending on
+/// the node's parent.
+pub fn laid_out(path: &str) -> bool {
+    LAID_OUT.iter().any(|p| levelmerge_core::policy::glob_match(p, path))
+}
+
+/// Whether a node (`node:path`) is laid out by a container on both sides of a merge.
+pub fn laid_out_by_containers(docs: Sides<&GodotFile<'_>>, node: &str) -> bool {
+    children_of_containers(docs.ours).contains(node) && children_of_containers(docs.theirs).contains(node)
+}
+
 /// The properties a file dialog keeps of its user's last browsing.
 const BROWSED: [&str; 3] = ["current_dir", "current_path", "current_file"];
 

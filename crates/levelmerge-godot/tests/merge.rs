@@ -551,6 +551,35 @@ fn spliced_as_read(b: &str, o: &str, t: &str) -> Option<String> {
 }
 
 #[test]
+fn a_section_both_sides_changed_into_a_conflict_is_marked_alone_and_the_rest_spliced() {
+    let style = MarkerStyle::default();
+    let whole = |b: &str, o: &str, t: &str| {
+        let texts = Sides::new(b.as_bytes(), o.as_bytes(), t.as_bytes());
+        levelmerge_core::merge_objects(&GodotCodec, texts, &Options::default(), &style).expect("merges")
+    };
+    // Both move the sprite, each elsewhere; theirs also edits the label.
+    let ours = GODOT3.replace("position = Vector2( 10, 20 )", "position = Vector2( 11, 20 )");
+    let theirs = GODOT3.replace("position = Vector2( 10, 20 )", "position = Vector2( 12, 20 )").replace("Hello", "Bye");
+    let r = merge(GODOT3, &ours, &theirs).unwrap();
+    assert!(r.spliced, "the sprite merged alone, the rest spliced");
+    assert_eq!((r.open_conflicts, r.marked_regions), (1, 1));
+    levelmerge_testutils::corpus::same_outcome(&r, &whole(GODOT3, &ours, &theirs)).unwrap();
+    let text = String::from_utf8(r.text).unwrap();
+    let marked = "<<<<<<< ours\nposition = Vector2( 11, 20 )\n=======\nposition = Vector2( 12, 20 )\n>>>>>>> theirs\n";
+    assert!(text.contains(marked) && text.contains("Bye"), "{text}");
+    // Theirs' side of the conflict uses a gradient ours deleted: that side of the splice is
+    // broken, and the whole merge decides.
+    let base = SUBS
+        .replace("load_steps=3", "load_steps=4")
+        .replace("[node name=\"Main\"", "[sub_resource type=\"Gradient\" id=3]\noffsets = PoolRealArray( 0.5, 1 )\n\n[node name=\"Main\"");
+    let ours = SUBS.replace("texture = SubResource( 2 )", "texture = null");
+    let theirs = base.replace("texture = SubResource( 2 )", "texture = SubResource( 3 )");
+    let r = merge(&base, &ours, &theirs).unwrap();
+    assert!(!r.spliced && r.open_conflicts > 0, "{}", String::from_utf8_lossy(&r.text));
+    levelmerge_testutils::corpus::same_outcome(&r, &whole(&base, &ours, &theirs)).unwrap();
+}
+
+#[test]
 fn edits_of_different_sections_are_spliced_into_what_reading_every_object_writes() {
     let scene = levelmerge_testutils::godot::scene(300);
     let ours = levelmerge_testutils::godot::edit_numbers(&scene, 40, 0, 1);
@@ -752,6 +781,8 @@ fn offsets_a_container_gives_its_children_are_not_conflicts() {
     };
     // Each side relaid the box (one added a sibling above, one resized it): ours is kept.
     let r = merge(&scene("VBoxContainer", "0.0"), &scene("VBoxContainer", "31.0"), &scene("VBoxContainer", "12.0")).unwrap();
+    // The item's section alone would leave a conflict there: its parent, in another
+    // section, settles it.
     assert_eq!(r.open_conflicts, 0, "{:?}", r.conflicts);
     assert_eq!(String::from_utf8(r.text).unwrap(), scene("VBoxContainer", "31.0"));
     // Under a parent that does not lay out its children the offset is the user's: a conflict.

@@ -585,9 +585,27 @@ fn edits_of_different_documents_are_spliced_into_what_the_whole_merge_writes() {
     let whole = levelmerge_core::merge_objects(&UnityCodec, texts, &Options::default(), &MarkerStyle::default()).expect("merges");
     assert_eq!(String::from_utf8(spliced).unwrap(), text(&whole));
     assert_eq!(text(&whole), ours.replace("m_Range: 10", "m_Range: 12"));
-    // Both change one property of it: a conflict, which the whole merge reports.
-    let theirs = base.replace("m_Intensity: 1", "m_Intensity: 3");
-    assert!(levelmerge_core::merge_disjoint_parts(&UnityCodec, Sides::new(base.as_bytes(), ours.as_bytes(), theirs.as_bytes())).is_none());
+    // Both change one property of it: a conflict, not a clean splice ...
+    let theirs = base.replace("m_Intensity: 1", "m_Intensity: 3").replace("m_LocalPosition: {x: 3,", "m_LocalPosition: {x: 4,");
+    let texts = Sides::new(base.as_bytes(), ours.as_bytes(), theirs.as_bytes());
+    assert!(levelmerge_core::merge_disjoint_parts(&UnityCodec, texts).is_none());
+    // ... but the light is merged alone and its conflict marked there, the rest spliced, as the
+    // whole merge writes it.
+    let r = merge(&base, &ours, &theirs);
+    assert!(r.spliced);
+    assert_eq!((r.open_conflicts, r.marked_regions), (1, 1));
+    let whole = levelmerge_core::merge_objects(&UnityCodec, texts, &Options::default(), &MarkerStyle::default()).expect("merges");
+    levelmerge_testutils::corpus::same_outcome(&r, &whole).unwrap();
+    let marked = "<<<<<<< ours\n  m_Intensity: 2\n=======\n  m_Intensity: 3\n>>>>>>> theirs\n";
+    assert!(text(&r).contains(marked) && text(&r).contains("{x: 4,"), "{}", text(&r));
+    // Ours deletes the post; theirs' side of the conflict points at its transform: that side
+    // of the splice is broken, and the whole merge decides.
+    let (without_post, pointing) = (scene(&lamp(10, 11, 12, "0", "2")), base.replace("m_Intensity: 1", "m_Intensity: {fileID: 21}"));
+    let r = merge(&base, &without_post, &pointing);
+    assert!(!r.spliced && r.open_conflicts > 0, "{}", text(&r));
+    let texts = Sides::new(base.as_bytes(), without_post.as_bytes(), pointing.as_bytes());
+    let whole = levelmerge_core::merge_objects(&UnityCodec, texts, &Options::default(), &MarkerStyle::default()).expect("merges");
+    levelmerge_testutils::corpus::same_outcome(&r, &whole).unwrap();
     // A side adds a game object with its transform, and the scene root lists it: spliced in.
     let theirs = scene(
         &[lamp(10, 11, 12, "0", "1"), vec![go(20, "Post", 21), tr(21, 20, 0, &[], "3"), go(30, "New", 31), tr(31, 30, 0, &[], "5")]]
