@@ -34,16 +34,40 @@ fn main() {
     let folder = inputs_folder(&dir);
     let bin = Path::new(env!("CARGO_BIN_EXE_levelmerge"));
     println!("{edits} edited fields per side in disjoint documents; median of {reps} runs; peak = largest resident size");
+    println!("\"+ one object\": each side also edits a field of the first game object: that document is merged alone, the rest spliced");
+    println!("\"+ conflict\": both also rename the first game object: a conflict, marked in that document merged alone, the rest spliced");
     print_header();
     for (n, (name, base)) in cases.iter().enumerate() {
         let scale = (base.len() / 4_000_000).max(1);
         let ours = edit_numbers(base, edits * scale, 0, 11 + n as u64);
         let theirs = edit_numbers(base, edits * scale, 1, 23 + n as u64);
         let ext = if name.contains(".prefab") { "prefab" } else { "unity" };
-        let paths: Vec<PathBuf> = ["base", "ours", "theirs"].iter().map(|s| folder.join(format!("{n}-{s}.{ext}"))).collect();
-        for (p, t) in paths.iter().zip([base, &ours, &theirs]) {
-            std::fs::write(p, t).expect("write an input");
+        let one_object = (
+            format!("{name} + one object"),
+            in_first_game_object(&ours, "m_Name", "ByOurs"),
+            in_first_game_object(&theirs, "m_IsActive", "0"),
+        );
+        let conflict = (
+            format!("{name} + conflict"),
+            in_first_game_object(&ours, "m_Name", "ByOurs"),
+            in_first_game_object(&theirs, "m_Name", "ByTheirs"),
+        );
+        for (label, ours, theirs, exit) in
+            [((name.clone(), ours.clone(), theirs.clone()), 0), (one_object, 0), (conflict, 1)].map(|((l, o, t), e)| (l, o, t, e))
+        {
+            let paths: Vec<PathBuf> = ["base", "ours", "theirs"].iter().map(|s| folder.join(format!("{n}-{s}.{ext}"))).collect();
+            for (p, t) in paths.iter().zip([base, &ours, &theirs]) {
+                std::fs::write(p, t).expect("write an input");
+            }
+            compare(&label, bin, &[&paths[0], &paths[1], &paths[2]], &folder.join(format!("{n}-out.{ext}")), reps, exit);
         }
-        compare(name, bin, &[&paths[0], &paths[1], &paths[2]], &folder.join(format!("{n}-out.{ext}")), reps, 0);
     }
+}
+
+/// `text` with the `key` field of its first game object set to `value`.
+fn in_first_game_object(text: &str, key: &str, value: &str) -> String {
+    let object = text.find("\nGameObject:\n").expect("a game object");
+    let line = object + text[object..].find(&format!("\n  {key}: ")).expect("the field in the game object") + 1;
+    let end = line + text[line..].find('\n').expect("a line end");
+    format!("{}  {key}: {value}{}", &text[..line], &text[end..])
 }

@@ -848,8 +848,9 @@ fn marked_splice<C: Codec + Sync>(codec: &C, spliced: Spliced, versions: Version
     let ours = codec.spliced(spliced.text, versions.inputs);
     let verify = |view: &[u8]| verify_output(codec, view, versions.inputs, versions.originals).is_ok();
     let mark = || mark_views(codec, &ours, &theirs, style);
-    // The three read the whole text each, independently.
-    let (sound, marked) = if ours.len() + theirs.len() > PARALLEL_FROM {
+    // The three read the whole text each, independently: on three threads where the codec
+    // reads in parallel (the two checks are most of the time; each holds a document).
+    let (sound, marked) = if codec.reads_in_parallel() && ours.len() + theirs.len() > PARALLEL_FROM {
         std::thread::scope(|scope| {
             let theirs_sound = scope.spawn(|| verify(&theirs));
             let marked = scope.spawn(mark);
