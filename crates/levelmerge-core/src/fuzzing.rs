@@ -4,7 +4,7 @@
 
 use crate::codec::Engine;
 use crate::text::MarkerStyle;
-use crate::{Codec, MergeOutcome, Options, Sides};
+use crate::{Codec, MergeError, MergeOutcome, Options, Sides};
 
 fn merge(engine: &impl Engine, texts: Sides<&[u8]>) -> Option<MergeOutcome> {
     engine.merge(texts, &Options::default(), &MarkerStyle::default()).ok()
@@ -25,11 +25,21 @@ pub fn parse_round_trip<C: Codec + Engine>(codec: &C, data: &[u8]) -> bool {
 /// Three versions cut from one input at `0xFF` bytes (which UTF-8 text never holds): merging
 /// never panics; a clean merge is a file that parses and has no problem that none of the
 /// inputs had (as they are, or with ids renumbered by [`Codec::renumber`], which may carry a
-/// problem over under a new id); `merge(b, o, b)` gives `o` back.
-pub fn merge_three<C: Codec + Engine>(codec: &C, data: &[u8]) {
+/// problem over under a new id); a merge of sound versions spliced from their parts writes what
+/// the whole merge writes ([`spliced_as_whole`]); `merge(b, o, b)` gives `o` back.
+pub fn merge_three<C>(codec: &C, data: &[u8])
+where
+    C: Codec + Sync,
+    for<'s> C::Document<'s>: Send + Sync,
+{
     let mut parts = data.splitn(3, |&b| b == 0xFF);
     let (base, ours, theirs) = (parts.next().unwrap_or(b""), parts.next().unwrap_or(b""), parts.next().unwrap_or(b""));
     if let Some(merged) = merge(codec, Sides::new(base, ours, theirs)) {
+        // Promised of sound versions: a broken one (a scene without its root) may be read
+        // one way by the whole merge and left as it was by the splice.
+        if merged.spliced && [base, ours, theirs].iter().all(|t| codec.check(t).is_empty()) {
+            spliced_as_whole(codec, Sides::new(base, ours, theirs), &merged);
+        }
         if merged.open_conflicts == 0 {
             assert!(codec.parse(&merged.text).is_ok(), "a clean merge that does not parse");
             let renumbered = codec.renumber(Sides::new(base, ours, theirs));
@@ -45,4 +55,27 @@ pub fn merge_three<C: Codec + Engine>(codec: &C, data: &[u8]) {
             assert_eq!(merged.text, ours, "merge(b, o, b) is not o");
         }
     }
+}
+
+/// A spliced merge writes what reading every object writes: the same text, the same number of
+/// conflicts left open. The differences allowed: the whole merge leaves open a conflict the
+/// splice never sees (both sides deleted an object and one added another under its name, one
+/// object for the whole merge, two for the splice), or refuses a version it cannot read.
+fn spliced_as_whole<C>(codec: &C, texts: Sides<&[u8]>, spliced: &MergeOutcome)
+where
+    C: Codec + Sync,
+    for<'s> C::Document<'s>: Send + Sync,
+{
+    let whole = match crate::codec::merge_objects(codec, texts, &Options::default(), &MarkerStyle::default()) {
+        Ok(whole) => whole,
+        // A version the splice never read whole (its broken bytes in a part the other side
+        // replaced): the spliced text was read back and checked.
+        Err(MergeError::Unreadable { .. } | MergeError::Invalid { .. }) => return,
+        Err(e) => panic!("the whole merge failed where the splice did not: {e}"),
+    };
+    if spliced.open_conflicts == 0 && whole.open_conflicts > 0 {
+        return;
+    }
+    assert_eq!(spliced.open_conflicts, whole.open_conflicts, "the spliced merge left other conflicts open than the whole merge");
+    assert!(spliced.text == whole.text, "the spliced merge differs from the whole merge");
 }

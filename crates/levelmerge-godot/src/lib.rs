@@ -203,8 +203,11 @@ pub fn scene_problems(level: &Level<'_>) -> Vec<Problem> {
     let mut problems = Vec::new();
     let mut instanced: FxHashSet<&str> = FxHashSet::default();
     let mut nodes: FxHashSet<&str> = FxHashSet::with_capacity_and_hasher(level.objects.len(), Default::default());
-    let attrs: Vec<Vec<(&str, &str)>> =
-        level.objects.values().map(|o| if matches!(o.kind.as_str(), "node" | "connection") { tag_attrs(o) } else { Vec::new() }).collect();
+    let attrs: Vec<Vec<(&str, &str)>> = level
+        .objects
+        .values()
+        .map(|o| if matches!(o.kind.as_str(), "node" | "connection" | "gd_scene" | "gd_resource") { tag_attrs(o) } else { Vec::new() })
+        .collect();
     for (obj, attrs) in level.objects.values().zip(&attrs).filter(|(o, _)| o.kind == "node") {
         if let Some(path) = obj.id.as_str().strip_prefix("node:") {
             if attr(attrs, "instance").is_some() || attr(attrs, "instance_placeholder").is_some() {
@@ -218,6 +221,9 @@ pub fn scene_problems(level: &Level<'_>) -> Vec<Problem> {
     // Node → its line, by `unique_id` (Godot 4.6): one id names one node.
     let mut unique: rustc_hash::FxHashMap<&str, usize> = rustc_hash::FxHashMap::default();
     let mut roots = 0;
+    // The first line that names the root (`parent="."`, a connection's `"."`): Godot refuses a
+    // scene whose nodes hang under a root it does not hold.
+    let mut under_root: Option<usize> = None;
     // The id each reference names, written here (most name an object, and make no id).
     let mut target = String::new();
     for (at, (obj, attrs)) in level.objects.values().zip(&attrs).enumerate() {
@@ -252,7 +258,10 @@ pub fn scene_problems(level: &Level<'_>) -> Vec<Problem> {
                             problems.push(Problem::Inconsistent { object: obj.id.clone(), message: "a second root node".into(), line });
                         }
                     }
-                    Some(parent) if parent == "." || nodes.contains(parent) || under_instance(parent, &instanced) => {}
+                    Some(".") => {
+                        under_root.get_or_insert(line);
+                    }
+                    Some(parent) if nodes.contains(parent) || under_instance(parent, &instanced) => {}
                     Some(parent) => {
                         problems.push(Problem::Orphan { object: obj.id.clone(), parent: ObjectId::new(format!("node:{parent}")), line })
                     }
@@ -278,10 +287,21 @@ pub fn scene_problems(level: &Level<'_>) -> Vec<Problem> {
                 }
                 nodes.insert(path);
             }
+            // Godot reads the header's count before anything else, and refuses a file where
+            // it is not one.
+            "gd_scene" | "gd_resource" => {
+                // The count is derived data, left out of the lowered tag: read off the text.
+                let count = parse::tag_attrs(obj.props.raw).into_iter().find(|(k, _)| *k == "load_steps").map(|(_, v)| v);
+                if count.is_some_and(|n| n.is_empty() || !n.bytes().all(|b| b.is_ascii_digit())) {
+                    problems.push(Problem::Inconsistent { object: obj.id.clone(), message: "load_steps is not a count".into(), line });
+                }
+            }
             "connection" => {
                 for end in ["from", "to"] {
                     let Some(path) = attr(attrs, end) else { continue };
-                    if path != "." && !nodes.contains(path) && !under_instance(path, &instanced) {
+                    if path == "." {
+                        under_root.get_or_insert(line);
+                    } else if !nodes.contains(path) && !under_instance(path, &instanced) {
                         problems.push(Problem::DanglingReference {
                             object: obj.id.clone(),
                             path: end.to_owned(),
@@ -293,6 +313,13 @@ pub fn scene_problems(level: &Level<'_>) -> Vec<Problem> {
             }
             _ => {}
         }
+    }
+    if let (0, Some(line)) = (roots, under_root) {
+        problems.push(Problem::Inconsistent {
+            object: ObjectId::new("node:."),
+            message: "nodes under a root node the file does not hold".into(),
+            line,
+        });
     }
     problems
 }

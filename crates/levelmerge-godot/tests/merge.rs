@@ -884,6 +884,14 @@ frames = [ ExtResource( 1 ), ExtResource( 8 ) ]
     let ordered = text.replace("gradient = SubResource( 3 )", "gradient = SubResource( 2 )");
     let problems: Vec<String> = levelmerge_core::check_text(&GodotCodec, ordered.as_bytes()).iter().map(|p| p.to_string()).collect();
     assert_eq!(found_in(&problems, "before it is defined"), 0, "{problems:#?}");
+    // Nodes and a connection under a root node the file does not hold: said once.
+    let rootless = GODOT3.replace("[node name=\"Main\" type=\"Node2D\"]\nscript = ExtResource( 1 )\n\n", "");
+    let problems: Vec<String> = levelmerge_core::check_text(&GodotCodec, rootless.as_bytes()).iter().map(|p| p.to_string()).collect();
+    assert_eq!(problems, ["line 6: node:.: nodes under a root node the file does not hold"], "{rootless}");
+    // A header whose count is not one.
+    let uncounted = GODOT3.replace("load_steps=3", "load_steps=x3");
+    let problems: Vec<String> = levelmerge_core::check_text(&GodotCodec, uncounted.as_bytes()).iter().map(|p| p.to_string()).collect();
+    assert_eq!(problems, ["line 1: header: load_steps is not a count"]);
 }
 
 fn found_in(problems: &[String], what: &str) -> usize {
