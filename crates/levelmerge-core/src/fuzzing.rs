@@ -26,7 +26,7 @@ pub fn parse_round_trip<C: Codec + Engine>(codec: &C, data: &[u8]) -> bool {
 /// never panics; a clean merge is a file that parses and has no problem that none of the
 /// inputs had (as they are, or with ids renumbered by [`Codec::renumber`], which may carry a
 /// problem over under a new id); a merge of sound versions spliced from their parts writes what
-/// the whole merge writes ([`spliced_as_whole`]); `merge(b, o, b)` gives `o` back.
+/// the whole merge writes; `merge(b, o, b)` gives `o` back.
 pub fn merge_three<C>(codec: &C, data: &[u8])
 where
     C: Codec + Sync,

@@ -183,14 +183,15 @@ impl Scene {
 
 fn edit() -> impl Strategy<Value = Edit> {
     prop_oneof![
-        (0usize..3, 0usize..8, prop::sample::select(vec!["Box", "Lamp"])).prop_map(|(slot, parent, name)| Edit::Add { slot, parent, name }),
-        (0usize..8).prop_map(Edit::Delete),
-        (0usize..8, 1u8..4).prop_map(|(i, x)| Edit::Move(i, x)),
-        (0usize..8, 0usize..8).prop_map(|(i, p)| Edit::Reparent(i, p)),
-        (0usize..8, prop::option::of(1u8..3)).prop_map(|(i, l)| Edit::Light(i, l)),
-        (0usize..8, prop::option::of(0usize..8)).prop_map(|(i, t)| Edit::Follow(i, t)),
-        (0usize..8).prop_map(Edit::ToBack),
-        (0usize..8).prop_map(Edit::Recreate),
+        1 => (0usize..3, 0usize..8, prop::sample::select(vec!["Box", "Lamp"])).prop_map(|(slot, parent, name)| Edit::Add { slot, parent, name }),
+        1 => (0usize..8).prop_map(Edit::Delete),
+        // Often both sides move one object or change one light: a conflict inside one document.
+        3 => (0usize..8, 1u8..4).prop_map(|(i, x)| Edit::Move(i, x)),
+        1 => (0usize..8, 0usize..8).prop_map(|(i, p)| Edit::Reparent(i, p)),
+        2 => (0usize..8, prop::option::of(1u8..3)).prop_map(|(i, l)| Edit::Light(i, l)),
+        1 => (0usize..8, prop::option::of(0usize..8)).prop_map(|(i, t)| Edit::Follow(i, t)),
+        1 => (0usize..8).prop_map(Edit::ToBack),
+        1 => (0usize..8).prop_map(Edit::Recreate),
     ]
 }
 
