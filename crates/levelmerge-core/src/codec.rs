@@ -523,13 +523,13 @@ type MergePart<'m> = dyn Fn(Sides<&[u8]>) -> Option<PartMerge> + 'm;
 
 /// A part both sides changed, merged alone ([`merge_part_alone`]).
 enum PartMerge {
-    /// Merged cleanly: the part's text.
-    Clean(Vec<u8>),
+    /// Merged cleanly: the part's text, and the conflicts a rule or the preference settled.
+    Clean { text: Vec<u8>, settled: Vec<ConflictReport> },
     /// Left with conflicts: the part as ours' and theirs' sides of them write it.
     Open(OpenPart),
 }
 
-/// A part merged alone with conflicts left open.
+/// A part merged alone with conflicts left open (and maybe others settled).
 struct OpenPart {
     ours: Vec<u8>,
     theirs: Vec<u8>,
@@ -538,11 +538,12 @@ struct OpenPart {
 }
 
 /// Parts spliced ([`splice_parts`]), before the codec makes derived data true of the text
-/// ([`Codec::spliced`]): the text with ours' side of every part left open, and those parts with
-/// where each stands in it.
+/// ([`Codec::spliced`]): the text with ours' side of every part left open, those parts with
+/// where each stands in it, and the conflicts the parts merged cleanly settled.
 struct Spliced {
     text: Vec<u8>,
     open_parts: Vec<(std::ops::Range<usize>, OpenPart)>,
+    settled: Vec<ConflictReport>,
 }
 
 impl Spliced {
@@ -578,7 +579,7 @@ fn splice_parts<C: Codec>(codec: &C, texts: Sides<&[u8]>, merge_part: &MergePart
     let mut moved =
         |added: &[u64]| added.iter().any(|n| base_names.get_or_insert_with(|| names.base.iter().copied().collect()).contains(n));
     let mut out = Vec::with_capacity(merged_capacity(texts.map(|_, t| t.len())));
-    let mut open_parts = Vec::new();
+    let (mut open_parts, mut settled) = (Vec::new(), Vec::new());
     // The part written last: the versions of one every version has, or the side that inserted
     // it. A part's end holds the lines before the next part, as its side had them: parts a side
     // inserts after it must come from that side (or after an end no side changed, or both
@@ -625,7 +626,10 @@ fn splice_parts<C: Codec>(codec: &C, texts: Sides<&[u8]>, merge_part: &MergePart
                     }
                     // Both changed its object: the whole merge of that object alone.
                     match merge_part(Sides::new(&b[..], &o[..], &t[..]))? {
-                        PartMerge::Clean(part) => out.extend_from_slice(&part),
+                        PartMerge::Clean { text, settled: part_settled } => {
+                            out.extend_from_slice(&text);
+                            settled.extend(part_settled);
+                        }
                         PartMerge::Open(part) => {
                             let start = out.len();
                             out.extend_from_slice(&part.ours);
@@ -677,7 +681,7 @@ fn splice_parts<C: Codec>(codec: &C, texts: Sides<&[u8]>, merge_part: &MergePart
             crate::diff3::Chunk::Conflict { .. } => return None,
         }
     }
-    Some(Spliced { text: out, open_parts })
+    Some(Spliced { text: out, open_parts, settled })
 }
 
 /// Of three versions of some bytes, the one a side changed alone (or both alike); `None` when
@@ -707,11 +711,12 @@ fn changed_apart<'t, C: Codec>(codec: &C, b: &'t [u8], o: &'t [u8], t: &'t [u8])
 
 /// A part both sides changed, merged alone: the whole merge of its three versions read as
 /// three texts, when the codec reads its parts alone ([`Codec::merges_parts_alone`]) and that
-/// merge settles and notes nothing. What it would settle or note may depend on the rest of the
-/// text (a rule on the children of a kind of node): the whole merge, which reads all of it,
-/// then decides; and so it does where the merged part would not stand where its versions
-/// stood ([`Codec::merged_part_stays`]), and where a conflict it leaves open is one a rule
-/// drawn from the rest of the `texts` merged settles ([`Codec::settled_in_context`]).
+/// merge notes nothing (what it notes may depend on the rest of the text: the whole merge,
+/// which reads all of it, then decides). It may settle conflicts, by the user's rules, the
+/// codec's fixed ones or the preference, as the whole merge settles them; not where a rule
+/// drawn from the rest of the `texts` merged settles a conflict ([`Codec::settled_in_context`]:
+/// a rule on the children of a kind of node), nor where the merged part would not stand where
+/// its versions stood ([`Codec::merged_part_stays`]): the whole merge decides those.
 fn merge_part_alone<C>(codec: &C, part: Sides<&[u8]>, texts: Sides<&[u8]>, options: &Options) -> Option<PartMerge>
 where
     C: Codec + Sync,
@@ -721,22 +726,19 @@ where
         return None;
     }
     let (merged, views) = merge_structured_views(codec, part, None, options, &MarkerStyle::default(), Clock::default()).ok()?;
-    if !merged.notes.is_empty() || merged.conflicts.iter().any(|c| c.resolved.is_some()) {
+    if !merged.notes.is_empty() || merged.conflicts.iter().any(|c| codec.settled_in_context(c, texts)) {
         return None;
     }
     if merged.open_conflicts == 0 {
-        return (merged.conflicts.is_empty() && codec.merged_part_stays(&merged.text, part)).then_some(PartMerge::Clean(merged.text));
+        // Conflicts left open that both views write alike were checked as a clean merge's:
+        // the whole merge decides those.
+        let all_settled = merged.conflicts.iter().all(|c| c.resolved.is_some());
+        let stays = all_settled && codec.merged_part_stays(&merged.text, part);
+        return stays.then_some(PartMerge::Clean { text: merged.text, settled: merged.conflicts });
     }
-    // Views written alike were checked as a clean merge's: the whole merge decides those.
     let [ours, theirs] = views?;
     let stays = codec.merged_part_stays(&ours, part) && codec.merged_part_stays(&theirs, part);
-    let open_everywhere = merged.conflicts.iter().all(|c| !codec.settled_in_context(c, texts));
-    (stays && open_everywhere).then_some(PartMerge::Open(OpenPart {
-        ours,
-        theirs,
-        open: merged.open_conflicts,
-        conflicts: merged.conflicts,
-    }))
+    stays.then_some(PartMerge::Open(OpenPart { ours, theirs, open: merged.open_conflicts, conflicts: merged.conflicts }))
 }
 
 /// [`changed_once`] of three versions of a part compared without what the codec derives
@@ -805,12 +807,13 @@ where
             return if restores { None } else { marked_splice(codec, spliced, Versions { inputs: aligned, originals: texts }, style) };
         }
         let text = codec.spliced(spliced.text, aligned);
+        let conflicts = spliced.settled;
         if restores && codec.restore_checks_splices() {
-            return Some(SplicedOutcome { text: codec.restore(text).ok()?, ..SplicedOutcome::default() });
+            return Some(SplicedOutcome { text: codec.restore(text).ok()?, conflicts, ..SplicedOutcome::default() });
         }
         let problems = verify_output(codec, &text, aligned, texts).ok()?;
         let text = if restores { codec.restore(text).ok()? } else { text };
-        Some(SplicedOutcome { text, problems, ..SplicedOutcome::default() })
+        Some(SplicedOutcome { text, problems, conflicts, ..SplicedOutcome::default() })
     });
     if let Some(spliced) = spliced {
         clock.lap("splice parts and verify");
@@ -864,7 +867,7 @@ fn marked_splice<C: Codec + Sync>(codec: &C, spliced: Spliced, versions: Version
         return None;
     }
     let parts = spliced.open_parts.into_iter().map(|(_, part)| part);
-    let (open_conflicts, conflicts) = parts.fold((0, Vec::new()), |(open, mut all), part| {
+    let (open_conflicts, conflicts) = parts.fold((0, spliced.settled), |(open, mut all), part| {
         all.extend(part.conflicts);
         (open + part.open, all)
     });

@@ -1,7 +1,7 @@
 //! Godot merges on small scenes of our own (the corpus tests need `../shared`; these do not).
 
 use levelmerge_core::text::MarkerStyle;
-use levelmerge_core::{merge_texts, MergeError, MergeOutcome, Options, Sides};
+use levelmerge_core::{merge_texts, MergeError, MergeOutcome, Options, Side, Sides};
 use levelmerge_godot::GodotCodec;
 
 fn merge(b: &str, o: &str, t: &str) -> Result<MergeOutcome, MergeError> {
@@ -577,6 +577,52 @@ fn a_section_both_sides_changed_into_a_conflict_is_marked_alone_and_the_rest_spl
     let r = merge(&base, &ours, &theirs).unwrap();
     assert!(!r.spliced && r.open_conflicts > 0, "{}", String::from_utf8_lossy(&r.text));
     levelmerge_testutils::corpus::same_outcome(&r, &whole(&base, &ours, &theirs)).unwrap();
+}
+
+#[test]
+fn a_section_whose_merge_alone_settles_a_conflict_is_spliced_with_the_settlement_reported() {
+    let style = MarkerStyle::default();
+    let both = |b: &str, o: &str, t: &str, options: &Options| {
+        let texts = Sides::new(b.as_bytes(), o.as_bytes(), t.as_bytes());
+        let whole = levelmerge_core::merge_objects(&GodotCodec, texts, options, &style).expect("merges");
+        (merge_with(b, o, t, options).expect("merges"), whole)
+    };
+    // Both browsed elsewhere in the dialog (volatile: ours is kept, a rule of the dialog's
+    // own section); theirs also edits the label.
+    let base = "[gd_scene format=3]\n\n[node name=\"Main\" type=\"Control\"]\n\n[node name=\"Open\" type=\"FileDialog\" parent=\".\"]\ncurrent_dir = \"/base\"\n\n[node name=\"Label\" type=\"Label\" parent=\".\"]\ntext = \"Hello\"\n";
+    let browsed = |dir: &str| base.replace("/base", dir);
+    let (ours, theirs) = (browsed("/home/me"), browsed("D:/game").replace("Hello", "Bye"));
+    let (r, whole) = both(base, &ours, &theirs, &Options::default());
+    assert!(r.spliced && r.open_conflicts == 0, "{}", String::from_utf8_lossy(&r.text));
+    levelmerge_testutils::corpus::same_outcome(&r, &whole).unwrap();
+    assert_eq!(r.conflicts.iter().map(|c| c.resolved.as_ref().map(|(side, _)| *side)).collect::<Vec<_>>(), [Some(Side::Ours)]);
+    assert_eq!(String::from_utf8(r.text).unwrap(), ours.replace("Hello", "Bye"));
+    // Both move the label, ours preferred: settled in its section, reported as the whole merge
+    // reports it.
+    let moved = |x: &str| base.replace("text = \"Hello\"", &format!("position = Vector2({x}, 0)\ntext = \"Hello\""));
+    let prefer_ours =
+        Options { policy: levelmerge_core::policy::Policy { prefer: Some(Side::Ours), ..Default::default() }, ..Options::default() };
+    let (r, whole) = both(base, &moved("1"), &moved("2"), &prefer_ours);
+    assert!(r.spliced && r.open_conflicts == 0);
+    levelmerge_testutils::corpus::same_outcome(&r, &whole).unwrap();
+    // Under a container the whole file settles it otherwise (the container's layout, not the
+    // preference): left to the whole merge.
+    let boxed = |text: String| {
+        text.replace(
+            "[node name=\"Label\" type=\"Label\" parent=\".\"]",
+            "[node name=\"Box\" type=\"VBoxContainer\" parent=\".\"]\n\n[node name=\"Label\" type=\"Label\" parent=\"Box\"]",
+        )
+    };
+    let prefer_theirs =
+        Options { policy: levelmerge_core::policy::Policy { prefer: Some(Side::Theirs), ..Default::default() }, ..Options::default() };
+    let (r, whole) = both(&boxed(base.to_owned()), &boxed(moved("1")), &boxed(moved("2")), &prefer_theirs);
+    assert!(!r.spliced);
+    assert!(
+        r.conflicts.iter().all(|c| c.resolved.as_ref().is_some_and(|(side, why)| *side == Side::Ours && why.starts_with("volatile"))),
+        "{:?}",
+        r.conflicts
+    );
+    levelmerge_testutils::corpus::same_outcome(&r, &whole).unwrap();
 }
 
 #[test]
