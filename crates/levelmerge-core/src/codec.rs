@@ -113,10 +113,10 @@ pub trait Codec {
         false
     }
 
-    /// Whether a conflict a part merged alone left open is settled by a rule the codec draws
+    /// Whether any of the conflicts of a part merged alone is settled by a rule the codec draws
     /// from the rest of the `texts` merged ([`Codec::rules`]: a property the parent's kind
     /// makes volatile). The whole merge then decides. False by default.
-    fn settled_in_context(&self, _conflict: &ConflictReport, _texts: Sides<&[u8]>) -> bool {
+    fn settled_in_context(&self, _conflicts: &[ConflictReport], _texts: Sides<&[u8]>) -> bool {
         false
     }
 
@@ -726,7 +726,7 @@ where
         return None;
     }
     let (merged, views) = merge_structured_views(codec, part, None, options, &MarkerStyle::default(), Clock::default()).ok()?;
-    if !merged.notes.is_empty() || merged.conflicts.iter().any(|c| codec.settled_in_context(c, texts)) {
+    if !merged.notes.is_empty() || codec.settled_in_context(&merged.conflicts, texts) {
         return None;
     }
     if merged.open_conflicts == 0 {

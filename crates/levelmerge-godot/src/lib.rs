@@ -87,13 +87,14 @@ impl Codec for GodotCodec {
     }
 
     /// A node's parent, in another part, decides whether its layout is volatile: the whole
-    /// texts are read for it, only for a property a container sets.
-    fn settled_in_context(&self, conflict: &levelmerge_core::codec::ConflictReport, texts: Sides<&[u8]>) -> bool {
-        if !volatile::laid_out(&conflict.path) {
+    /// texts are read for it (once), only where a conflict is on a property a container sets.
+    fn settled_in_context(&self, conflicts: &[levelmerge_core::codec::ConflictReport], texts: Sides<&[u8]>) -> bool {
+        let nodes: Vec<&str> = conflicts.iter().filter(|c| volatile::laid_out(&c.path)).map(|c| c.object.as_str()).collect();
+        if nodes.is_empty() {
             return false;
         }
         match (parse::parse(texts.ours), parse::parse(texts.theirs)) {
-            (Ok(ours), Ok(theirs)) => volatile::laid_out_by_containers(Sides::new(&ours, &ours, &theirs), &conflict.object),
+            (Ok(ours), Ok(theirs)) => volatile::laid_out_by_containers(Sides::new(&ours, &ours, &theirs), &nodes),
             _ => true,
         }
     }
@@ -203,11 +204,8 @@ pub fn scene_problems(level: &Level<'_>) -> Vec<Problem> {
     let mut problems = Vec::new();
     let mut instanced: FxHashSet<&str> = FxHashSet::default();
     let mut nodes: FxHashSet<&str> = FxHashSet::with_capacity_and_hasher(level.objects.len(), Default::default());
-    let attrs: Vec<Vec<(&str, &str)>> = level
-        .objects
-        .values()
-        .map(|o| if matches!(o.kind.as_str(), "node" | "connection" | "gd_scene" | "gd_resource") { tag_attrs(o) } else { Vec::new() })
-        .collect();
+    let attrs: Vec<Vec<(&str, &str)>> =
+        level.objects.values().map(|o| if matches!(o.kind.as_str(), "node" | "connection") { tag_attrs(o) } else { Vec::new() }).collect();
     for (obj, attrs) in level.objects.values().zip(&attrs).filter(|(o, _)| o.kind == "node") {
         if let Some(path) = obj.id.as_str().strip_prefix("node:") {
             if attr(attrs, "instance").is_some() || attr(attrs, "instance_placeholder").is_some() {

@@ -29,9 +29,10 @@ pub fn laid_out(path: &str) -> bool {
     LAID_OUT.iter().any(|p| levelmerge_core::policy::glob_match(p, path))
 }
 
-/// Whether a node (`node:path`) is laid out by a container on both sides of a merge.
-pub fn laid_out_by_containers(docs: Sides<&GodotFile<'_>>, node: &str) -> bool {
-    children_of_containers(docs.ours).contains(node) && children_of_containers(docs.theirs).contains(node)
+/// Whether any of some nodes (`node:path`) is laid out by a container on both sides of a merge.
+pub fn laid_out_by_containers(docs: Sides<&GodotFile<'_>>, nodes: &[&str]) -> bool {
+    let (ours, theirs) = (children_of_containers(docs.ours), children_of_containers(docs.theirs));
+    nodes.iter().any(|node| ours.contains(node) && theirs.contains(node))
 }
 
 /// The properties a file dialog keeps of its user's last browsing.
