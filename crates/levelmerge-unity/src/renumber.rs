@@ -1,7 +1,9 @@
 //! Both sides added different objects under the same fileID: theirs gets a fresh one.
 //!
 //! The object is told apart from "the same object added on both sides" by what identifies it:
-//! its class, and where present its name, game object, script, source prefab. What belongs to
+//! its class, and where present its name, game object, script, source prefab (word by word: a
+//! game object whose name alone differs, and whose components both sides added alike, is one
+//! object renamed on one side). What belongs to
 //! a renamed object (its components and children) is renamed with it, and so is the game object
 //! of a renamed component. The fresh id is
 //! the first free one above the old (unused in all three files, so deterministic), and every
@@ -11,7 +13,7 @@ use levelmerge_core::Sides;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::lower::local_ref;
-use crate::parse::{document_ids, documents_by_id, parse_three, UnityDoc, UnityFile};
+use crate::parse::{document_ids, documents_by_id, parse_three, UnityDoc, UnityFile, GAME_OBJECT_CLASS};
 
 /// Fields that tell two objects apart.
 const IDENTITY: [&str; 6] = ["m_Name", "m_GameObject", "m_Script", "m_SourcePrefab", "m_CorrespondingSourceObject", "m_PrefabInstance"];
@@ -21,14 +23,52 @@ fn field_text<'s>(file: &UnityFile<'s>, doc: &UnityDoc, key: &str) -> Option<&'s
     file.get(fields, key).map(|v| file.text(file.nodes[v as usize].span).trim())
 }
 
-fn different_objects(ours: (&UnityFile<'_>, &UnityDoc), theirs: (&UnityFile<'_>, &UnityDoc)) -> bool {
-    if ours.1.class_id != theirs.1.class_id || ours.1.stripped != theirs.1.stripped {
-        return true;
-    }
-    IDENTITY.iter().any(|k| match (field_text(ours.0, ours.1, k), field_text(theirs.0, theirs.1, k)) {
-        (Some(a), Some(b)) => a != b,
+/// The identity fields both objects hold with different values.
+fn differing_identity(ours: (&UnityFile<'_>, &UnityDoc), theirs: (&UnityFile<'_>, &UnityDoc)) -> Vec<&'static str> {
+    // Unity folds a long flow mapping over two lines at will: the words are what count.
+    let differ = |k: &str| match (field_text(ours.0, ours.1, k), field_text(theirs.0, theirs.1, k)) {
+        (Some(a), Some(b)) => !a.split_whitespace().eq(b.split_whitespace()),
         _ => false,
-    })
+    };
+    IDENTITY.into_iter().filter(|k| differ(k)).collect()
+}
+
+fn same_kind(ours: &UnityDoc, theirs: &UnityDoc) -> bool {
+    ours.class_id == theirs.class_id && ours.stripped == theirs.stripped
+}
+
+fn different_objects(ours: (&UnityFile<'_>, &UnityDoc), theirs: (&UnityFile<'_>, &UnityDoc)) -> bool {
+    !same_kind(ours.1, theirs.1) || !differing_identity(ours, theirs).is_empty()
+}
+
+/// A game object both sides added under one fileID that differs in its name alone, each of
+/// whose components both sides also added byte for byte alike, in an addition where another
+/// game object, name and all, is alike on both sides: one object renamed on one side (the same
+/// addition reached both branches), not two objects. Game objects added apart share no
+/// fileIDs (Unity draws them at random); where ids are handed out in sequence, two additions
+/// share ids without a single game object alike, and are renumbered.
+fn renamed_in_place(ours: (&UnityFile<'_>, &UnityDoc), theirs: (&UnityFile<'_>, &UnityDoc), added_alike: &AddedAlike) -> bool {
+    let only_name = added_alike.game_object
+        && ours.1.class_id == GAME_OBJECT_CLASS
+        && same_kind(ours.1, theirs.1)
+        && differing_identity(ours, theirs) == ["m_Name"];
+    let components = |(file, doc): (&UnityFile<'_>, &UnityDoc)| -> Vec<i64> {
+        let listed = file.fields(doc).and_then(|f| file.get(f, "m_Component"));
+        listed.map_or_else(Vec::new, |list| {
+            file.items_of(list).iter().filter_map(|&item| file.get(item, "component").and_then(|c| local_ref(file, c))).collect()
+        })
+    };
+    only_name && {
+        let listed = components(theirs);
+        !listed.is_empty() && listed == components(ours) && listed.iter().all(|id| added_alike.ids.contains(id))
+    }
+}
+
+/// The objects both sides added under one fileID byte for byte alike.
+struct AddedAlike {
+    ids: FxHashSet<i64>,
+    /// Whether a game object is among them.
+    game_object: bool,
 }
 
 /// Theirs' text with colliding new objects renumbered, and a note per object.
@@ -55,6 +95,9 @@ pub fn renumber(texts: Sides<&[u8]>) -> Option<(Vec<u8>, Vec<String>)> {
         .filter(|d| d.file_id != 0 && !bi.contains_key(&d.file_id))
         .filter_map(|d| oi.get(&d.file_id).map(|&o| (&ours.docs[o], d)))
         .collect();
+    let alike: Vec<&UnityDoc> = clashing.iter().filter(|(o, t)| ours.text(o.span) == theirs.text(t.span)).map(|(_, t)| *t).collect();
+    let added_alike =
+        AddedAlike { ids: alike.iter().map(|d| d.file_id).collect(), game_object: alike.iter().any(|d| d.class_id == GAME_OBJECT_CLASS) };
     let mut renamed: FxHashSet<i64> = FxHashSet::default();
     // Different objects, then (until nothing changes) the parts of renamed objects: a component
     // or child of theirs' renamed object is theirs' too.
@@ -72,7 +115,9 @@ pub fn renumber(texts: Sides<&[u8]>) -> Option<(Vec<u8>, Vec<String>)> {
             }
             let belongs_to_renamed =
                 ["m_GameObject", "m_Father", "m_PrefabInstance"].iter().any(|k| refers(t, k).is_some_and(|id| renamed.contains(&id)));
-            let differ = ours.text(o.span) != theirs.text(t.span) && different_objects((&ours, o), (&theirs, t));
+            let differ = ours.text(o.span) != theirs.text(t.span)
+                && different_objects((&ours, o), (&theirs, t))
+                && !renamed_in_place((&ours, o), (&theirs, t), &added_alike);
             if belongs_to_renamed || owners_of_renamed.contains(&t.file_id) || differ {
                 renamed.insert(t.file_id);
             }
@@ -157,6 +202,40 @@ mod tests {
         assert_eq!(notes.len(), 4, "{notes:?}");
         assert!(!text.contains("&50\n") && !text.contains("&61\n") && !text.contains("&62\n") && !text.contains("&70\n"), "{text}");
         assert!(!text.contains("{fileID: 50}") && !text.contains("{fileID: 61}"), "{text}");
+    }
+
+    #[test]
+    fn an_identity_folded_over_two_lines_is_the_same_identity() {
+        let base = "%YAML 1.1\n--- !u!1 &10\nGameObject:\n  m_Name: Root\n";
+        let side = |source: &str, value: &str| {
+            format!("{base}--- !u!224 &50 stripped\nRectTransform:\n  m_CorrespondingSourceObject: {source}\n  m_PrefabInstance: {{fileID: 60}}\n  m_Value: {value}\n")
+        };
+        let ours = side("{fileID: 57, guid: 2f2de97a89d7bef42919fd16c2f87f10,\n    type: 3}", "1");
+        let theirs = side("{fileID: 57, guid: 2f2de97a89d7bef42919fd16c2f87f10, type: 3}", "2");
+        assert!(renumber(Sides::new(base.as_bytes(), ours.as_bytes(), theirs.as_bytes())).is_none());
+        // A different source is a different object.
+        let theirs = side("{fileID: 58, guid: 2f2de97a89d7bef42919fd16c2f87f10, type: 3}", "2");
+        assert!(renumber(Sides::new(base.as_bytes(), ours.as_bytes(), theirs.as_bytes())).is_some());
+    }
+
+    #[test]
+    fn a_game_object_renamed_on_one_side_whose_components_both_added_alike_is_one_object() {
+        let base = "%YAML 1.1\n--- !u!1 &10\nGameObject:\n  m_Name: Root\n";
+        let side = |name: &str, light: &str| {
+            format!(
+                "{base}--- !u!1 &50\nGameObject:\n  m_Component:\n  - component: {{fileID: 61}}\n  - component: {{fileID: 62}}\n  m_Name: {name}\n--- !u!4 &61\nTransform:\n  m_GameObject: {{fileID: 50}}\n  m_Father: {{fileID: 0}}\n--- !u!108 &62\nLight:\n  m_GameObject: {{fileID: 50}}\n  m_Intensity: {light}\n--- !u!1 &70\nGameObject:\n  m_Name: Shade\n"
+            )
+        };
+        let ours = side("Lamp", "1");
+        assert!(renumber(Sides::new(base.as_bytes(), ours.as_bytes(), side("Lamp (1)", "1").as_bytes())).is_none());
+        // Without a game object alike on both sides, two additions that share ids are two.
+        let apart = |text: String| text.replace("m_Name: Shade", "m_Name: Shade2");
+        let (_, notes) =
+            renumber(Sides::new(base.as_bytes(), ours.as_bytes(), apart(side("Lamp (1)", "1")).as_bytes())).expect("a collision");
+        assert_eq!(notes.len(), 4, "{notes:?}");
+        // A component that differs too: two objects, the game object and its components renumbered.
+        let (_, notes) = renumber(Sides::new(base.as_bytes(), ours.as_bytes(), side("Lamp (1)", "2").as_bytes())).expect("a collision");
+        assert_eq!(notes.len(), 3, "{notes:?}");
     }
 
     #[test]

@@ -123,6 +123,29 @@ fn different_objects_added_under_one_file_id_are_both_kept() {
 }
 
 #[test]
+fn one_addition_reaching_both_sides_with_a_game_object_renamed_is_not_duplicated() {
+    // Both sides hold the same new subtree (a panel and its button, under the same fileIDs);
+    // theirs renamed the button. One button, its name a conflict: not two panels' worth.
+    let base = scene(&[go(10, "Root", 11), tr(11, 10, 0, &[], "0")]);
+    let side = |button: &str| {
+        scene(&[
+            go(10, "Root", 11),
+            tr(11, 10, 0, &[71], "0"),
+            go(70, "Panel", 71),
+            tr(71, 70, 11, &[81], "0"),
+            go(80, button, 81),
+            tr(81, 80, 71, &[], "2"),
+        ])
+    };
+    let (ours, theirs) = (side("Button"), side("Button (1)"));
+    let r = merge(&base, &ours, &theirs);
+    assert!(r.notes.is_empty(), "nothing renumbered: {:?}", r.notes);
+    assert_eq!(r.open_conflicts, 1, "{}", text(&r));
+    assert!(r.conflicts.iter().any(|c| c.object == "80" && c.path.ends_with("m_Name")), "{:?}", r.conflicts);
+    assert_eq!(text(&r).matches("--- !u!1 &").count(), 3, "{}", text(&r));
+}
+
+#[test]
 fn the_same_object_added_on_both_sides_with_different_fields_conflicts() {
     let base = scene(&[go(10, "Root", 11), tr(11, 10, 0, &[], "0")]);
     let ours = scene(&[go(10, "Root", 11), tr(11, 10, 0, &[], "0"), go(50, "A", 51), tr(51, 50, 0, &[], "1")]);
