@@ -226,21 +226,18 @@ struct EditRules {
 }
 
 /// Whether `side` changes `base` in a way that a deletion on the other side would lose:
-/// anything but removing children or moving them around.
+/// anything but removing members or children, or moving children around (the deletion
+/// removes them too: an editor dropping a field its script no longer has is not an edit).
 fn modifies(base: &Value<'_>, side: &Value<'_>, rules: EditRules) -> bool {
     if base.identical(side) || base.same(side) {
         return false;
     }
     match (&base.kind, &side.kind) {
-        (ValueKind::Map(b), ValueKind::Map(s)) => {
-            let added_or_changed = s.iter().any(|(k, sv)| match b.iter().find(|(bk, _)| bk == k) {
-                None => rules.added_fields_are_edits,
-                Some(_) if rules.bookkeeping.contains(k) => false,
-                Some((_, bv)) => modifies(bv, sv, rules),
-            });
-            let removed = b.iter().any(|(k, bv)| !bv.has_children && !rules.bookkeeping.contains(k) && !s.iter().any(|(sk, _)| sk == k));
-            added_or_changed || removed
-        }
+        (ValueKind::Map(b), ValueKind::Map(s)) => s.iter().any(|(k, sv)| match b.iter().find(|(bk, _)| bk == k) {
+            None => rules.added_fields_are_edits,
+            Some(_) if rules.bookkeeping.contains(k) => false,
+            Some((_, bv)) => modifies(bv, sv, rules),
+        }),
         (ValueKind::Children(b), ValueKind::Children(s)) => {
             let b: FxHashSet<&ObjectId> = b.iter().collect();
             s.iter().any(|id| !b.contains(id))

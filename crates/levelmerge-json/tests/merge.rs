@@ -71,6 +71,21 @@ fn delete_vs_untouched_deletes() {
     assert_eq!(m, o.replace("\"x\": 10", "\"x\": 9"));
 }
 
+#[test]
+fn delete_vs_removing_a_member_deletes() {
+    // Removing a member loses nothing the deletion keeps: the object goes, on either side.
+    let deleted = BASE.replace(",\n    { \"id\": 2, \"name\": \"lamp\", \"x\": 20 }", "");
+    let trimmed = BASE.replace("\"lamp\", \"x\": 20", "\"lamp\"");
+    for (o, t) in [(&deleted, &trimmed), (&trimmed, &deleted)] {
+        let (m, c) = merge(BASE, o, t);
+        assert_eq!((m.as_str(), c), (deleted.as_str(), 0));
+    }
+    // Removing one member while changing another is an edit the deletion would lose.
+    let edited = trimmed.replace("\"lamp\"", "\"lantern\"");
+    let (m, c) = merge(BASE, &deleted, &edited);
+    assert_eq!(c, 1, "{m}");
+}
+
 fn codec_with_refs() -> JsonCodec {
     let mut c = JsonCodec::default();
     c.config.parent_key = Some("parent".into());
