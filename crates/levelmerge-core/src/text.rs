@@ -183,12 +183,11 @@ pub fn align_line_ends(texts: [&[u8]; 3]) -> Option<[Vec<u8>; 3]> {
     Some(texts.map(|t| with_line_ends(t, target)))
 }
 
-/// `\r\n` when the text's first line ends so, else `\n`.
-fn line_ending(text: &[u8]) -> &'static [u8] {
-    match text.iter().position(|&b| b == b'\n') {
-        Some(i) if i > 0 && text[i - 1] == b'\r' => b"\r\n",
-        _ => b"\n",
-    }
+/// How marker lines end: as the first line of ours ends, or of theirs where ours has no line
+/// (an object ours deleted), else `\n`.
+fn line_ending(ours: &[u8], theirs: &[u8]) -> &'static [u8] {
+    let first = |text: &[u8]| memchr::memchr(b'\n', text).map(|i| if i > 0 && text[i - 1] == b'\r' { &b"\r\n"[..] } else { b"\n" });
+    first(ours).or_else(|| first(theirs)).unwrap_or(b"\n")
 }
 
 impl Writer<'_> {
@@ -242,7 +241,7 @@ impl Writer<'_> {
 /// A 3-way line merge like `git merge-file`: clean changes applied, overlapping ones marked.
 pub fn merge_lines(base: &[u8], ours: &[u8], theirs: &[u8], style: &MarkerStyle) -> MarkedText {
     let (bl, ol, tl) = (lines(base), lines(ours), lines(theirs));
-    let mut w = Writer { out: Vec::with_capacity(ours.len() + 64), style, conflicts: 0, eol: line_ending(ours) };
+    let mut w = Writer { out: Vec::with_capacity(ours.len() + 64), style, conflicts: 0, eol: line_ending(ours, theirs) };
     for chunk in diff3(&hashes(&bl), &hashes(&ol), &hashes(&tl)) {
         match chunk {
             Chunk::Stable { ours, .. } => w.push_lines(&ol[ours]),
@@ -265,7 +264,7 @@ const RESYNC_LINES: usize = 3;
 /// The texts agree almost everywhere, so they are walked side by side and diffed only in a
 /// small window after each difference, growing it until they are back in step.
 pub fn mark_differences(ours: &[u8], theirs: &[u8], style: &MarkerStyle) -> MarkedText {
-    let mut w = Writer { out: Vec::with_capacity(ours.len() + 64), style, conflicts: 0, eol: line_ending(ours) };
+    let mut w = Writer { out: Vec::with_capacity(ours.len() + 64), style, conflicts: 0, eol: line_ending(ours, theirs) };
     let (mut i, mut j) = (0, 0);
     while i < ours.len() || j < theirs.len() {
         // Skip the common bytes, then step back to the start of the line they end in.
@@ -335,7 +334,7 @@ pub fn mark_difference_whole(ours: &[u8], theirs: &[u8], style: &MarkerStyle) ->
     let room = (ol.len() - prefix).min(tl.len() - prefix);
     // The lines both end with, a last line without a line end included (it stays last).
     let suffix = ol.iter().rev().zip(tl.iter().rev()).take(room).take_while(|(a, b)| a == b).count();
-    let mut w = Writer { out: Vec::with_capacity(ours.len() + 64), style, conflicts: 0, eol: line_ending(ours) };
+    let mut w = Writer { out: Vec::with_capacity(ours.len() + 64), style, conflicts: 0, eol: line_ending(ours, theirs) };
     w.push_lines(&ol[..prefix]);
     w.conflict(&ol[prefix..ol.len() - suffix], &tl[prefix..tl.len() - suffix]);
     w.push_lines(&ol[ol.len() - suffix..]);
@@ -482,6 +481,9 @@ mod tests {
     fn markers_follow_crlf_files() {
         let r = merge_lines(b"a\r\nb\r\n", b"a\r\nX\r\n", b"a\r\nY\r\n", &MarkerStyle::default());
         assert_eq!(String::from_utf8(r.text).unwrap(), "a\r\n<<<<<<< ours\r\nX\r\n=======\r\nY\r\n>>>>>>> theirs\r\n");
+        // An object only theirs holds (ours deleted it): the markers end as theirs' lines do.
+        let r = mark_difference_whole(b"", b"X\r\nY\r\n", &MarkerStyle::default());
+        assert_eq!(String::from_utf8(r.text).unwrap(), "<<<<<<< ours\r\n=======\r\nX\r\nY\r\n>>>>>>> theirs\r\n");
     }
 
     #[test]

@@ -106,3 +106,14 @@ fn real_merges_whose_sections_splice_write_what_the_whole_merge_writes() {
     assert!(spliced >= 40, "only {spliced} real merges were spliced");
     assert!(with_conflicts >= 5, "only {with_conflicts} real merges with conflicts were spliced");
 }
+
+#[test]
+fn real_merges_with_windows_line_ends_merge_alike() {
+    let Some(root) = corpus::require("real_merges_with_windows_line_ends_merge_alike") else {
+        return;
+    };
+    let scenarios = corpus::scenarios(&root.join("merges"), |ext| GODOT.contains(&ext));
+    let compared = corpus::check_line_ends_do_not_change_merges(&GodotCodec, &scenarios);
+    eprintln!("godot: {compared} real merges alike with \\r\\n line ends");
+    assert!(compared >= 150, "only {compared} real merges were compared");
+}

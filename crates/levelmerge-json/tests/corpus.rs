@@ -142,3 +142,12 @@ fn real_cocos_merges_whose_elements_splice_write_what_the_whole_merge_writes() {
     eprintln!("cocos: {spliced} real merges spliced ({with_conflicts} left with conflicts), each equal to the whole merge");
     assert!(spliced >= 4, "only {spliced} real merges were spliced");
 }
+
+#[test]
+fn real_merges_with_windows_line_ends_merge_alike() {
+    let Some(root) = corpus::require("real_merges_with_windows_line_ends_merge_alike") else { return };
+    let scenarios = corpus::scenarios(&root.join("merges-json"), |_| true);
+    let compared = corpus::check_line_ends_do_not_change_merges(&JsonCodec::default(), &scenarios);
+    eprintln!("json: {compared} real merges alike with \\r\\n line ends");
+    assert!(compared >= 100, "only {compared} real merges were compared");
+}

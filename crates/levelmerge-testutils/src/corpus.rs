@@ -235,6 +235,48 @@ where
     (spliced, with_conflicts)
 }
 
+/// Every real merge written with Windows line ends (`\r\n`, as git's `core.autocrlf` checks
+/// files out) gives the merge of the files as stored, its lines ended with `\r\n`: the same
+/// text, conflict markers included, and the same conflicts left open; or it fails alike.
+/// Panics naming the scenario; returns how many merges were compared (versions already
+/// holding a `\r` are left out).
+pub fn check_line_ends_do_not_change_merges<C>(codec: &C, scenarios: &[Scenario]) -> usize
+where
+    C: levelmerge_core::Codec + Sync,
+    for<'s> C::Document<'s>: Send + Sync,
+{
+    use levelmerge_core::text::{with_line_ends, LineEnds};
+    use levelmerge_core::{merge_texts, Options, Sides};
+    let mut compared = 0;
+    for s in scenarios {
+        let lf = [s.read("base"), s.read("ours"), s.read("theirs")];
+        if lf.iter().any(|t| t.contains(&b'\r')) {
+            continue;
+        }
+        let crlf = lf.clone().map(|t| with_line_ends(&t, LineEnds::Crlf));
+        let merge =
+            |[b, o, t]: &[Vec<u8>; 3]| merge_texts(codec, Sides::new(&b[..], &o[..], &t[..]), &Options::default(), &Default::default());
+        match (merge(&lf), merge(&crlf)) {
+            (Ok(plain), Ok(windows)) => {
+                assert!(
+                    windows.text == with_line_ends(&plain.text, LineEnds::Crlf) && windows.open_conflicts == plain.open_conflicts,
+                    "{}: with \\r\\n line ends the merge differs from the merge of the files as stored",
+                    s.dir.display()
+                );
+            }
+            (Err(_), Err(_)) => {}
+            (plain, windows) => panic!(
+                "{}: as stored the merge {}, with \\r\\n line ends it {}",
+                s.dir.display(),
+                if plain.is_ok() { "succeeds" } else { "fails" },
+                if windows.is_ok() { "succeeds" } else { "fails" }
+            ),
+        }
+        compared += 1;
+    }
+    compared
+}
+
 /// Whether two outcomes of one merge agree: the same text, conflicts left open and marked
 /// alike, and the same conflicts (in any order; how an object is named in the hierarchy aside:
 /// a part merged alone names it from its own part).

@@ -139,3 +139,14 @@ fn real_merges_whose_documents_splice_write_what_the_whole_merge_writes() {
     assert!(spliced >= 100, "only {spliced} real merges were spliced");
     assert!(with_conflicts >= 10, "only {with_conflicts} real merges with conflicts were spliced");
 }
+
+#[test]
+fn real_merges_with_windows_line_ends_merge_alike() {
+    let Some(root) = corpus::require("real_merges_with_windows_line_ends_merge_alike") else {
+        return;
+    };
+    let scenarios = corpus::scenarios(&root.join("merges"), |ext| ["unity", "prefab"].contains(&ext));
+    let compared = corpus::check_line_ends_do_not_change_merges(&levelmerge_unity::UnityCodec, &scenarios);
+    eprintln!("unity: {compared} real merges alike with \\r\\n line ends");
+    assert!(compared >= 300, "only {compared} real merges were compared");
+}
