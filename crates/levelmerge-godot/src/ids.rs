@@ -147,11 +147,24 @@ struct Matched<'s> {
 }
 
 impl<'s> Matched<'s> {
-    fn new(files: Sides<&GodotFile<'s>>, table: Table) -> Self {
+    /// `known` names, by ours' id, the base id of resources ours is known to hold: those whose
+    /// ids ours took from theirs (a renumbering of resources alike in content, such as empty
+    /// style boxes, cannot be told back from their content).
+    fn new(files: Sides<&GodotFile<'s>>, table: Table, known: Option<&FxHashMap<String, String>>) -> Self {
         let (base, ours, theirs) = (resources(files.base, table), resources(files.ours, table), resources(files.theirs, table));
         let all = |v: &[Resource<'s>]| (0..v.len()).collect::<Vec<_>>();
+        let mut ours_to_base: Vec<Option<usize>> = vec![None; ours.len()];
+        for (o, r) in ours.iter().enumerate() {
+            let base_id = known.and_then(|k| k.get(r.id));
+            ours_to_base[o] = base_id.and_then(|id| base.iter().position(|b| b.id == id));
+        }
         // Unchanged and renumbered resources first.
-        let mut ours_to_base = matching(&picked(&ours, &all(&ours)), &picked(&base, &all(&base)), table, false);
+        let claimed: FxHashSet<usize> = ours_to_base.iter().flatten().copied().collect();
+        let (ours_open, base_open): (Vec<usize>, Vec<usize>) =
+            ((0..ours.len()).filter(|&o| ours_to_base[o].is_none()).collect(), (0..base.len()).filter(|b| !claimed.contains(b)).collect());
+        for (k, b) in matching(&picked(&ours, &ours_open), &picked(&base, &base_open), table, false).into_iter().enumerate() {
+            ours_to_base[ours_open[k]] = b.map(|b| base_open[b]);
+        }
         let mut theirs_to_base = matching(&picked(&theirs, &all(&theirs)), &picked(&base, &all(&base)), table, false);
         // A resource both sides added (or both changed alike) is one resource, not an edit of
         // whichever base resource had its id (two branches renaming files differently).
@@ -216,8 +229,8 @@ fn fresh(id: &str, used: &FxHashSet<String>) -> String {
 }
 
 /// `files.ours` is the side that keeps its ids; `files.theirs` is `other_side`.
-fn plan(files: Sides<&GodotFile<'_>>, table: Table, other_side: Side) -> Plan {
-    let Matched { base, ours, theirs, ours_to_base, theirs_to_base } = Matched::new(files, table);
+fn plan(files: Sides<&GodotFile<'_>>, table: Table, other_side: Side, known: Option<&FxHashMap<String, String>>) -> Plan {
+    let Matched { base, ours, theirs, ours_to_base, theirs_to_base } = Matched::new(files, table, known);
     let mut used: FxHashSet<String> = ours.iter().map(|r| r.id.to_owned()).collect();
     let mut base_final: Vec<Option<String>> = vec![None; base.len()];
     for (o, b) in ours_to_base.iter().enumerate() {
@@ -363,15 +376,20 @@ pub fn align(texts: Sides<&[u8]>) -> Option<Renumbered> {
     }
     let mut files = Sides::new(parse(texts.base).ok()?, parse(texts.ours).ok()?, parse(texts.theirs).ok()?);
     let tables = [Table::Ext, Table::Sub];
-    let matched = tables.map(|t| Matched::new(Sides::new(&files.base, &files.ours, &files.theirs), t));
+    let matched = tables.map(|t| Matched::new(Sides::new(&files.base, &files.ours, &files.theirs), t, None));
     let ours_renumbered = matched.iter().any(|m| m.renumbered(Side::Ours));
     let theirs_keeps = !ours_renumbered && matched.iter().any(|m| m.renumbered(Side::Theirs));
     // Both renumbered: ours first takes the ids only theirs changed.
     let mut ours_taken = None;
+    // The ids ours took, each mapped back to the base id it stands for.
+    let mut known: FxHashMap<Table, FxHashMap<String, String>> = FxHashMap::default();
     if ours_renumbered {
         let maps: FxHashMap<Table, FxHashMap<String, String>> =
             tables.into_iter().zip(&matched).filter_map(|(table, m)| Some((table, theirs_renumbering(m)?))).collect();
         ours_taken = rewrite(&files.ours, &maps.iter().map(|(t, m)| (*t, m)).collect());
+        if ours_taken.is_some() {
+            known = maps.into_iter().map(|(t, m)| (t, m.into_iter().map(|(base_id, taken)| (taken, base_id)).collect())).collect();
+        }
     }
     drop(matched);
     if let Some(text) = &ours_taken {
@@ -380,7 +398,8 @@ pub fn align(texts: Sides<&[u8]>) -> Option<Renumbered> {
     let (keeper, other, other_side) =
         if theirs_keeps { (&files.theirs, &files.ours, Side::Ours) } else { (&files.ours, &files.theirs, Side::Theirs) };
     let refs = Sides::new(&files.base, keeper, other);
-    let (ext, sub) = (plan(refs, Table::Ext, other_side), plan(refs, Table::Sub, other_side));
+    let (ext, sub) =
+        (plan(refs, Table::Ext, other_side, known.get(&Table::Ext)), plan(refs, Table::Sub, other_side, known.get(&Table::Sub)));
     let base_maps = FxHashMap::from_iter([(Table::Ext, &ext.base), (Table::Sub, &sub.base)]);
     let other_maps = FxHashMap::from_iter([(Table::Ext, &ext.theirs), (Table::Sub, &sub.theirs)]);
     let other = rewrite(other, &other_maps);

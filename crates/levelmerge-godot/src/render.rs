@@ -286,9 +286,24 @@ impl<'r, 'd> Renderer<'r, 'd> {
                 RValue::Exact(v) => {
                     let f = self.file(v.origin.side);
                     match Node::decode(v.origin.node, f) {
-                        Node::Prop(i) => out.push_str(f.text(f.props[i].line)),
+                        Node::Prop(i) => {
+                            let prop = &f.props[i];
+                            let own_key = f.key_aliases.get(&(i as u32)).map_or(f.text(prop.key), String::as_str);
+                            if own_key == *key {
+                                out.push_str(f.text(prop.line));
+                            } else {
+                                // A property renamed on the other side, its value from this one:
+                                // the line under the new name (a repeated key's alias names it
+                                // `key\u{1}n`: the name is what precedes the mark).
+                                let line = f.text(prop.line);
+                                let (start, end) = ((prop.key.0 - prop.line.0) as usize, (prop.key.1 - prop.line.0) as usize);
+                                out.push_str(&line[..start]);
+                                out.push_str(key.split('\u{1}').next().unwrap_or(key));
+                                out.push_str(&line[end..]);
+                            }
+                        }
                         _ => {
-                            out.push_str(key);
+                            out.push_str(key.split('\u{1}').next().unwrap_or(key));
                             out.push_str(" = ");
                             out.push_str(v.raw);
                         }

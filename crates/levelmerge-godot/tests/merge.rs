@@ -108,6 +108,54 @@ fn sub_resources_alike_but_for_their_id_are_matched_in_order() {
 }
 
 #[test]
+fn resources_alike_in_content_keep_their_identity_whichever_side_renumbered_them() {
+    // Empty style boxes are alike but for their ids. One side removed the first two and added
+    // another (matched to a removed one: a renumbering); the other re-created the last two
+    // under new ids while renaming the properties that use them. When ours takes theirs' ids
+    // for those two, they must still stand for the base boxes they were, not for the removed
+    // ones before them: the renames merge cleanly, whichever side made them.
+    let theme = |boxes: &[&str], props: &[(&str, &str)]| {
+        let mut t = format!("[gd_resource type=\"Theme\" load_steps={} format=3]\n\n", boxes.len() + 1);
+        for b in boxes {
+            t.push_str(&format!("[sub_resource type=\"StyleBoxEmpty\" id=\"StyleBoxEmpty_{b}\"]\n\n"));
+        }
+        t.push_str("[resource]\n");
+        for (name, b) in props {
+            t.push_str(&format!("{name}/styles/panel = SubResource(\"StyleBoxEmpty_{b}\")\n"));
+        }
+        t
+    };
+    let base = theme(&["a", "b", "c", "e"], &[("A", "a"), ("B", "b"), ("C", "c"), ("E", "e")]);
+    let removed_and_added = theme(&["d", "c", "e"], &[("D", "d"), ("C", "c"), ("E", "e")]);
+    let recreated_and_renamed = theme(&["a", "b", "f", "g"], &[("A", "a"), ("B", "b"), ("MM_C", "f"), ("MM_E", "g")]);
+    for (ours, theirs) in [(&removed_and_added, &recreated_and_renamed), (&recreated_and_renamed, &removed_and_added)] {
+        let out = clean(&base, ours, theirs);
+        for line in [
+            "D/styles/panel = SubResource(\"StyleBoxEmpty_d\")",
+            "MM_C/styles/panel = SubResource(\"StyleBoxEmpty_f\")",
+            "MM_E/styles/panel = SubResource(\"StyleBoxEmpty_g\")",
+        ] {
+            assert!(out.contains(line), "{line} missing:\n{out}");
+        }
+        assert_eq!(out.matches("[sub_resource").count(), 3, "{out}");
+        assert!(!out.contains("\nA/") && !out.contains("\nB/") && !out.contains("\nC/") && !out.contains("\nE/"), "{out}");
+    }
+}
+
+#[test]
+fn a_property_renamed_on_one_side_keeps_its_new_name_beside_the_other_sides_removal() {
+    let base = "[gd_resource type=\"Theme\" format=3]\n\n[resource]\nX/constants/a = 1\nY/constants/b = 2\nZ/constants/c = 3\n";
+    let removed = base.replace("Y/constants/b = 2\n", "");
+    let renamed = base.replace("Z/constants", "MM_Z/constants");
+    for (ours, theirs) in [(&removed, &renamed), (&renamed, &removed)] {
+        assert_eq!(
+            clean(base, ours, theirs),
+            "[gd_resource type=\"Theme\" format=3]\n\n[resource]\nX/constants/a = 1\nMM_Z/constants/c = 3\n"
+        );
+    }
+}
+
+#[test]
 fn when_both_sides_renumber_each_id_is_merged_like_a_value() {
     let scene = |a: u32, b: u32, c: u32, name: &str| {
         format!("[gd_scene load_steps=4 format=2]\n\n[ext_resource path=\"res://a.png\" type=\"Texture\" id={a}]\n[ext_resource path=\"res://b.png\" type=\"Texture\" id={b}]\n[ext_resource path=\"res://c.png\" type=\"Texture\" id={c}]\n\n[node name=\"{name}\" type=\"Node2D\"]\n\n[node name=\"A\" type=\"Sprite\" parent=\".\"]\ntexture = ExtResource( {a} )\n\n[node name=\"B\" type=\"Sprite\" parent=\".\"]\ntexture = ExtResource( {b} )\n\n[node name=\"C\" type=\"Sprite\" parent=\".\"]\ntexture = ExtResource( {c} )\n")

@@ -56,7 +56,7 @@ pub struct Slot {
     comma: u32,
     /// The member name used for matching (inside the quotes, if quoted); empty for items.
     pub name: Span,
-    quoted: bool,
+    pub(crate) quoted: bool,
     pub value: u32,
 }
 

@@ -104,8 +104,11 @@ impl<'r, 'd> Renderer<'r, 'd> {
             let v = Self::value_of(rv);
             let own = self.source_of(v);
             // Formatting: the template's slot for this member when it has one, else its own.
+            // A value's own slot lends its place only under its own name: a member renamed
+            // on the other side keeps this side's value under the new name.
+            let same_name = |s: &crate::parse::Slot| key.is_none_or(|k| own.doc.text(s.name) == k);
             let in_template = key.and_then(|k| tslots.iter().position(|s| tdoc.text(s.name) == k)).or_else(|| {
-                (v.origin.side == template.origin.side && own.slot.is_some_and(|s| s.container == template.origin.node))
+                (v.origin.side == template.origin.side && own.slot.is_some_and(|s| s.container == template.origin.node && same_name(s)))
                     .then_some(own.index)
             });
             let (fdoc, fslot, findex) = match in_template {
@@ -137,8 +140,16 @@ impl<'r, 'd> Renderer<'r, 'd> {
                 }
             };
             out.push_str(&lead);
-            if let (Some(_), Some(s)) = (key, fslot) {
-                out.push_str(fdoc.text(s.key()));
+            if let (Some(k), Some(s)) = (key, fslot) {
+                if fdoc.text(s.name) == *k {
+                    out.push_str(fdoc.text(s.key()));
+                } else if s.quoted {
+                    out.push('"');
+                    out.push_str(k);
+                    out.push('"');
+                } else {
+                    out.push_str(k);
+                }
                 out.push_str(fdoc.text(fdoc.sep(s)));
             } else if let Some(k) = key {
                 // No slot to borrow from (cannot happen for parsed members); write plain JSON.

@@ -86,6 +86,19 @@ fn delete_vs_removing_a_member_deletes() {
     assert_eq!(c, 1, "{m}");
 }
 
+#[test]
+fn a_member_renamed_on_one_side_keeps_its_new_name_beside_the_other_sides_removal() {
+    // The renamed member's value is alike on both sides: taken from the side that kept the old
+    // name, it is still written under the new one.
+    let base = "{\n  \"X\": 1,\n  \"Y\": 2,\n  \"Z\": 3\n}\n";
+    let removed = base.replace("  \"Y\": 2,\n", "");
+    let renamed = base.replace("\"Z\"", "\"MM_Z\"");
+    for (o, t) in [(&removed, &renamed), (&renamed, &removed)] {
+        let (m, c) = merge(base, o, t);
+        assert_eq!((m.as_str(), c), ("{\n  \"X\": 1,\n  \"MM_Z\": 3\n}\n", 0));
+    }
+}
+
 fn codec_with_refs() -> JsonCodec {
     let mut c = JsonCodec::default();
     c.config.parent_key = Some("parent".into());

@@ -97,8 +97,8 @@ impl<'r, 'd> Renderer<'r, 'd> {
         let v = Self::value_of(rv);
         let vf = self.file(v.origin.side);
         match vf.entry_of.get(v.origin.node as usize) {
-            Some(&e) if e != NONE => vf.text(vf.entries[e as usize].key).to_owned(),
-            _ => key.to_owned(),
+            Some(&e) if e != NONE && lowered_key(vf, e) == key => vf.text(vf.entries[e as usize].key).to_owned(),
+            _ => written_key(key).to_owned(),
         }
     }
 
@@ -118,7 +118,14 @@ impl<'r, 'd> Renderer<'r, 'd> {
                 let e = vf.entry_of.get(v.origin.node as usize).copied().unwrap_or(NONE);
                 if e != NONE {
                     let entry = &vf.entries[e as usize];
-                    out.push_str(vf.text((entry.key.0, vf.nodes[v.origin.node as usize].span.1)));
+                    let value_end = vf.nodes[v.origin.node as usize].span.1;
+                    if lowered_key(vf, e) == key {
+                        out.push_str(vf.text((entry.key.0, value_end)));
+                    } else {
+                        // A field renamed on the other side, its value from this one.
+                        out.push_str(written_key(key));
+                        out.push_str(vf.text((entry.key.1, value_end)));
+                    }
                 } else {
                     out.push_str(key);
                     out.push_str(": ");
@@ -232,4 +239,15 @@ impl<'r, 'd> Renderer<'r, 'd> {
             RValue::Children { .. } => {}
         }
     }
+}
+
+/// The key entry `e` was lowered under (a repeated key's alias, `key\u{1}n`, or the key as
+/// written).
+fn lowered_key<'f>(file: &'f UnityFile<'_>, e: u32) -> &'f str {
+    file.key_aliases.get(&e).map_or_else(|| file.text(file.entries[e as usize].key), String::as_str)
+}
+
+/// A lowered key as written: an alias names its key by what precedes the mark.
+fn written_key(key: &str) -> &str {
+    key.split('\u{1}').next().unwrap_or(key)
 }

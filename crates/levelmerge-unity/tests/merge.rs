@@ -146,6 +146,20 @@ fn one_addition_reaching_both_sides_with_a_game_object_renamed_is_not_duplicated
 }
 
 #[test]
+fn a_field_renamed_on_one_side_keeps_its_new_name_beside_the_other_sides_removal() {
+    let base = format!("{HEADER}--- !u!114 &1\nMonoBehaviour:\n  m_Name: A\n  speed: 1\n  range: 2\n  power: 3\n");
+    let removed = base.replace("  range: 2\n", "");
+    let renamed = base.replace("  power: 3", "  m_Power: 3");
+    for (ours, theirs) in [(&removed, &renamed), (&renamed, &removed)] {
+        let r = merge(&base, ours, theirs);
+        assert_eq!(
+            (text(&r), r.open_conflicts),
+            (format!("{HEADER}--- !u!114 &1\nMonoBehaviour:\n  m_Name: A\n  speed: 1\n  m_Power: 3\n"), 0)
+        );
+    }
+}
+
+#[test]
 fn the_same_object_added_on_both_sides_with_different_fields_conflicts() {
     let base = scene(&[go(10, "Root", 11), tr(11, 10, 0, &[], "0")]);
     let ours = scene(&[go(10, "Root", 11), tr(11, 10, 0, &[], "0"), go(50, "A", 51), tr(51, 50, 0, &[], "1")]);
