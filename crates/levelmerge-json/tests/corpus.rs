@@ -151,3 +151,11 @@ fn real_merges_with_windows_line_ends_merge_alike() {
     eprintln!("json: {compared} real merges alike with \\r\\n line ends");
     assert!(compared >= 100, "only {compared} real merges were compared");
 }
+
+#[test]
+fn real_merges_with_their_sides_swapped_leave_as_many_conflicts() {
+    let Some(root) = corpus::require("real_merges_with_their_sides_swapped_leave_as_many_conflicts") else { return };
+    let scenarios = corpus::scenarios(&root.join("merges-json"), |_| true);
+    let compared = corpus::check_swapped_sides_leave_as_many_conflicts(&JsonCodec::default(), &scenarios);
+    assert!(compared >= 100, "only {compared} real merges were compared");
+}

@@ -235,6 +235,26 @@ where
     (spliced, with_conflicts)
 }
 
+/// Every real merge with its sides swapped leaves as many conflicts open (the law "swapping
+/// sides swaps conflicts"), or fails alike. Panics naming the scenario; returns how many
+/// merges were compared.
+pub fn check_swapped_sides_leave_as_many_conflicts<C>(codec: &C, scenarios: &[Scenario]) -> usize
+where
+    C: levelmerge_core::Codec + Sync,
+    for<'s> C::Document<'s>: Send + Sync,
+{
+    use levelmerge_core::{merge_texts, Options, Sides};
+    for s in scenarios {
+        let (b, o, t) = (s.read("base"), s.read("ours"), s.read("theirs"));
+        let merge =
+            |ours: &[u8], theirs: &[u8]| merge_texts(codec, Sides::new(&b[..], ours, theirs), &Options::default(), &Default::default());
+        let (merged, swapped) = (merge(&o, &t), merge(&t, &o));
+        let open = |r: &Result<levelmerge_core::MergeOutcome, _>| r.as_ref().ok().map(|m| m.open_conflicts);
+        assert_eq!(open(&merged), open(&swapped), "{}: conflicts left open, sides as given and swapped (None: refused)", s.dir.display());
+    }
+    scenarios.len()
+}
+
 /// Every real merge written with Windows line ends (`\r\n`, as git's `core.autocrlf` checks
 /// files out) gives the merge of the files as stored, its lines ended with `\r\n`: the same
 /// text, conflict markers included, and the same conflicts left open; or it fails alike.
