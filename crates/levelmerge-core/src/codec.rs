@@ -784,6 +784,15 @@ where
     C: Codec + Sync,
     for<'s> C::Document<'s>: Send + Sync,
 {
+    // A byte order mark is no content: the versions merge without it.
+    if let Some(bom) = crate::text::merged_bom([texts.base, texts.ours, texts.theirs]) {
+        let bare = texts.map(|_, t| crate::text::without_bom(t));
+        let mut outcome = merge_with(codec, bare, options, style, splice)?;
+        if bom {
+            outcome.text.splice(0..0, crate::text::BOM.iter().copied());
+        }
+        return Ok(outcome);
+    }
     let mut clock = Clock::default();
     // A side that only rewrote line ends changed no content; the result keeps its line ends.
     let aligned = crate::text::align_line_ends([texts.base, texts.ours, texts.theirs]);
@@ -1181,6 +1190,7 @@ where
 /// Everything wrong with one text: leftover markers, syntax, duplicate ids, dangling
 /// references, orphans, cycles.
 pub fn check_text<C: Codec>(codec: &C, text: &[u8]) -> Vec<Problem> {
+    let text = crate::text::without_bom(text);
     let mut problems: Vec<Problem> = marker_lines(text).into_iter().map(|line| Problem::ConflictMarker { line }).collect();
     let doc = match codec.parse(text) {
         Ok(doc) => doc,
@@ -1215,6 +1225,7 @@ fn repeats_a_missing_target(problem: &Problem, named: &[Problem]) -> bool {
 
 /// The semantic differences between two texts.
 pub fn diff_texts<C: Codec>(codec: &C, old: &[u8], new: &[u8]) -> Result<DiffReport, MergeError> {
+    let (old, new) = (crate::text::without_bom(old), crate::text::without_bom(new));
     // A format whose references are positions is compared in its identity form, so that an
     // insertion is one change rather than a renumbering of everything after it.
     let identity_form = codec.renumber(Sides::new(old, old, new)).filter(|r| r.restore);
@@ -1237,7 +1248,7 @@ pub struct Located {
 
 /// The object each of `lines` (1-based) falls in: the last object that starts at or before it.
 pub fn locate_lines<C: Codec>(codec: &C, text: &[u8], lines: &[usize]) -> Result<Vec<Option<Located>>, MergeError> {
-    let doc = parse(codec, Side::Ours, text, &[])?;
+    let doc = parse(codec, Side::Ours, crate::text::without_bom(text), &[])?;
     let level = read(codec, Side::Ours, &doc, &[])?;
     let outline = codec.outline(&level);
     let mut starts: Vec<(usize, &crate::model::Object<'_>)> = level.objects.values().map(|o| (o.line as usize, o)).collect();
@@ -1255,7 +1266,7 @@ pub fn locate_lines<C: Codec>(codec: &C, text: &[u8], lines: &[usize]) -> Result
 /// The objects people see in a text (a Unity component is part of its game object), in file
 /// order, with their hierarchy paths.
 pub fn outline_objects<C: Codec>(codec: &C, text: &[u8]) -> Result<Vec<Located>, MergeError> {
-    let doc = parse(codec, Side::Ours, text, &[])?;
+    let doc = parse(codec, Side::Ours, crate::text::without_bom(text), &[])?;
     let level = read(codec, Side::Ours, &doc, &[])?;
     let outline = codec.outline(&level);
     Ok(level

@@ -136,6 +136,22 @@ struct Writer<'s> {
     eol: &'static [u8],
 }
 
+/// The UTF-8 byte order mark some Windows tools put before a text.
+pub const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// `text` without a leading byte order mark.
+pub fn without_bom(text: &[u8]) -> &[u8] {
+    text.strip_prefix(BOM).unwrap_or(text)
+}
+
+/// Whether the merge of `[base, ours, theirs]` starts with a byte order mark, when any of them
+/// does: a mark is no content, so the side that added or removed one has its way, else the
+/// result has one as both sides do.
+pub fn merged_bom(texts: [&[u8]; 3]) -> Option<bool> {
+    let [base, ours, theirs] = texts.map(|t| t.starts_with(BOM));
+    (base || ours || theirs).then_some(if ours == base { theirs } else { ours })
+}
+
 /// How a text ends its lines, when it ends them all one way.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LineEnds {
@@ -240,6 +256,13 @@ impl Writer<'_> {
 
 /// A 3-way line merge like `git merge-file`: clean changes applied, overlapping ones marked.
 pub fn merge_lines(base: &[u8], ours: &[u8], theirs: &[u8], style: &MarkerStyle) -> MarkedText {
+    if let Some(bom) = merged_bom([base, ours, theirs]) {
+        let mut merged = merge_lines(without_bom(base), without_bom(ours), without_bom(theirs), style);
+        if bom {
+            merged.text.splice(0..0, BOM.iter().copied());
+        }
+        return merged;
+    }
     let (bl, ol, tl) = (lines(base), lines(ours), lines(theirs));
     let mut w = Writer { out: Vec::with_capacity(ours.len() + 64), style, conflicts: 0, eol: line_ending(ours, theirs) };
     for chunk in diff3(&hashes(&bl), &hashes(&ol), &hashes(&tl)) {
@@ -484,6 +507,17 @@ mod tests {
         // An object only theirs holds (ours deleted it): the markers end as theirs' lines do.
         let r = mark_difference_whole(b"", b"X\r\nY\r\n", &MarkerStyle::default());
         assert_eq!(String::from_utf8(r.text).unwrap(), "<<<<<<< ours\r\n=======\r\nX\r\nY\r\n>>>>>>> theirs\r\n");
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_kept_or_dropped_as_a_side_wants_and_merges_no_content() {
+        let bom = |t: &str| [BOM, t.as_bytes()].concat();
+        assert_eq!(merged_bom([b"a", b"b", b"c"]), None);
+        assert_eq!(merged_bom([&bom("a"), &bom("b"), &bom("c")]), Some(true));
+        assert_eq!(merged_bom([b"a", &bom("b"), b"c"]), Some(true), "ours added one");
+        assert_eq!(merged_bom([&bom("a"), &bom("b"), b"c"]), Some(false), "theirs removed it");
+        let r = merge_lines(&bom("a\nm\nb\n"), &bom("a\nm\nX\n"), b"Y\nm\nb\n", &MarkerStyle::default());
+        assert_eq!((r.text, r.conflicts), (b"Y\nm\nX\n".to_vec(), 0), "theirs removed the mark");
     }
 
     #[test]

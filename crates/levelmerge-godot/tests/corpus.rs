@@ -108,14 +108,16 @@ fn real_merges_whose_sections_splice_write_what_the_whole_merge_writes() {
 }
 
 #[test]
-fn real_merges_with_windows_line_ends_merge_alike() {
-    let Some(root) = corpus::require("real_merges_with_windows_line_ends_merge_alike") else {
+fn real_merges_written_with_windows_line_ends_or_a_byte_order_mark_merge_alike() {
+    let Some(root) = corpus::require("real_merges_written_with_windows_line_ends_or_a_byte_order_mark_merge_alike") else {
         return;
     };
     let scenarios = corpus::scenarios(&root.join("merges"), |ext| GODOT.contains(&ext));
-    let compared = corpus::check_line_ends_do_not_change_merges(&GodotCodec, &scenarios);
-    eprintln!("godot: {compared} real merges alike with \\r\\n line ends");
-    assert!(compared >= 150, "only {compared} real merges were compared");
+    for writing in [corpus::Writing::WindowsLineEnds, corpus::Writing::ByteOrderMark] {
+        let compared = corpus::check_writing_does_not_change_merges(&GodotCodec, &scenarios, writing);
+        eprintln!("godot: {compared} real merges alike written with {writing:?}");
+        assert!(compared >= 150, "only {compared} real merges were compared");
+    }
 }
 
 #[test]

@@ -255,41 +255,63 @@ where
     scenarios.len()
 }
 
-/// Every real merge written with Windows line ends (`\r\n`, as git's `core.autocrlf` checks
-/// files out) gives the merge of the files as stored, its lines ended with `\r\n`: the same
-/// text, conflict markers included, and the same conflicts left open; or it fails alike.
-/// Panics naming the scenario; returns how many merges were compared (versions already
-/// holding a `\r` are left out).
-pub fn check_line_ends_do_not_change_merges<C>(codec: &C, scenarios: &[Scenario]) -> usize
+/// A way files may be written that carries no content: Windows line ends (`\r\n`, as git's
+/// `core.autocrlf` checks files out), or a UTF-8 byte order mark.
+#[derive(Debug, Clone, Copy)]
+pub enum Writing {
+    WindowsLineEnds,
+    ByteOrderMark,
+}
+
+impl Writing {
+    fn apply(self, text: &[u8]) -> Vec<u8> {
+        match self {
+            Writing::WindowsLineEnds => levelmerge_core::text::with_line_ends(text, levelmerge_core::text::LineEnds::Crlf),
+            Writing::ByteOrderMark => [levelmerge_core::text::BOM, text].concat(),
+        }
+    }
+
+    /// Whether a text is already written so (such versions are left out).
+    fn found_in(self, text: &[u8]) -> bool {
+        match self {
+            Writing::WindowsLineEnds => text.contains(&b'\r'),
+            Writing::ByteOrderMark => text.starts_with(levelmerge_core::text::BOM),
+        }
+    }
+}
+
+/// Every real merge of versions written as `writing` says gives the merge of the files as
+/// stored, written so: the same text, conflict markers included, and the same conflicts left
+/// open; or it fails alike. Panics naming the scenario; returns how many merges were compared.
+pub fn check_writing_does_not_change_merges<C>(codec: &C, scenarios: &[Scenario], writing: Writing) -> usize
 where
     C: levelmerge_core::Codec + Sync,
     for<'s> C::Document<'s>: Send + Sync,
 {
-    use levelmerge_core::text::{with_line_ends, LineEnds};
     use levelmerge_core::{merge_texts, Options, Sides};
     let mut compared = 0;
     for s in scenarios {
-        let lf = [s.read("base"), s.read("ours"), s.read("theirs")];
-        if lf.iter().any(|t| t.contains(&b'\r')) {
+        let stored = [s.read("base"), s.read("ours"), s.read("theirs")];
+        if stored.iter().any(|t| writing.found_in(t)) {
             continue;
         }
-        let crlf = lf.clone().map(|t| with_line_ends(&t, LineEnds::Crlf));
+        let written = stored.clone().map(|t| writing.apply(&t));
         let merge =
             |[b, o, t]: &[Vec<u8>; 3]| merge_texts(codec, Sides::new(&b[..], &o[..], &t[..]), &Options::default(), &Default::default());
-        match (merge(&lf), merge(&crlf)) {
-            (Ok(plain), Ok(windows)) => {
+        match (merge(&stored), merge(&written)) {
+            (Ok(plain), Ok(other)) => {
                 assert!(
-                    windows.text == with_line_ends(&plain.text, LineEnds::Crlf) && windows.open_conflicts == plain.open_conflicts,
-                    "{}: with \\r\\n line ends the merge differs from the merge of the files as stored",
+                    other.text == writing.apply(&plain.text) && other.open_conflicts == plain.open_conflicts,
+                    "{}: written with {writing:?} the merge differs from the merge of the files as stored",
                     s.dir.display()
                 );
             }
             (Err(_), Err(_)) => {}
-            (plain, windows) => panic!(
-                "{}: as stored the merge {}, with \\r\\n line ends it {}",
+            (plain, other) => panic!(
+                "{}: as stored the merge {}, written with {writing:?} it {}",
                 s.dir.display(),
                 if plain.is_ok() { "succeeds" } else { "fails" },
-                if windows.is_ok() { "succeeds" } else { "fails" }
+                if other.is_ok() { "succeeds" } else { "fails" }
             ),
         }
         compared += 1;

@@ -160,6 +160,16 @@ fn a_field_renamed_on_one_side_keeps_its_new_name_beside_the_other_sides_removal
 }
 
 #[test]
+fn files_with_a_byte_order_mark_are_read_and_merged_without_it() {
+    let mark = |t: &str| format!("\u{feff}{t}");
+    let base = scene(&[go(10, "Root", 11), tr(11, 10, 0, &[], "0")]);
+    let (ours, theirs) = (base.replace("Root", "World"), base.replace("{x: 0,", "{x: 5,"));
+    assert!(check_text(&UnityCodec, mark(&base).as_bytes()).is_empty());
+    let r = merge(&mark(&base), &mark(&ours), &mark(&theirs));
+    assert_eq!((text(&r), r.open_conflicts), (mark(&ours.replace("{x: 0,", "{x: 5,")), 0));
+}
+
+#[test]
 fn the_same_object_added_on_both_sides_with_different_fields_conflicts() {
     let base = scene(&[go(10, "Root", 11), tr(11, 10, 0, &[], "0")]);
     let ours = scene(&[go(10, "Root", 11), tr(11, 10, 0, &[], "0"), go(50, "A", 51), tr(51, 50, 0, &[], "1")]);
