@@ -746,7 +746,11 @@ where
 fn changed_once_compared<'t, C: Codec>(codec: &C, base: &'t [u8], ours: &'t [u8], theirs: &'t [u8]) -> Option<&'t [u8]> {
     codec.derived_in_part(base)?;
     let (b, o, t) = (compared_part(codec, base), compared_part(codec, ours), compared_part(codec, theirs));
-    Some(if standing_side(&*b, &*o, &*t)? == Side::Ours { ours } else { theirs })
+    let side = standing_side(&*b, &*o, &*t)?;
+    // Alike on both sides but for what is derived: ours' bytes where ours changed them, as the
+    // whole merge writes an object both changed from ours' source (and recounts alike).
+    let side = if o == t && ours != base { Side::Ours } else { side };
+    Some(if side == Side::Ours { ours } else { theirs })
 }
 
 /// Which side changed some bytes: `None` when neither did, ours when both did.
