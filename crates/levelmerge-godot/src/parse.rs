@@ -330,7 +330,8 @@ pub fn parse(src: &[u8]) -> Result<GodotFile<'_>, Problem> {
 pub fn parse_among<'s>(src: &'s [u8], others: &[&[u8]]) -> Result<GodotFile<'s>, Problem> {
     let mut others: Vec<Chunks<'_>> = others.iter().map(|o| Chunks::of(o)).collect();
     let text = std::str::from_utf8(src).map_err(|e| Problem::syntax_at(src, e.valid_up_to(), "not valid UTF-8"))?;
-    let mut p = Parser { b: src, pos: 0 };
+    // A byte order mark before the first tag is part of the preamble.
+    let mut p = Parser { b: src, pos: if src.starts_with(levelmerge_core::text::BOM) { 3 } else { 0 } };
     let mut sections: Vec<Section> = Vec::new();
     let mut attrs = Vec::new();
     let mut props: Vec<Prop> = Vec::new();
@@ -533,6 +534,14 @@ mod tests {
             out.push_str(f.text(s.gap));
         }
         out
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_part_of_the_preamble() {
+        let src = "\u{feff}[gd_scene format=3]\n\n[node name=\"Main\" type=\"Node\"]\n";
+        let f = parse(src.as_bytes()).unwrap();
+        assert_eq!((f.preamble, f.sections.len()), ((0, 3), 2));
+        assert_eq!(reassembled(&f), src);
     }
 
     #[test]

@@ -622,9 +622,11 @@ pub fn parse_among<'s>(src: &'s [u8], others: &[&[u8]]) -> Result<UnityFile<'s>,
     let mut docs = Vec::with_capacity(starts.len());
     // Without documents, a file of directives and blank lines is all preamble.
     let mut preamble_end = starts.first().map_or(src.len(), |s| s.0);
+    // A byte order mark before the header is part of the preamble.
+    let content_start = if src.starts_with(levelmerge_core::text::BOM) { 3 } else { 0 };
     if starts.is_empty() {
         // A header-less file (`.meta`-like): one mapping.
-        if let Some(line) = p.next_content_line(0) {
+        if let Some(line) = p.next_content_line(content_start) {
             if !text[line..].starts_with('%') {
                 preamble_end = 0;
                 p.pos = line;
@@ -647,7 +649,7 @@ pub fn parse_among<'s>(src: &'s [u8], others: &[&[u8]]) -> Result<UnityFile<'s>,
     }
     if docs.is_empty() {
         // The preamble holds only directives.
-        let mut line = 0;
+        let mut line = content_start;
         while line < preamble_end {
             let end = memchr::memchr(b'\n', &src[line..preamble_end]).map_or(preamble_end, |i| line + i);
             let l = text[line..end].trim_end_matches('\r');
@@ -737,6 +739,17 @@ mod tests {
     use super::*;
 
     const SCENE: &str = "%YAML 1.1\n%TAG !u! tag:unity3d.com,2011:\n--- !u!1 &100\nGameObject:\n  m_ObjectHideFlags: 0\n  m_Component:\n  - component: {fileID: 400}\n  - component: {fileID: 500}\n  m_Name: Player\n  m_TagString: \n--- !u!4 &400 stripped\nTransform:\n  m_LocalPosition: {x: 0, y: -0, z: 1.5e+11}\n  m_Children: []\n  m_Father: {fileID: 0}\n--- !u!114 &-8491000000000000000\nMonoBehaviour:\n  m_Text: \"Model View Presenter is\n    a pattern.\"\n  near clip plane: 0.3\n  m_Mods:\n    - target: {fileID: 2382810566493446626, guid: 7b846d8f536f007498c941069487ce81,\n        type: 3}\n      propertyPath: m_Name\n      value: 'it''s'\n  m_Plain: a plain\n    continued scalar\n";
+
+    #[test]
+    fn a_byte_order_mark_is_part_of_the_preamble() {
+        let marked = format!("\u{feff}{SCENE}");
+        let f = parse(marked.as_bytes()).unwrap();
+        assert_eq!((f.docs.len(), f.text(f.preamble)), (3, "\u{feff}%YAML 1.1\n%TAG !u! tag:unity3d.com,2011:\n"));
+        // A header-less file: one mapping, its first key read without the mark.
+        let meta = parse("\u{feff}fileFormatVersion: 2\nguid: abc\n".as_bytes()).unwrap();
+        let body = meta.docs[0].body.unwrap();
+        assert_eq!(meta.text(meta.nodes[meta.get(body, "fileFormatVersion").unwrap() as usize].span), "2");
+    }
 
     #[test]
     fn documents_and_fields() {
