@@ -797,6 +797,25 @@ where
         }
         return Ok(outcome);
     }
+    let mut outcome = merge_unmarked(codec, texts, options, style, splice)?;
+    if outcome.open_conflicts == 0 {
+        crate::text::settle_final_line_end(&mut outcome.text, [texts.base, texts.ours, texts.theirs]);
+    }
+    Ok(outcome)
+}
+
+/// [`merge_with`] of texts without byte order marks, before the final line end is settled.
+fn merge_unmarked<C>(
+    codec: &C,
+    texts: Sides<&[u8]>,
+    options: &Options,
+    style: &MarkerStyle,
+    splice: bool,
+) -> Result<MergeOutcome, MergeError>
+where
+    C: Codec + Sync,
+    for<'s> C::Document<'s>: Send + Sync,
+{
     let mut clock = Clock::default();
     // A side that only rewrote line ends changed no content; the result keeps its line ends.
     let aligned = crate::text::align_line_ends([texts.base, texts.ours, texts.theirs]);

@@ -152,6 +152,24 @@ pub fn merged_bom(texts: [&[u8]; 3]) -> Option<bool> {
     (base || ours || theirs).then_some(if ours == base { theirs } else { ours })
 }
 
+/// Make a merge of `[base, ours, theirs]` end its last line as the side that changed that
+/// wants (else as both do): a missing or added final line end is no content, and a line merge
+/// keeps it so too.
+pub fn settle_final_line_end(merged: &mut Vec<u8>, texts: [&[u8]; 3]) {
+    let [base, ours, theirs] = texts.map(|t| t.ends_with(b"\n"));
+    let wanted = if ours == base { theirs } else { ours };
+    match (merged.ends_with(b"\n"), wanted) {
+        (true, false) => {
+            merged.pop();
+            if merged.ends_with(b"\r") {
+                merged.pop();
+            }
+        }
+        (false, true) if !merged.is_empty() => merged.extend_from_slice(line_ending(merged, b"")),
+        _ => {}
+    }
+}
+
 /// How a text ends its lines, when it ends them all one way.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LineEnds {
@@ -518,6 +536,20 @@ mod tests {
         assert_eq!(merged_bom([&bom("a"), &bom("b"), b"c"]), Some(false), "theirs removed it");
         let r = merge_lines(&bom("a\nm\nb\n"), &bom("a\nm\nX\n"), b"Y\nm\nb\n", &MarkerStyle::default());
         assert_eq!((r.text, r.conflicts), (b"Y\nm\nX\n".to_vec(), 0), "theirs removed the mark");
+    }
+
+    #[test]
+    fn the_final_line_end_is_as_the_side_that_changed_it_wants() {
+        let settled = |merged: &str, texts: [&str; 3]| {
+            let mut m = merged.as_bytes().to_vec();
+            settle_final_line_end(&mut m, texts.map(str::as_bytes));
+            String::from_utf8(m).unwrap()
+        };
+        assert_eq!(settled("a\nb\n", ["a", "a\nb", "a"]), "a\nb", "none had one");
+        assert_eq!(settled("a\r\nb\r\n", ["a", "a", "a\r\nb"]), "a\r\nb");
+        assert_eq!(settled("a\r\nb", ["a\r\n", "a\r\n", "a\r\nb\r\n"]), "a\r\nb\r\n", "all had one");
+        assert_eq!(settled("a\nb", ["a\n", "a", "a\nb\n"]), "a\nb", "ours removed it");
+        assert_eq!(settled("", ["a\n", "", "a\n"]), "");
     }
 
     #[test]

@@ -170,6 +170,19 @@ fn files_with_a_byte_order_mark_are_read_and_merged_without_it() {
 }
 
 #[test]
+fn a_file_without_a_final_line_end_keeps_none() {
+    let doc = |id: u32, name: &str, value: u32| format!("--- !u!114 &{id}\nMonoBehaviour:\n  m_Name: {name}\n  value: {value}\n");
+    let file = |docs: &[String]| format!("{HEADER}{}", docs.concat()).trim_end().to_owned();
+    let base = file(&[doc(1, "A", 0), doc(2, "B", 0), doc(3, "C", 0)]);
+    // Ours removed the last document: the one before it ends ours' file, without a line end;
+    // theirs edited that one, where it had a line end.
+    let ours = file(&[doc(1, "Renamed", 0), doc(2, "B", 0)]);
+    let theirs = file(&[doc(1, "A", 5), doc(2, "B", 7), doc(3, "C", 0)]);
+    let r = merge(&base, &ours, &theirs);
+    assert_eq!((text(&r), r.open_conflicts), (file(&[doc(1, "Renamed", 5), doc(2, "B", 7)]), 0));
+}
+
+#[test]
 fn the_same_object_added_on_both_sides_with_different_fields_conflicts() {
     let base = scene(&[go(10, "Root", 11), tr(11, 10, 0, &[], "0")]);
     let ours = scene(&[go(10, "Root", 11), tr(11, 10, 0, &[], "0"), go(50, "A", 51), tr(51, 50, 0, &[], "1")]);
