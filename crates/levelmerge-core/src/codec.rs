@@ -800,6 +800,13 @@ where
     let mut outcome = merge_unmarked(codec, texts, options, style, splice)?;
     if outcome.open_conflicts == 0 {
         crate::text::settle_final_line_end(&mut outcome.text, [texts.base, texts.ours, texts.theirs]);
+        // A clean result never holds more lines that read as conflict markers than a version
+        // did (a member renamed to `<<<<<<<`, written with ours' spacing, would).
+        let found = marker_lines(&outcome.text);
+        let most_in_a_version = || [texts.base, texts.ours, texts.theirs].iter().map(|t| marker_lines(t).len()).max().unwrap_or(0);
+        if !found.is_empty() && found.len() > most_in_a_version() {
+            return Err(MergeError::Incoherent { problems: vec![Problem::ConflictMarker { line: found[0] }] });
+        }
     }
     Ok(outcome)
 }

@@ -156,6 +156,16 @@ fn a_property_renamed_on_one_side_keeps_its_new_name_beside_the_other_sides_remo
 }
 
 #[test]
+fn a_clean_merge_that_would_write_a_marker_line_is_refused() {
+    // Theirs renamed a property to `<<<<<<<` (written without a space); written with ours'
+    // spacing it would read as a conflict marker: the merge is refused, never written so.
+    let base = "[gd_resource type=\"Theme\" format=3]\n\n[resource]\nX/constants/a = 1\nY/constants/b = 2\nZ = 3\n";
+    let removed = base.replace("Y/constants/b = 2\n", "");
+    let renamed = base.replace("Z = 3", "<<<<<<<= 3");
+    assert!(matches!(merge(base, &removed, &renamed), Err(MergeError::Incoherent { .. })));
+}
+
+#[test]
 fn when_both_sides_renumber_each_id_is_merged_like_a_value() {
     let scene = |a: u32, b: u32, c: u32, name: &str| {
         format!("[gd_scene load_steps=4 format=2]\n\n[ext_resource path=\"res://a.png\" type=\"Texture\" id={a}]\n[ext_resource path=\"res://b.png\" type=\"Texture\" id={b}]\n[ext_resource path=\"res://c.png\" type=\"Texture\" id={c}]\n\n[node name=\"{name}\" type=\"Node2D\"]\n\n[node name=\"A\" type=\"Sprite\" parent=\".\"]\ntexture = ExtResource( {a} )\n\n[node name=\"B\" type=\"Sprite\" parent=\".\"]\ntexture = ExtResource( {b} )\n\n[node name=\"C\" type=\"Sprite\" parent=\".\"]\ntexture = ExtResource( {c} )\n")
