@@ -149,6 +149,18 @@ pub enum ValueKind<'a> {
 /// A member name. `name` is the decoded name used for matching; codecs render from the source.
 pub type Key<'a> = &'a str;
 
+/// The key a codec lowers the `n`th use (from 2) of a key a mapping repeats under: the key,
+/// a mark no key holds, and the count.
+pub fn repeated_key(key: &str, n: usize) -> String {
+    format!("{key}\u{1}{n}")
+}
+
+/// A lowered key as its format writes it: a [`repeated_key`] names its key by what precedes
+/// the mark.
+pub fn written_key(key: &str) -> &str {
+    key.split('\u{1}').next().unwrap_or(key)
+}
+
 impl<'a> Value<'a> {
     pub fn scalar(raw: &'a str, origin: Origin, reference: Option<Reference>) -> Self {
         let mut h = FxHasher::default();

@@ -444,7 +444,7 @@ fn alias_repeated_keys(text: &str, props: &[Prop], first: u32, aliases: &mut rus
             continue;
         }
         let count = 1 + props[..j].iter().filter(|q| key(q) == k).count();
-        aliases.insert(first + j as u32, format!("{k}\u{1}{count}"));
+        aliases.insert(first + j as u32, levelmerge_core::model::repeated_key(k, count));
     }
 }
 

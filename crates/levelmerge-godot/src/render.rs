@@ -293,17 +293,16 @@ impl<'r, 'd> Renderer<'r, 'd> {
                                 out.push_str(f.text(prop.line));
                             } else {
                                 // A property renamed on the other side, its value from this one:
-                                // the line under the new name (a repeated key's alias names it
-                                // `key\u{1}n`: the name is what precedes the mark).
+                                // the line under the new name.
                                 let line = f.text(prop.line);
                                 let (start, end) = ((prop.key.0 - prop.line.0) as usize, (prop.key.1 - prop.line.0) as usize);
                                 out.push_str(&line[..start]);
-                                out.push_str(key.split('\u{1}').next().unwrap_or(key));
+                                out.push_str(levelmerge_core::model::written_key(key));
                                 out.push_str(&line[end..]);
                             }
                         }
                         _ => {
-                            out.push_str(key.split('\u{1}').next().unwrap_or(key));
+                            out.push_str(levelmerge_core::model::written_key(key));
                             out.push_str(" = ");
                             out.push_str(v.raw);
                         }

@@ -93,7 +93,7 @@ pub fn key_aliases(file: &UnityFile<'_>) -> FxHashMap<u32, String> {
         for w in 1..keys.len() {
             if keys[w].0 == keys[w - 1].0 {
                 let occurrence = keys[..w].iter().rev().take_while(|k| k.0 == keys[w].0).count() + 1;
-                aliases.insert(keys[w].1, format!("{}\u{1}{occurrence}", keys[w].0));
+                aliases.insert(keys[w].1, levelmerge_core::model::repeated_key(keys[w].0, occurrence));
             }
         }
     }

@@ -4,6 +4,7 @@
 //! sequences at their key's indent, flow maps on one line.
 
 use levelmerge_core::codec::merged_capacity;
+use levelmerge_core::model::written_key;
 use levelmerge_core::resolve::{RValue, Resolved};
 use levelmerge_core::{Side, Sides, Value};
 use rustc_hash::FxHashMap;
@@ -127,7 +128,7 @@ impl<'r, 'd> Renderer<'r, 'd> {
                         out.push_str(vf.text((entry.key.1, value_end)));
                     }
                 } else {
-                    out.push_str(key);
+                    out.push_str(written_key(key));
                     out.push_str(": ");
                     out.push_str(v.raw);
                 }
@@ -241,13 +242,8 @@ impl<'r, 'd> Renderer<'r, 'd> {
     }
 }
 
-/// The key entry `e` was lowered under (a repeated key's alias, `key\u{1}n`, or the key as
-/// written).
+/// The key entry `e` was lowered under (a [`levelmerge_core::model::repeated_key`], or the key
+/// as written).
 fn lowered_key<'f>(file: &'f UnityFile<'_>, e: u32) -> &'f str {
     file.key_aliases.get(&e).map_or_else(|| file.text(file.entries[e as usize].key), String::as_str)
-}
-
-/// A lowered key as written: an alias names its key by what precedes the mark.
-fn written_key(key: &str) -> &str {
-    key.split('\u{1}').next().unwrap_or(key)
 }
