@@ -42,12 +42,20 @@ pub fn peak_memory(program: &Path, args: &[&Path]) -> (i32, u64) {
     (code as i32, kb.max(0) as u64 * 1024)
 }
 
+/// One command to time: its program, arguments, and the file its standard output is written
+/// to (created afresh within the timed run, as a shell's `>` would), or `None` to discard it.
+pub type Timed<'a> = (&'a Path, &'a [&'a Path], Option<&'a Path>);
+
 /// The median wall time of `reps` runs of each command (after one run of each that warms the
 /// page cache). The commands take turns, so that a busy spell of the machine slows them alike.
-pub fn median_times<const N: usize>(reps: usize, commands: [(&Path, &[&Path]); N]) -> [Duration; N] {
-    let run = |(program, args): (&Path, &[&Path])| {
+pub fn median_times<const N: usize>(reps: usize, commands: [Timed<'_>; N]) -> [Duration; N] {
+    let run = |(program, args, stdout_to): Timed<'_>| {
         let t = Instant::now();
-        let status = Command::new(program).args(args).stdout(Stdio::null()).stderr(Stdio::null()).status().expect("run");
+        let stdout = match stdout_to {
+            Some(path) => Stdio::from(std::fs::File::create(path).expect("create the output file")),
+            None => Stdio::null(),
+        };
+        let status = Command::new(program).args(args).stdout(stdout).stderr(Stdio::null()).status().expect("run");
         assert!(status.code().is_some_and(|c| c >= 0), "{} was killed", program.display());
         t.elapsed()
     };
@@ -67,8 +75,10 @@ pub fn median_times<const N: usize>(reps: usize, commands: [(&Path, &[&Path]); N
 }
 
 /// Merges three files with both tools and prints one row: input size, time and peak memory of
-/// each, the time ratio and levelmerge's peak over the inputs. Panics when levelmerge exits
-/// with another code than `exit` (0: the edits are meant to merge cleanly; 1: to conflict).
+/// each, the time ratio and levelmerge's peak over the inputs. Both tools write the merged file,
+/// levelmerge to `out` and git (`merge-file -p`) to `out` with `.git` appended: writing it is
+/// part of a merge. Panics when levelmerge exits with another code than `exit` (0: the edits
+/// are meant to merge cleanly; 1: to conflict).
 pub fn compare(name: &str, levelmerge: &Path, paths: &[&Path; 3], out: &Path, reps: usize, exit: i32) {
     let inputs: u64 = paths.iter().map(|p| std::fs::metadata(p).map_or(0, |m| m.len())).sum();
     // Inputs just written are flushed first: the journal would otherwise flush them during
@@ -82,7 +92,8 @@ pub fn compare(name: &str, levelmerge: &Path, paths: &[&Path; 3], out: &Path, re
     let (lm_code, lm_peak) = peak_memory(levelmerge, &lm_args);
     assert_eq!(lm_code, exit, "levelmerge did not exit {exit} on {name}");
     let (_, git_peak) = peak_memory(git, &git_args);
-    let [lm_time, git_time] = median_times(reps, [(levelmerge, &lm_args[..]), (git, &git_args[..])]);
+    let git_out = out.with_extension(format!("{}.git", out.extension().and_then(|e| e.to_str()).unwrap_or("out")));
+    let [lm_time, git_time] = median_times(reps, [(levelmerge, &lm_args[..], None), (git, &git_args[..], Some(&git_out))]);
     let mb = |b: u64| b as f64 / 1e6;
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
     println!(
@@ -100,6 +111,7 @@ pub fn compare(name: &str, levelmerge: &Path, paths: &[&Path; 3], out: &Path, re
 
 /// The header of [`compare`]'s rows.
 pub fn print_header() {
+    println!("both tools write the merged file (git merge-file -p through its standard output)");
     println!(
         "{:<38} {:>8} {:>10} {:>9} {:>10} {:>9} {:>7} {:>12}",
         "scene", "inputs", "levelmerge", "peak", "git", "peak", "ratio", "peak/inputs"
