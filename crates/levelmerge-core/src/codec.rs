@@ -57,6 +57,15 @@ pub trait Codec {
         Vec::new()
     }
 
+    /// Whether two versions of one part ([`Codec::parts`]) give every check of a text
+    /// ([`Codec::lower`], [`Level::problems`](crate::model::Level::problems),
+    /// [`Codec::level_problems`]) the same findings wherever they stand: a text holding one
+    /// has the problems it would have holding the other. A conflict's two views differ only in
+    /// such parts, and theirs' view is then not checked again once ours' view passed.
+    fn checked_alike(&self, _a: &[u8], _b: &[u8]) -> bool {
+        false
+    }
+
     /// Whether a clean merge's written file is read back and checked against the format's own
     /// rules before it is returned.
     fn checks_output(&self) -> bool {
@@ -889,18 +898,20 @@ fn marked_splice<C: Codec + Sync>(codec: &C, spliced: Spliced, versions: Version
     let theirs = codec.spliced(spliced.theirs_text(), versions.inputs);
     let ours = codec.spliced(spliced.text, versions.inputs);
     let verify = |view: &[u8]| verify_output(codec, view, versions.inputs, versions.originals).is_ok();
+    // Where every open part's two sides read alike to the checks, ours' view answers for both.
+    let theirs_alike = spliced.open_parts.iter().all(|(_, part)| codec.checked_alike(&part.ours, &part.theirs));
     let mark = || mark_views(codec, &ours, &theirs, style);
     // The three read the whole text each, independently: on three threads where the codec
     // reads in parallel (the two checks are most of the time; each holds a document).
     let (sound, marked) = if codec.reads_in_parallel() && ours.len() + theirs.len() > PARALLEL_FROM {
         std::thread::scope(|scope| {
-            let theirs_sound = scope.spawn(|| verify(&theirs));
+            let theirs_sound = scope.spawn(|| theirs_alike || verify(&theirs));
             let marked = scope.spawn(mark);
             let sound = verify(&ours) && theirs_sound.join().expect("checking a text does not panic");
             (sound, marked.join().expect("marking conflicts does not panic"))
         })
     } else {
-        (verify(&ours) && verify(&theirs), mark())
+        (verify(&ours) && (theirs_alike || verify(&theirs)), mark())
     };
     if !sound || marked.conflicts == 0 {
         return None;

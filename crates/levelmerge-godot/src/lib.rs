@@ -74,6 +74,18 @@ impl Codec for GodotCodec {
         scene_problems(level)
     }
 
+    /// The checks read a section's tag and the resources its properties use, nothing else of
+    /// it: two versions of a part with the same tags and the same properties using resources
+    /// (each reading alone) are alike to them.
+    fn checked_alike(&self, a: &[u8], b: &[u8]) -> bool {
+        let (Ok(a), Ok(b)) = (parse::parse(a), parse::parse(b)) else { return false };
+        a.sections.len() == b.sections.len()
+            && a.sections
+                .iter()
+                .zip(&b.sections)
+                .all(|(x, y)| a.text(x.header) == b.text(y.header) && resource_uses(&a, x) == resource_uses(&b, y))
+    }
+
     fn outline(&self, level: &Level<'_>) -> levelmerge_core::outline::Outline {
         outline::outline(level)
     }
@@ -156,6 +168,12 @@ fn tag_attrs<'v>(obj: &'v Object<'_>) -> Vec<(&'v str, &'v str)> {
     .into_iter()
     .map(|(k, v)| (k, unquote(v)))
     .collect()
+}
+
+/// A section's properties whose values use a resource, as written.
+fn resource_uses<'s>(file: &GodotFile<'s>, s: &Section) -> Vec<(&'s str, &'s str)> {
+    let props = file.props_of(s).iter().map(|p| (file.text(p.key), file.text(p.value)));
+    props.filter(|(_, value)| value.contains("Resource")).collect()
 }
 
 fn attr<'v>(attrs: &[(&str, &'v str)], key: &str) -> Option<&'v str> {

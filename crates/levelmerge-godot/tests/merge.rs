@@ -638,6 +638,39 @@ fn a_section_both_sides_changed_into_a_conflict_is_marked_alone_and_the_rest_spl
 }
 
 #[test]
+fn two_sides_of_a_section_are_alike_to_the_checks_only_with_the_same_tags_and_resource_uses() {
+    use levelmerge_core::Codec;
+    let sprite = "[node name=\"Sprite\" type=\"Sprite\" parent=\".\"]\nposition = Vector2( 10, 20 )\ntexture = ExtResource( 2 )\n\n";
+    let alike = |a: &str, b: &str| GodotCodec.checked_alike(a.as_bytes(), b.as_bytes());
+    // Another value without a resource: alike (both ways).
+    let moved = sprite.replace("10, 20", "11, 20");
+    assert!(alike(sprite, &moved) && alike(&moved, sprite));
+    // A resource used otherwise, or only on one side: a check may find the other side broken.
+    assert!(!alike(sprite, &sprite.replace("ExtResource( 2 )", "ExtResource( 3 )")));
+    assert!(!alike(sprite, &sprite.replace("position = Vector2( 10, 20 )", "material = SubResource( 1 )")));
+    assert!(!alike(sprite, &sprite.replace("texture = ", "normal_map = ")));
+    // Another tag (a parent, a name): the hierarchy reads it.
+    assert!(!alike(sprite, &sprite.replace("parent=\".\"", "parent=\"Gone\"")));
+    assert!(!alike(sprite, &format!("{sprite}[node name=\"Extra\" type=\"Node\" parent=\".\"]\n")));
+    // A side that does not read alone is never alike.
+    assert!(!alike(sprite, &sprite.replace("Vector2( 10, 20 )", "Vector2( 10, \"20 )")));
+}
+
+#[test]
+fn a_conflict_whose_sides_differ_in_plain_values_is_checked_once_and_marked_as_the_whole_merge_marks_it() {
+    let style = MarkerStyle::default();
+    // Both edit the root, which uses a script: the sides' resource uses are alike.
+    let ours = GODOT3.replace("script = ExtResource( 1 )", "script = ExtResource( 1 )\neditor_description = \"ours\"");
+    let theirs =
+        GODOT3.replace("script = ExtResource( 1 )", "script = ExtResource( 1 )\neditor_description = \"theirs\"").replace("Hello", "Bye");
+    let r = merge(GODOT3, &ours, &theirs).unwrap();
+    assert!(r.spliced && r.open_conflicts == 1, "{}", String::from_utf8_lossy(&r.text));
+    let texts = Sides::new(GODOT3.as_bytes(), ours.as_bytes(), theirs.as_bytes());
+    let whole = levelmerge_core::merge_objects(&GodotCodec, texts, &Options::default(), &style).expect("merges");
+    levelmerge_testutils::corpus::same_outcome(&r, &whole).unwrap();
+}
+
+#[test]
 fn a_section_whose_merge_alone_settles_a_conflict_is_spliced_with_the_settlement_reported() {
     let style = MarkerStyle::default();
     let both = |b: &str, o: &str, t: &str, options: &Options| {
