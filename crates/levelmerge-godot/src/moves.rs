@@ -351,15 +351,16 @@ fn node_tags(text: &[u8]) -> impl Iterator<Item = &[u8]> {
     })
 }
 
-/// Whether every node tag of base is in `side` as it was, so that every base node's path is
-/// still there. Only tags whole on their first line are compared (a tag spread over lines
-/// may name its parent further down).
-fn keeps_node_tags(base: &[u8], side: &[u8]) -> bool {
-    if node_tags(side).eq(node_tags(base)) {
+/// Whether every node tag of base (`base_tags`, [`node_tags`]) is in `side` as it was, so that
+/// every base node's path is still there. Only tags whole on their first line are compared (a
+/// tag spread over lines may name its parent further down).
+fn keeps_node_tags(base_tags: &[&[u8]], side: &[u8]) -> bool {
+    let side_tags: Vec<&[u8]> = node_tags(side).collect();
+    if side_tags == base_tags {
         return true;
     }
-    let kept: FxHashSet<&[u8]> = node_tags(side).collect();
-    node_tags(base).all(|tag| tag.trim_ascii_end().ends_with(b"]") && kept.contains(tag))
+    let kept: FxHashSet<&[u8]> = side_tags.into_iter().collect();
+    base_tags.iter().all(|tag| tag.trim_ascii_end().ends_with(b"]") && kept.contains(tag))
 }
 
 /// Base and each side rewritten with the other side's moves (and base with the moves both
@@ -370,7 +371,8 @@ pub fn align(texts: Sides<&[u8]>) -> Option<Renumbered> {
     }
     // A move takes a node's tag out of base (the root's, first or alone on its line, cannot
     // move); most merges take none out, even when they add nodes.
-    if keeps_node_tags(texts.base, texts.ours) && keeps_node_tags(texts.base, texts.theirs) {
+    let base_tags: Vec<&[u8]> = node_tags(texts.base).collect();
+    if keeps_node_tags(&base_tags, texts.ours) && keeps_node_tags(&base_tags, texts.theirs) {
         return None;
     }
     let files = Sides::new(parse(texts.base).ok()?, parse(texts.ours).ok()?, parse(texts.theirs).ok()?);

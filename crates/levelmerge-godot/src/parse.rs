@@ -410,8 +410,10 @@ pub fn parts(src: &[u8]) -> Option<Vec<&[u8]>> {
     let mut starts: Vec<usize> =
         std::iter::once(0).chain(memchr::memmem::find_iter(src, b"\n[").map(|i| i + 1).filter(|&at| opens_section(at))).collect();
     starts.push(src.len());
-    let parts: Vec<&[u8]> = starts.windows(2).map(|w| &src[w[0]..w[1]]).filter(|p| !p.is_empty()).collect();
-    parts.iter().all(|p| quotes_pair_up(p)).then_some(parts)
+    if !strings_close_before(src, &starts) {
+        return None;
+    }
+    Some(starts.windows(2).map(|w| &src[w[0]..w[1]]).filter(|p| !p.is_empty()).collect())
 }
 
 /// Whether `text` reads alone as it reads in its file: every section of a kind that opens a
@@ -423,14 +425,18 @@ pub fn reads_alone(text: &[u8]) -> bool {
     parse(text).is_ok_and(|file| file.sections.iter().all(|s| kept(file.kind(s))))
 }
 
-/// Whether every string literal that opens in `text` closes in it.
-fn quotes_pair_up(text: &[u8]) -> bool {
+/// Whether every string literal of `text` closes in it, before the next of `cuts` (ascending
+/// positions) after its opening quote: no cut falls inside a string. One pass over the text.
+fn strings_close_before(text: &[u8], cuts: &[usize]) -> bool {
+    let mut cuts = cuts.iter().copied().peekable();
     let mut at = 0;
-    while let Some(open) = memchr::memchr(b'"', &text[at..]) {
-        match closing_quote(text, at + open + 1) {
-            Some(close) => at = close + 1,
-            None => return false,
+    while let Some(open) = memchr::memchr(b'"', &text[at..]).map(|p| at + p) {
+        let Some(close) = closing_quote(text, open + 1) else { return false };
+        while cuts.next_if(|&cut| cut <= open).is_some() {}
+        if cuts.peek().is_some_and(|&cut| cut <= close) {
+            return false;
         }
+        at = close + 1;
     }
     true
 }
@@ -526,6 +532,22 @@ impl<'s> Chunks<'s> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_text_is_cut_only_where_no_string_is_open() {
+        let text = b"[gd_scene format=3]\n\n[node name=\"A\" type=\"Node\"]\ntext = \"a \\\" quote\"\n\n[node name=\"B\" type=\"Node\" parent=\".\"]\n";
+        let cut = parts(text).expect("every string closes in its part");
+        assert_eq!(cut.len(), 3);
+        assert_eq!(cut.concat(), text);
+        // A string holding a line that opens a tag runs past it: no cut there, so no parts.
+        let spanning = b"[gd_scene format=3]\n\n[node name=\"A\" type=\"Node\"]\ntext = \"a\n[node name=B]\nb\"\n";
+        assert_eq!(parts(spanning), None);
+        // A string open at the end, or escaping its closing quote, never closes.
+        assert_eq!(parts(b"[gd_scene format=3]\n\n[resource]\ntext = \"open\n"), None);
+        assert_eq!(parts(b"[gd_scene format=3]\n\n[resource]\ntext = \"open\\\"\n"), None);
+        assert!(strings_close_before(b"\"a\" \"b\"", &[0, 3, 8]));
+        assert!(!strings_close_before(b"\"a\" \"b\"", &[0, 5, 8]));
+    }
 
     fn reassembled(f: &GodotFile<'_>) -> String {
         let mut out = f.text(f.preamble).to_owned();
