@@ -53,7 +53,9 @@ pub trait Codec {
     fn render(&self, docs: Sides<&Self::Document<'_>>, level: &Resolved<'_>) -> Vec<u8>;
 
     /// The format's own rules a level breaks (beyond dangling references, orphans, cycles).
-    fn level_problems(&self, _level: &Level<'_>) -> Vec<Problem> {
+    /// `doc` is the document the level was lowered from alone ([`Codec::lower`] without other
+    /// versions).
+    fn level_problems(&self, _doc: &Self::Document<'_>, _level: &Level<'_>) -> Vec<Problem> {
         Vec::new()
     }
 
@@ -388,7 +390,7 @@ fn verify_output<C: Codec>(codec: &C, text: &[u8], inputs: Sides<&[u8]>, origina
         codec.parse_among(text, &[inputs.base, inputs.ours, inputs.theirs]).map_err(|p| MergeError::Incoherent { problems: vec![p] })?;
     let level = codec.lower(&doc, Side::Ours, &[]).map_err(|problems| MergeError::Incoherent { problems })?;
     let mut found = level.problems();
-    found.extend(codec.level_problems(&level));
+    found.extend(codec.level_problems(&doc, &level));
     let new = new_problems(found.clone(), || problems_of(codec, originals));
     if new.is_empty() {
         Ok(found)
@@ -403,7 +405,7 @@ fn problems_of<C: Codec>(codec: &C, versions: Sides<&[u8]>) -> Vec<String> {
     for input in [versions.base, versions.ours, versions.theirs] {
         let Ok(doc) = codec.parse(input) else { continue };
         let Ok(level) = codec.lower(&doc, Side::Base, &[]) else { continue };
-        known.extend(level.problems().iter().chain(codec.level_problems(&level).iter()).map(Problem::key));
+        known.extend(level.problems().iter().chain(codec.level_problems(&doc, &level).iter()).map(Problem::key));
     }
     known
 }
@@ -1247,7 +1249,8 @@ pub fn check_text<C: Codec>(codec: &C, text: &[u8]) -> Vec<Problem> {
             let own = level.problems();
             // The codec's checks may name again, without its property, a reference the
             // level's own check named: it is said once.
-            let more: Vec<Problem> = codec.level_problems(&level).into_iter().filter(|p| !repeats_a_missing_target(p, &own)).collect();
+            let more: Vec<Problem> =
+                codec.level_problems(&doc, &level).into_iter().filter(|p| !repeats_a_missing_target(p, &own)).collect();
             problems.extend(own);
             problems.extend(more);
         }

@@ -35,7 +35,6 @@ use rustc_hash::FxHashSet;
 pub use parse::{parse, parse_among, GodotFile, Section};
 
 use lower::TAG;
-use parse::unquote;
 use refs::{resource_refs, Table};
 
 /// The Godot text codec.
@@ -70,8 +69,8 @@ impl Codec for GodotCodec {
         uids.chain(volatile::rules(docs)).collect()
     }
 
-    fn level_problems(&self, level: &Level<'_>) -> Vec<Problem> {
-        scene_problems(level)
+    fn level_problems(&self, doc: &GodotFile<'_>, level: &Level<'_>) -> Vec<Problem> {
+        scene_problems(doc, level)
     }
 
     /// The checks read a section's tag and the resources its properties use, nothing else of
@@ -155,29 +154,18 @@ impl Codec for GodotCodec {
 /// its ids.
 const DRAWN_UIDS: [&str; 4] = ["ext_resource.[tag].uid", "gd_scene.[tag].uid", "gd_resource.[tag].uid", "node.[tag].unique_id"];
 
-/// The tag attributes of a lowered section, unquoted (read off the text of a section lowered
-/// as one value).
-fn tag_attrs<'v>(obj: &'v Object<'_>) -> Vec<(&'v str, &'v str)> {
-    match &obj.props.kind {
-        ValueKind::Scalar { .. } => parse::tag_attrs(obj.props.raw),
-        _ => match obj.props.get(TAG).map(|t| &t.kind) {
-            Some(ValueKind::Map(entries)) => entries.iter().map(|(k, v)| (*k, v.raw)).collect(),
-            _ => Vec::new(),
-        },
-    }
-    .into_iter()
-    .map(|(k, v)| (k, unquote(v)))
-    .collect()
-}
-
 /// A section's properties whose values use a resource, as written.
 fn resource_uses<'s>(file: &GodotFile<'s>, s: &Section) -> Vec<(&'s str, &'s str)> {
     let props = file.props_of(s).iter().map(|p| (file.text(p.key), file.text(p.value)));
     props.filter(|(_, value)| value.contains("Resource")).collect()
 }
 
-fn attr<'v>(attrs: &[(&str, &'v str)], key: &str) -> Option<&'v str> {
-    attrs.iter().find(|(k, _)| *k == key).map(|(_, v)| *v)
+/// The section an object of `file` lowered alone stands for.
+fn section_of<'f>(file: &'f GodotFile<'_>, obj: &Object<'_>) -> Option<&'f Section> {
+    match lower::Node::decode(obj.props.origin.node, file) {
+        lower::Node::Section(i) => file.sections.get(i),
+        _ => None,
+    }
 }
 
 /// Every value of a section: its tag attributes, then its properties (or the whole section
@@ -218,15 +206,17 @@ fn under_instance(path: &str, instanced: &FxHashSet<&str>) -> bool {
 /// What a Godot file needs to load: every `ExtResource`/`SubResource` defined (a sub-resource
 /// before its first use), one root node, every node's parent defined before it (or inside an
 /// instanced scene), sibling nodes of distinct names, every connection between existing nodes.
-pub fn scene_problems(level: &Level<'_>) -> Vec<Problem> {
+/// `level` is `file` lowered alone: its tags are read off `file`.
+pub fn scene_problems<'a>(file: &GodotFile<'a>, level: &Level<'_>) -> Vec<Problem> {
     let mut problems = Vec::new();
     let mut instanced: FxHashSet<&str> = FxHashSet::default();
     let mut nodes: FxHashSet<&str> = FxHashSet::with_capacity_and_hasher(level.objects.len(), Default::default());
-    let attrs: Vec<Vec<(&str, &str)>> =
-        level.objects.values().map(|o| if matches!(o.kind.as_str(), "node" | "connection") { tag_attrs(o) } else { Vec::new() }).collect();
-    for (obj, attrs) in level.objects.values().zip(&attrs).filter(|(o, _)| o.kind == "node") {
+    // Each object's section, whose tag holds its attributes (unquoted as read).
+    let sections: Vec<Option<&Section>> = level.objects.values().map(|o| section_of(file, o)).collect();
+    let attr = |s: Option<&Section>, key: &str| -> Option<&'a str> { file.attr_unquoted(s?, key) };
+    for (obj, &s) in level.objects.values().zip(&sections).filter(|(o, _)| o.kind == "node") {
         if let Some(path) = obj.id.as_str().strip_prefix("node:") {
-            if attr(attrs, "instance").is_some() || attr(attrs, "instance_placeholder").is_some() {
+            if attr(s, "instance").is_some() || attr(s, "instance_placeholder").is_some() {
                 instanced.insert(path);
             }
         }
@@ -242,7 +232,7 @@ pub fn scene_problems(level: &Level<'_>) -> Vec<Problem> {
     let mut under_root: Option<usize> = None;
     // The id each reference names, written here (most name an object, and make no id).
     let mut target = String::new();
-    for (at, (obj, attrs)) in level.objects.values().zip(&attrs).enumerate() {
+    for (at, (obj, &s)) in level.objects.values().zip(&sections).enumerate() {
         let line = obj.line as usize;
         for v in values(obj) {
             for r in resource_refs(v.raw) {
@@ -267,7 +257,7 @@ pub fn scene_problems(level: &Level<'_>) -> Vec<Problem> {
         match obj.kind.as_str() {
             "node" => {
                 let path = obj.id.as_str().strip_prefix("node:").unwrap_or("");
-                match attr(attrs, "parent") {
+                match attr(s, "parent") {
                     None => {
                         roots += 1;
                         if roots > 1 {
@@ -282,9 +272,9 @@ pub fn scene_problems(level: &Level<'_>) -> Vec<Problem> {
                         problems.push(Problem::Orphan { object: obj.id.clone(), parent: ObjectId::new(format!("node:{parent}")), line })
                     }
                 }
-                let defines = attr(attrs, "type").is_some() || attr(attrs, "instance").is_some();
-                if let (Some(name), true) = (attr(attrs, "name"), defines) {
-                    let parent = attr(attrs, "parent").unwrap_or("");
+                let defines = attr(s, "type").is_some() || attr(s, "instance").is_some();
+                if let (Some(name), true) = (attr(s, "name"), defines) {
+                    let parent = attr(s, "parent").unwrap_or("");
                     if !named.insert((parent, name)) {
                         let under = if parent.is_empty() { String::new() } else { format!(" under \"{parent}\"") };
                         problems.push(Problem::Inconsistent {
@@ -294,7 +284,7 @@ pub fn scene_problems(level: &Level<'_>) -> Vec<Problem> {
                         });
                     }
                 }
-                if let Some(id) = attr(attrs, "unique_id") {
+                if let Some(id) = attr(s, "unique_id") {
                     if let Some(&first_line) = unique.get(id) {
                         problems.push(Problem::DuplicateId { id: format!("unique_id={id}"), line, first_line });
                     } else {
@@ -306,15 +296,14 @@ pub fn scene_problems(level: &Level<'_>) -> Vec<Problem> {
             // Godot reads the header's count before anything else, and refuses a file where
             // it is not one.
             "gd_scene" | "gd_resource" => {
-                // The count is derived data, left out of the lowered tag: read off the text.
-                let count = parse::tag_attrs(obj.props.raw).into_iter().find(|(k, _)| *k == "load_steps").map(|(_, v)| v);
+                let count = s.and_then(|s| file.attr(s, "load_steps"));
                 if count.is_some_and(|n| n.is_empty() || !n.bytes().all(|b| b.is_ascii_digit())) {
                     problems.push(Problem::Inconsistent { object: obj.id.clone(), message: "load_steps is not a count".into(), line });
                 }
             }
             "connection" => {
                 for end in ["from", "to"] {
-                    let Some(path) = attr(attrs, end) else { continue };
+                    let Some(path) = attr(s, end) else { continue };
                     if path == "." {
                         under_root.get_or_insert(line);
                     } else if !nodes.contains(path) && !under_instance(path, &instanced) {

@@ -65,7 +65,7 @@ impl Codec for UnityCodec {
         outline::outline(level)
     }
 
-    fn level_problems(&self, level: &Level<'_>) -> Vec<Problem> {
+    fn level_problems(&self, _doc: &UnityFile<'_>, level: &Level<'_>) -> Vec<Problem> {
         hierarchy_problems(level)
     }
 
