@@ -128,6 +128,52 @@ fn skip_until(b: &[u8], mut i: usize, stops: &Stops) -> usize {
     i
 }
 
+/// The brackets open in a value, innermost last: two bits each in a word (most values nest a
+/// little, and a value read is then no allocation), beyond that in a vector.
+#[derive(Default)]
+struct Nesting {
+    bits: u128,
+    depth: usize,
+    deeper: Vec<u8>,
+}
+
+impl Nesting {
+    /// How many brackets the word holds.
+    const IN_WORD: usize = 64;
+    const BRACKETS: [u8; 4] = [0, b'(', b'[', b'{'];
+
+    fn push(&mut self, bracket: u8) {
+        if self.depth < Self::IN_WORD {
+            let code = Self::BRACKETS.iter().position(|&b| b == bracket).unwrap_or(0) as u128;
+            self.bits = (self.bits << 2) | code;
+        } else {
+            self.deeper.push(bracket);
+        }
+        self.depth += 1;
+    }
+
+    fn last(&self) -> Option<u8> {
+        match self.depth {
+            0 => None,
+            d if d > Self::IN_WORD => self.deeper.last().copied(),
+            _ => Some(Self::BRACKETS[(self.bits & 3) as usize]),
+        }
+    }
+
+    fn pop(&mut self) {
+        if self.depth > Self::IN_WORD {
+            self.deeper.pop();
+        } else if self.depth > 0 {
+            self.bits >>= 2;
+        }
+        self.depth = self.depth.saturating_sub(1);
+    }
+
+    fn is_empty(&self) -> bool {
+        self.depth == 0
+    }
+}
+
 /// The closing quote of a string literal whose text starts at `from` (escapes skipped).
 pub(crate) fn closing_quote(b: &[u8], mut from: usize) -> Option<usize> {
     loop {
@@ -175,7 +221,7 @@ impl<'s> Parser<'s> {
     fn value_end(&self, from: usize, in_tag: bool) -> Result<usize, Problem> {
         let b = self.b;
         let outside = if in_tag { &ENDS_IN_TAG } else { &ENDS_IN_PROPERTY };
-        let mut stack: Vec<u8> = Vec::new();
+        let mut stack = Nesting::default();
         let mut i = from;
         loop {
             // Long values (a GridMap's cells) are mostly digits: skip to the next byte that matters.
@@ -194,7 +240,7 @@ impl<'s> Parser<'s> {
                         _ => b'{',
                     };
                     match stack.last() {
-                        Some(&o) if o == open => {
+                        Some(o) if o == open => {
                             stack.pop();
                         }
                         None if in_tag && c == b']' => return Ok(i),
@@ -532,6 +578,25 @@ impl<'s> Chunks<'s> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn brackets_nest_in_order_beyond_the_word_that_holds_most() {
+        let mut nesting = Nesting::default();
+        let brackets: Vec<u8> = (0..200).map(|i| [b'(', b'[', b'{'][i * 7 % 3]).collect();
+        for &b in &brackets {
+            nesting.push(b);
+            assert_eq!(nesting.last(), Some(b));
+        }
+        for (i, &b) in brackets.iter().enumerate().rev() {
+            assert_eq!(nesting.last(), Some(b), "at depth {}", i + 1);
+            nesting.pop();
+        }
+        assert!(nesting.is_empty() && nesting.last().is_none());
+        // A value nested 100 deep reads; one bracket short, it does not.
+        let deep = format!("[resource]\nvalue = {}1{}\n", "[(".repeat(50), ")]".repeat(50));
+        assert!(parse(deep.as_bytes()).is_ok());
+        assert!(parse(deep.replacen(")]", ")", 1).as_bytes()).is_err());
+    }
 
     #[test]
     fn the_text_is_cut_only_where_no_string_is_open() {
