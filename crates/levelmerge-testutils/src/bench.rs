@@ -43,13 +43,18 @@ pub fn peak_memory(program: &Path, args: &[&Path]) -> (i32, u64) {
 }
 
 /// One command to time: its program, arguments, and the file its standard output is written
-/// to (created afresh within the timed run, as a shell's `>` would), or `None` to discard it.
+/// to (created within the timed run, as a shell's `>` would; the last run's file is removed
+/// before, as levelmerge writes a new file too), or `None` to discard it.
 pub type Timed<'a> = (&'a Path, &'a [&'a Path], Option<&'a Path>);
 
 /// The median wall time of `reps` runs of each command (after one run of each that warms the
 /// page cache). The commands take turns, so that a busy spell of the machine slows them alike.
 pub fn median_times<const N: usize>(reps: usize, commands: [Timed<'_>; N]) -> [Duration; N] {
     let run = |(program, args, stdout_to): Timed<'_>| {
+        // Truncating a file that still has unwritten data makes the file system write it out.
+        if let Some(path) = stdout_to {
+            let _ = std::fs::remove_file(path);
+        }
         let t = Instant::now();
         let stdout = match stdout_to {
             Some(path) => Stdio::from(std::fs::File::create(path).expect("create the output file")),
@@ -76,8 +81,8 @@ pub fn median_times<const N: usize>(reps: usize, commands: [Timed<'_>; N]) -> [D
 
 /// Merges three files with both tools and prints one row: input size, time and peak memory of
 /// each, the time ratio and levelmerge's peak over the inputs. Both tools write the merged file,
-/// levelmerge to `out` and git (`merge-file -p`) to `out` with `.git` appended: writing it is
-/// part of a merge. Panics when levelmerge exits with another code than `exit` (0: the edits
+/// levelmerge to `out` and git (`merge-file -p`) to `out` with `.git` appended (both in
+/// `/dev/shm` where it exists): writing it is part of a merge. Panics when levelmerge exits with another code than `exit` (0: the edits
 /// are meant to merge cleanly; 1: to conflict).
 pub fn compare(name: &str, levelmerge: &Path, paths: &[&Path; 3], out: &Path, reps: usize, exit: i32) {
     let inputs: u64 = paths.iter().map(|p| std::fs::metadata(p).map_or(0, |m| m.len())).sum();
@@ -86,6 +91,11 @@ pub fn compare(name: &str, levelmerge: &Path, paths: &[&Path; 3], out: &Path, re
     for p in paths {
         std::fs::File::open(p).and_then(|f| f.sync_all()).expect("flush an input");
     }
+    // The merged files go to memory where there is a memory file system: the disk writing
+    // back one run's output (125 MB for the largest) would slow whichever tool runs next.
+    let memory = Path::new("/dev/shm");
+    let in_memory = memory.is_dir().then(|| tempfile::tempdir_in(memory).ok()).flatten();
+    let out = &in_memory.as_ref().map_or_else(|| out.to_owned(), |dir| dir.path().join(out.file_name().unwrap_or_default()));
     let lm_args: Vec<&Path> = vec![Path::new("merge"), paths[0], paths[1], paths[2], Path::new("-o"), out, Path::new("-q")];
     let git_args: Vec<&Path> = vec![Path::new("merge-file"), Path::new("-p"), paths[1], paths[0], paths[2]];
     let git = Path::new("git");
@@ -111,7 +121,7 @@ pub fn compare(name: &str, levelmerge: &Path, paths: &[&Path; 3], out: &Path, re
 
 /// The header of [`compare`]'s rows.
 pub fn print_header() {
-    println!("both tools write the merged file (git merge-file -p through its standard output)");
+    println!("both tools write the merged file (git merge-file -p through its standard output), in /dev/shm where it exists");
     println!(
         "{:<38} {:>8} {:>10} {:>9} {:>10} {:>9} {:>7} {:>12}",
         "scene", "inputs", "levelmerge", "peak", "git", "peak", "ratio", "peak/inputs"
