@@ -42,23 +42,31 @@ pub fn peak_memory(program: &Path, args: &[&Path]) -> (i32, u64) {
     (code as i32, kb.max(0) as u64 * 1024)
 }
 
-/// One command to time: its program, arguments, and the file its standard output is written
-/// to (created within the timed run, as a shell's `>` would; the last run's file is removed
-/// before, as levelmerge writes a new file too), or `None` to discard it.
-pub type Timed<'a> = (&'a Path, &'a [&'a Path], Option<&'a Path>);
+/// The file a timed command writes its merge to.
+#[derive(Clone, Copy)]
+pub enum Output<'a> {
+    /// The command writes this file itself.
+    Written(&'a Path),
+    /// The command prints its merge: standard output goes to this file, created within the
+    /// timed run (as a shell's `>` would).
+    Printed(&'a Path),
+}
+
+/// One command to time: its program, arguments, and where its merge goes.
+pub type Timed<'a> = (&'a Path, &'a [&'a Path], Output<'a>);
 
 /// The median wall time of `reps` runs of each command (after one run of each that warms the
 /// page cache). The commands take turns, so that a busy spell of the machine slows them alike.
+/// Each run writes a new file: the last run's is removed before the timed run (replacing a
+/// file, or truncating one, makes the file system free its blocks or write out its data).
 pub fn median_times<const N: usize>(reps: usize, commands: [Timed<'_>; N]) -> [Duration; N] {
-    let run = |(program, args, stdout_to): Timed<'_>| {
-        // Truncating a file that still has unwritten data makes the file system write it out.
-        if let Some(path) = stdout_to {
-            let _ = std::fs::remove_file(path);
-        }
+    let run = |(program, args, output): Timed<'_>| {
+        let (Output::Written(path) | Output::Printed(path)) = output;
+        let _ = std::fs::remove_file(path);
         let t = Instant::now();
-        let stdout = match stdout_to {
-            Some(path) => Stdio::from(std::fs::File::create(path).expect("create the output file")),
-            None => Stdio::null(),
+        let stdout = match output {
+            Output::Printed(path) => Stdio::from(std::fs::File::create(path).expect("create the output file")),
+            Output::Written(_) => Stdio::null(),
         };
         let status = Command::new(program).args(args).stdout(stdout).stderr(Stdio::null()).status().expect("run");
         assert!(status.code().is_some_and(|c| c >= 0), "{} was killed", program.display());
@@ -103,7 +111,8 @@ pub fn compare(name: &str, levelmerge: &Path, paths: &[&Path; 3], out: &Path, re
     assert_eq!(lm_code, exit, "levelmerge did not exit {exit} on {name}");
     let (_, git_peak) = peak_memory(git, &git_args);
     let git_out = out.with_extension(format!("{}.git", out.extension().and_then(|e| e.to_str()).unwrap_or("out")));
-    let [lm_time, git_time] = median_times(reps, [(levelmerge, &lm_args[..], None), (git, &git_args[..], Some(&git_out))]);
+    let [lm_time, git_time] =
+        median_times(reps, [(levelmerge, &lm_args[..], Output::Written(out)), (git, &git_args[..], Output::Printed(&git_out))]);
     let mb = |b: u64| b as f64 / 1e6;
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
     println!(
