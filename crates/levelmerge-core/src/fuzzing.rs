@@ -45,8 +45,8 @@ where
             let renumbered = codec.renumber(Sides::new(base, ours, theirs));
             let renumbered = renumbered.iter().flat_map(|r| [r.base.as_deref(), r.theirs.as_deref()]).flatten();
             let inputs = [base, ours, theirs].into_iter().chain(renumbered);
-            let known: Vec<String> = inputs.flat_map(|t| codec.check(t)).map(|p| p.key()).collect();
-            let new: Vec<String> = codec.check(&merged.text).iter().map(|p| p.key()).filter(|p| !known.contains(p)).collect();
+            let known: Vec<String> = inputs.flat_map(|t| codec.check(t)).map(|p| finding(&p)).collect();
+            let new: Vec<String> = codec.check(&merged.text).iter().map(finding).filter(|p| !known.contains(p)).collect();
             assert!(new.is_empty(), "new problems in a clean merge: {new:?}");
         }
     }
@@ -54,6 +54,16 @@ where
         if let Some(merged) = merge(codec, Sides::new(base, ours, base)) {
             assert_eq!(merged.text, ours, "merge(b, o, b) is not o");
         }
+    }
+}
+
+/// What a problem finds, for telling a new one from one an input had: a dangling reference is
+/// one finding whichever property holds it (a value holding several references is checked by
+/// the codec, which names no property).
+fn finding(problem: &crate::Problem) -> String {
+    match problem {
+        crate::Problem::DanglingReference { object, target, .. } => format!("dangling {object} {target}"),
+        other => other.key(),
     }
 }
 
