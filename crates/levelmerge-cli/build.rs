@@ -1,17 +1,30 @@
-//! Links the `levelmerge` binary as a position-dependent executable on Linux.
+//! Links the `levelmerge` binary for a fast start on Linux: most merges are of small files, and
+//! git starts the merge driver once per file, so its start is much of a merge's time.
 //!
-//! A position-independent one has its ~16,000 pointers in static data (vtables, panic
-//! locations, string tables) relocated by the dynamic loader at every start, which touches
-//! every page holding them: 70 of its 200 page faults, and a sixth of the time `levelmerge
-//! --version` takes (1.8 → 1.5 ms). Linked at a fixed address, they are written once, by the
-//! linker.
-//! The loader still places the heap, the stack and the shared libraries at random. Set
-//! `LEVELMERGE_PIE=1` when building to keep the executable position-independent.
+//! * Position-dependent. A position-independent executable has its ~16,000 pointers in static
+//!   data (vtables, panic locations, string tables) relocated by the dynamic loader at every
+//!   start, which touches every page holding them: 70 of its 200 page faults, and a sixth of the
+//!   time `levelmerge --version` takes (1.8 → 1.5 ms). Linked at a fixed address, they are
+//!   written once, by the linker. The loader still places the heap, the stack and the shared
+//!   libraries at random. Set `LEVELMERGE_PIE=1` when building to keep the executable
+//!   position-independent.
+//! * The unwinder linked in (glibc targets): Rust's standard library takes it from the shared
+//!   `libgcc_s`, whose loading runs a CPU-model probe of many `cpuid` instructions, each a trip
+//!   to the hypervisor on a virtual machine. Linked whole from GCC's static `libgcc_eh` (as a
+//!   statically linked Rust program has it), `libgcc_s` is no longer needed: 0.3 ms less a
+//!   start on the benchmark machine. Set `LEVELMERGE_SHARED_LIBGCC=1` to keep the shared one.
 
 fn main() {
     println!("cargo:rerun-if-env-changed=LEVELMERGE_PIE");
+    println!("cargo:rerun-if-env-changed=LEVELMERGE_SHARED_LIBGCC");
     let linux = std::env::var("CARGO_CFG_TARGET_OS").is_ok_and(|os| os == "linux");
+    let gnu = std::env::var("CARGO_CFG_TARGET_ENV").is_ok_and(|env| env == "gnu");
     if linux && std::env::var_os("LEVELMERGE_PIE").is_none() {
         println!("cargo:rustc-link-arg-bins=-no-pie");
+    }
+    // Before the standard library's own `-lgcc_s` on the link line, and whole: every unwinder
+    // symbol is then defined when that library is reached, and `--as-needed` drops it.
+    if linux && gnu && std::env::var_os("LEVELMERGE_SHARED_LIBGCC").is_none() {
+        println!("cargo:rustc-link-lib=static:+whole-archive=gcc_eh");
     }
 }
