@@ -471,18 +471,24 @@ pub fn reads_alone(text: &[u8]) -> bool {
     parse(text).is_ok_and(|file| file.sections.iter().all(|s| kept(file.kind(s))))
 }
 
-/// Whether every string literal of `text` closes in it, before the next of `cuts` (ascending
-/// positions) after its opening quote: no cut falls inside a string. One pass over the text.
+/// Whether every string literal of `text` closes before the next of `cuts` (ascending
+/// positions, the first 0, the last the text's end): no cut falls inside a string.
 fn strings_close_before(text: &[u8], cuts: &[usize]) -> bool {
-    let mut cuts = cuts.iter().copied().peekable();
+    cuts.windows(2).all(|w| strings_close_in(&text[w[0]..w[1]]))
+}
+
+/// Whether every string literal that opens in `part` closes in it. Without a backslash, quotes
+/// open and close strings by turns: an even count of them (counted fast) says so.
+fn strings_close_in(part: &[u8]) -> bool {
+    if memchr::memchr(b'\\', part).is_none() {
+        return memchr::memchr_iter(b'"', part).count().is_multiple_of(2);
+    }
     let mut at = 0;
-    while let Some(open) = memchr::memchr(b'"', &text[at..]).map(|p| at + p) {
-        let Some(close) = closing_quote(text, open + 1) else { return false };
-        while cuts.next_if(|&cut| cut <= open).is_some() {}
-        if cuts.peek().is_some_and(|&cut| cut <= close) {
-            return false;
+    while let Some(open) = memchr::memchr(b'"', &part[at..]) {
+        match closing_quote(part, at + open + 1) {
+            Some(close) => at = close + 1,
+            None => return false,
         }
-        at = close + 1;
     }
     true
 }
@@ -610,8 +616,11 @@ mod tests {
         // A string open at the end, or escaping its closing quote, never closes.
         assert_eq!(parts(b"[gd_scene format=3]\n\n[resource]\ntext = \"open\n"), None);
         assert_eq!(parts(b"[gd_scene format=3]\n\n[resource]\ntext = \"open\\\"\n"), None);
-        assert!(strings_close_before(b"\"a\" \"b\"", &[0, 3, 8]));
-        assert!(!strings_close_before(b"\"a\" \"b\"", &[0, 5, 8]));
+        assert!(strings_close_before(b"\"a\" \"b\"", &[0, 3, 7]));
+        assert!(!strings_close_before(b"\"a\" \"b\"", &[0, 5, 7]));
+        // An escaped quote does not close a string; outside strings a backslash is a byte.
+        assert!(strings_close_before(b"\"a\\\"b\" \\ \"c\"", &[0, 7, 12]));
+        assert!(!strings_close_before(b"\"a\\\"b\" \\ \"c\"", &[0, 4, 12]));
     }
 
     fn reassembled(f: &GodotFile<'_>) -> String {
