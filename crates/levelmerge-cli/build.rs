@@ -12,7 +12,8 @@
 //!   `libgcc_s`, whose loading runs a CPU-model probe of many `cpuid` instructions, each a trip
 //!   to the hypervisor on a virtual machine. Linked whole from GCC's static `libgcc_eh` (as a
 //!   statically linked Rust program has it), `libgcc_s` is no longer needed: 0.3 ms less a
-//!   start on the benchmark machine. Set `LEVELMERGE_SHARED_LIBGCC=1` to keep the shared one.
+//!   start on the benchmark machine. Set `LEVELMERGE_SHARED_LIBGCC=1` to keep the shared one
+//!   (kept too where the C compiler has no `libgcc_eh.a`).
 
 fn main() {
     println!("cargo:rerun-if-env-changed=LEVELMERGE_PIE");
@@ -24,7 +25,19 @@ fn main() {
     }
     // Before the standard library's own `-lgcc_s` on the link line, and whole: every unwinder
     // symbol is then defined when that library is reached, and `--as-needed` drops it.
-    if linux && gnu && std::env::var_os("LEVELMERGE_SHARED_LIBGCC").is_none() {
+    if linux && gnu && std::env::var_os("LEVELMERGE_SHARED_LIBGCC").is_none() && linker_has("libgcc_eh.a") {
         println!("cargo:rustc-link-lib=static:+whole-archive=gcc_eh");
     }
+}
+
+/// Whether the C compiler that links Rust programs here (`cc`, or `$CC`) finds `file` among its
+/// libraries: it prints the file's path when it does, the bare name when it does not.
+fn linker_has(file: &str) -> bool {
+    println!("cargo:rerun-if-env-changed=CC");
+    let cc = std::env::var_os("CC").unwrap_or_else(|| "cc".into());
+    let found = std::process::Command::new(cc).arg(format!("-print-file-name={file}")).output();
+    found.is_ok_and(|out| {
+        let path = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+        out.status.success() && std::path::Path::new(&path).is_absolute() && std::path::Path::new(&path).exists()
+    })
 }
