@@ -359,13 +359,8 @@ fn keeps_node_tags(base_tags: &[&[u8]], side: &[u8]) -> bool {
     if side_tags == base_tags {
         return true;
     }
-    let whole = |tag: &&[u8]| tag.trim_ascii_end().ends_with(b"]");
-    // Nodes only added after base's last (the common case): base's tags come first, in order.
-    if side_tags.starts_with(base_tags) {
-        return base_tags.iter().all(whole);
-    }
     let kept: FxHashSet<&[u8]> = side_tags.into_iter().collect();
-    base_tags.iter().all(|tag| whole(tag) && kept.contains(tag))
+    base_tags.iter().all(|tag| tag.trim_ascii_end().ends_with(b"]") && kept.contains(tag))
 }
 
 /// Base and each side rewritten with the other side's moves (and base with the moves both

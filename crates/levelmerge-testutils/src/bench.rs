@@ -90,8 +90,8 @@ pub fn median_times<const N: usize>(reps: usize, commands: [Timed<'_>; N]) -> [D
 /// Merges three files with both tools and prints one row: input size, time and peak memory of
 /// each, the time ratio and levelmerge's peak over the inputs. Both tools write the merged file,
 /// levelmerge to `out` and git (`merge-file -p`) to `out` with `.git` appended (both in
-/// `/dev/shm` where it exists): writing it is part of a merge. Panics when levelmerge exits with another code than `exit` (0: the edits
-/// are meant to merge cleanly; 1: to conflict).
+/// `/dev/shm` where it exists): writing it is part of a merge. Panics when levelmerge exits
+/// with another code than `exit` (0: the edits are meant to merge cleanly; 1: to conflict).
 pub fn compare(name: &str, levelmerge: &Path, paths: &[&Path; 3], out: &Path, reps: usize, exit: i32) {
     let inputs: u64 = paths.iter().map(|p| std::fs::metadata(p).map_or(0, |m| m.len())).sum();
     // Inputs just written are flushed first: the journal would otherwise flush them during
