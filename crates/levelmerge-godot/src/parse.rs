@@ -413,13 +413,14 @@ pub fn parse_among<'s>(src: &'s [u8], others: &[&[u8]]) -> Result<GodotFile<'s>,
                 break;
             }
             let at = p.pos;
-            props.push(p.property(lead, at)?);
+            props.push(p.property(lead, at).map_err(|e| naming_section(e, &text[header.0 as usize..header.1 as usize]))?);
             end = p.pos;
         }
         // The gap: trivia up to the next tag.
         while p.pos < src.len() && src[p.pos] != b'[' {
             if !p.is_trivia_line(p.pos) {
-                return Err(p.error(p.pos, "expected a property or a section tag"));
+                let problem = p.error(p.pos, "expected a property or a section tag");
+                return Err(naming_section(problem, &text[header.0 as usize..header.1 as usize]));
             }
             p.pos = p.next_line(p.pos);
         }
@@ -439,6 +440,21 @@ pub fn parse_among<'s>(src: &'s [u8], others: &[&[u8]]) -> Result<GodotFile<'s>,
     }
     let crlf = memchr::memchr(b'\n', src).is_some_and(|i| i > 0 && src[i - 1] == b'\r');
     Ok(GodotFile { src: text, crlf, preamble, sections, attrs, props, key_aliases, ids: Default::default() })
+}
+
+/// A syntax error inside a section, naming the section by its tag (its first line, cut short).
+fn naming_section(problem: Problem, tag: &str) -> Problem {
+    const SHOWN: usize = 80;
+    let first_line = tag.lines().next().unwrap_or(tag);
+    let shown = match first_line.char_indices().nth(SHOWN) {
+        Some((cut, _)) => format!("{}…", &first_line[..cut]),
+        None if first_line.len() < tag.len() => format!("{first_line}…"),
+        None => first_line.to_owned(),
+    };
+    match problem {
+        Problem::Syntax { line, column, message } => Problem::Syntax { line, column, message: format!("{message} (in {shown})") },
+        other => other,
+    }
 }
 
 /// The section kinds whose tag line starts a part ([`parts`]).
@@ -689,6 +705,23 @@ mod tests {
                 other => panic!("{src:?}: {other:?}"),
             }
         }
+    }
+
+    #[test]
+    fn an_error_inside_a_section_names_its_tag() {
+        let src = "[gd_scene format=3]\n\n[node name=\"B\" type=\"Node\" parent=\".\"]\nposition = Vector2(1, \n";
+        let e = parse(src.as_bytes()).unwrap_err();
+        assert!(e.to_string().ends_with("(in [node name=\"B\" type=\"Node\" parent=\".\"])"), "{e}");
+        // A tag over several lines or longer than 80 characters is cut short.
+        let src = "[gd_scene format=3]\n\n[node name=\"A\" type=\"Node\" groups=[\n\"a\"]]\nx = 1\ny\n";
+        let e = parse(src.as_bytes()).unwrap_err();
+        assert!(matches!(e, Problem::Syntax { line: 6, .. }), "{e}");
+        assert!(e.to_string().ends_with("(in [node name=\"A\" type=\"Node\" groups=[…)"), "{e}");
+        let name = "N".repeat(100);
+        let src = format!("[gd_scene format=3]\n\n[node name=\"{name}\" type=\"Node\"]\n<<<<<<< ours\n");
+        let e = parse(src.as_bytes()).unwrap_err();
+        let shown = format!("[node name=\"{}…)", &name[..68]);
+        assert!(e.to_string().contains("conflict marker") && e.to_string().ends_with(&shown), "{e}");
     }
 
     #[test]

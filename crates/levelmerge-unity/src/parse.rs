@@ -518,6 +518,18 @@ fn document_starts(src: &[u8]) -> Vec<(usize, u32)> {
         .collect()
 }
 
+/// A syntax error inside a document, naming the object it was found in (`in GameObject &42`).
+fn naming_object(problem: Problem, class: &str, file_id: i64) -> Problem {
+    let is_name = !class.is_empty() && class.len() <= 64 && class.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
+    let class = if is_name { class } else { "the object" };
+    match problem {
+        Problem::Syntax { line, column, message } => {
+            Problem::Syntax { line, column, message: format!("{message} (in {class} &{file_id})") }
+        }
+        other => other,
+    }
+}
+
 /// The fileID in a document's header line (`--- !u!CLASS &FILEID …`), read from the bytes.
 fn header_file_id(doc: &[u8]) -> Option<i64> {
     let line = &doc[..memchr::memchr(b'\n', doc).unwrap_or(doc.len())];
@@ -691,13 +703,14 @@ pub fn parse_among<'s>(src: &'s [u8], others: &[&[u8]]) -> Result<UnityFile<'s>,
                 None
             }
             Some(line) => {
+                let in_object = |problem| naming_object(problem, &text[class.0 as usize..class.1 as usize], file_id);
                 if p.indent_at(line) != 0 {
-                    return Err(p.err(line, "expected the class name at the start of the line"));
+                    return Err(in_object(p.err(line, "expected the class name at the start of the line")));
                 }
                 p.pos = line;
-                let body = p.block_map(0, None)?;
+                let body = p.block_map(0, None).map_err(in_object)?;
                 if let Some(left) = p.next_content_line(p.pos) {
-                    return Err(p.err(left + p.indent_at(left), "unexpected indentation"));
+                    return Err(in_object(p.err(left + p.indent_at(left), "unexpected indentation")));
                 }
                 Some(body)
             }
@@ -824,6 +837,17 @@ mod tests {
         assert!(matches!(e, Problem::Syntax { line: 2, .. }), "{e}");
         assert!(parse(b"--- !u!1 &1\nGameObject:\n  m: {a: 1\n").is_err());
         assert!(parse(b"\x00\x01").is_err());
+    }
+
+    #[test]
+    fn an_error_inside_a_document_names_its_object() {
+        let e = parse(b"--- !u!1 &7\nGameObject:\n  m_Name: a\n--- !u!4 &-9\nTransform:\n  m: {a: 1\n").unwrap_err();
+        assert!(matches!(e, Problem::Syntax { line: 7, .. }), "{e}");
+        assert!(e.to_string().ends_with("(in Transform &-9)"), "{e}");
+        let e = parse(b"--- !u!1 &7\nGameObject:\n  m_Name: a\n    more: 1\n").unwrap_err();
+        assert!(e.to_string().contains("unexpected indentation (in GameObject &7)"), "{e}");
+        let e = parse(b"--- !u!1 &7\n  GameObject:\n").unwrap_err();
+        assert!(e.to_string().ends_with("(in the object &7)"), "{e}");
     }
 
     #[test]
