@@ -645,7 +645,7 @@ pub fn parse_skipping<'s>(src: &'s [u8], dialect: Dialect, closed: &[Closed]) ->
         uses_commas: false,
         depth: 0,
     };
-    let (root, implicit) = p.document(dialect).map_err(|failure| *failure)?;
+    let (root, implicit) = p.document(dialect).map_err(|failure| naming_place(*failure, src, p.pos, dialect))?;
     let uses_commas = p.uses_commas || dialect == Dialect::Json;
     Ok(Document {
         src: text,
@@ -659,6 +659,86 @@ pub fn parse_skipping<'s>(src: &'s [u8], dialect: Dialect, closed: &[Closed]) ->
         profile: Default::default(),
         follows_references: false,
     })
+}
+
+/// A syntax error of a JSON file, naming where in the document it lies: a level written on
+/// one line (as Tiled and LDtk can) makes its line and column say little.
+fn naming_place(problem: Problem, src: &[u8], pos: usize, dialect: Dialect) -> Problem {
+    let path = if dialect == Dialect::Json { path_at(src, pos) } else { String::new() };
+    match problem {
+        Problem::Syntax { line, column, message } if !path.is_empty() => {
+            Problem::Syntax { line, column, message: format!("{message} (at {path})") }
+        }
+        other => other,
+    }
+}
+
+/// The members and indices that lead to `pos` in a JSON text (`levels[0].layerInstances[2]`),
+/// read by a tolerant scan of the text before it. Long names are cut short, and so is a long
+/// path (its end kept).
+fn path_at(src: &[u8], pos: usize) -> String {
+    enum Frame {
+        Object { key: Option<(usize, usize)>, expecting_key: bool },
+        Array { index: usize },
+    }
+    const LONGEST_NAME: usize = 40;
+    const LONGEST_PATH: usize = 160;
+    let mut stack: Vec<Frame> = Vec::new();
+    let end = pos.min(src.len());
+    let mut i = 0;
+    while i < end {
+        match src[i] {
+            b'"' => {
+                let start = i + 1;
+                i += 1;
+                while i < src.len() && src[i] != b'"' {
+                    i += if src[i] == b'\\' { 2 } else { 1 };
+                }
+                if let Some(Frame::Object { key, expecting_key: expecting @ true }) = stack.last_mut() {
+                    *key = Some((start, i.min(src.len())));
+                    *expecting = false;
+                }
+            }
+            b'{' => stack.push(Frame::Object { key: None, expecting_key: true }),
+            b'[' => stack.push(Frame::Array { index: 0 }),
+            b'}' | b']' => {
+                stack.pop();
+            }
+            b',' => match stack.last_mut() {
+                Some(Frame::Array { index }) => *index += 1,
+                Some(Frame::Object { key, expecting_key }) => {
+                    *key = None;
+                    *expecting_key = true;
+                }
+                None => {}
+            },
+            _ => {}
+        }
+        i += 1;
+    }
+    let mut path = String::new();
+    for frame in &stack {
+        match frame {
+            Frame::Object { key: Some((start, end)), .. } => {
+                let name = String::from_utf8_lossy(&src[*start..*end]);
+                if !path.is_empty() {
+                    path.push('.');
+                }
+                match name.char_indices().nth(LONGEST_NAME) {
+                    Some((cut, _)) => path.extend([&name[..cut], "…"]),
+                    None => path.push_str(&name),
+                }
+            }
+            Frame::Object { key: None, .. } => {}
+            Frame::Array { index } => path.push_str(&format!("[{index}]")),
+        }
+    }
+    let chars = path.chars().count();
+    if chars > LONGEST_PATH {
+        let (cut, _) = path.char_indices().nth(chars - LONGEST_PATH).expect("the path is longer than the cut");
+        path = format!("…{}", &path[cut..]);
+    }
+    path
 }
 
 #[cfg(test)]
@@ -705,6 +785,26 @@ mod tests {
         assert!(parse(b"{\"a\":1 \"b\":2}", Dialect::Json).is_err());
         assert!(parse(b"\x00\x01", Dialect::Json).unwrap_err().to_string().contains("binary"));
         assert!(parse(&[b'['; 5000], Dialect::Json).unwrap_err().to_string().contains("nesting"));
+    }
+
+    #[test]
+    fn errors_name_their_place_in_the_document() {
+        let place = |src: &str| match parse(src.as_bytes(), Dialect::Json).unwrap_err() {
+            Problem::Syntax { message, .. } => message.rsplit_once(" (at ").map(|(_, at)| at.trim_end_matches(')').to_owned()),
+            other => panic!("{other:?}"),
+        };
+        let level = r#"{"defs": {}, "levels": [{"iid": "x"}, {"iid": "y", "layerInstances": [{"gridTiles": [{"px": [0, 0], "t": }]}]}]}"#;
+        assert_eq!(place(level).as_deref(), Some("levels[1].layerInstances[0].gridTiles[0].t"));
+        // Strings holding brackets, commas and escaped quotes do not move the place.
+        let tricky = r#"{"a\"[": "x,]{", "list": [1, "[,", {"k": [2, 3 4]}]}"#;
+        assert_eq!(place(tricky).as_deref(), Some("list[2].k[1]"));
+        // Nothing to name at the top; a long name and a long path are cut short.
+        assert_eq!(place("{\"a\": 1,}"), None);
+        let long = format!("{{\"{}\": [", "n".repeat(60)) + &"[".repeat(100) + "}";
+        let at = place(&long).unwrap();
+        assert!(at.starts_with('…') && at.ends_with("[0]") && at.chars().count() == 161, "{at}");
+        let named = place(&format!("{{\"{}\": }}", "n".repeat(60))).unwrap();
+        assert_eq!(named, format!("{}…", "n".repeat(40)));
     }
 
     #[test]
