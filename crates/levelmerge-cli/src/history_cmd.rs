@@ -176,7 +176,7 @@ fn report_lines(report: &DiffReport, args: &LogArgs) -> Vec<String> {
         if args.object.as_deref().is_some_and(|g| !object_matches(o, g)) {
             continue;
         }
-        let title = format!("{} [{}]", crate::diff_view::path_text(&o.path), o.kind);
+        let title = crate::diff_view::object_text(&o.path, &o.kind);
         for e in &o.entries {
             let property = e.property();
             if let Some(glob) = args.property.as_deref() {
@@ -228,7 +228,7 @@ pub fn blame(args: &BlameArgs, ui: &Ui) -> Result<u8> {
     let mut out = anstream::stdout().lock();
     let width = objects.iter().map(|o| crate::diff_view::path_text(&o.path).chars().count() + o.kind.len() + 3).max().unwrap_or(0).min(60);
     for (o, who) in objects.iter().zip(&last) {
-        let name = format!("{} [{}]", crate::diff_view::path_text(&o.path), o.kind);
+        let name = crate::diff_view::object_text(&o.path, &o.kind);
         writeln!(out, "{name:<width$}  {}", who.as_deref().unwrap_or("(not committed)"))?;
     }
     let _ = ui;

@@ -141,9 +141,20 @@ pub fn run(args: &MergeArgs, ui: &Ui) -> Result<u8> {
     Ok(if open > 0 { exit::CONFLICTS } else { exit::CLEAN })
 }
 
+/// A conflict's object as people name it, by its hierarchy path when the codec tells it
+/// (`Door/Gear [GameObject]`), else by its id (`4371491365999748502 [GameObject]`).
+fn conflict_object(c: &ConflictReport) -> String {
+    match (c.object_path.is_empty(), c.object_kind.is_empty()) {
+        (false, _) => crate::diff_view::object_text(&c.object_path, &c.object_kind),
+        (true, true) => c.object.clone(),
+        (true, false) => format!("{} [{}]", c.object, c.object_kind),
+    }
+}
+
 fn conflict_json(c: &ConflictReport) -> serde_json::Value {
     json!({
         "object": c.object,
+        "path": c.object_path,
         "kind": c.object_kind,
         "property": c.path,
         "conflict": c.kind,
@@ -197,10 +208,9 @@ fn tell(ui: &Ui, path: &Path, format: Format, mode: &Mode, open: usize, outcome:
             let show = |t: &Option<String>| t.as_deref().map_or("(deleted)".to_owned(), |t| ui.short(t));
             match &c.resolved {
                 None => ui.conflict(&format!(
-                    "{name}: {} {}{}{}: ours {} · theirs {}",
+                    "{name}: {} {}{}: ours {} · theirs {}",
                     c.kind,
-                    c.object,
-                    if c.object_kind.is_empty() { String::new() } else { format!(" [{}]", c.object_kind) },
+                    conflict_object(c),
                     if c.path.is_empty() { String::new() } else { format!(" › {}", c.path) },
                     show(&c.ours),
                     show(&c.theirs),
@@ -208,7 +218,7 @@ fn tell(ui: &Ui, path: &Path, format: Format, mode: &Mode, open: usize, outcome:
                 Some((side, why)) => ui.info(&format!(
                     "{name}: settled {} {}{}: took {side} ({why})",
                     c.kind,
-                    c.object,
+                    conflict_object(c),
                     if c.path.is_empty() { String::new() } else { format!(" › {}", c.path) },
                 )),
             }

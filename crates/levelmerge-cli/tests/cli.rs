@@ -37,7 +37,8 @@ fn the_shipped_example_merges_with_one_conflict_and_one_volatile_property() {
         .arg(&merged)
         .assert()
         .code(1)
-        .stderr(predicate::str::contains("both-modified /entities[3]").and(predicate::str::contains("› x: ours 14 · theirs 16")))
+        // The object is named as people see it, by its name and kind.
+        .stderr(predicate::str::contains("both-modified Guard [guard] › x: ours 14 · theirs 16"))
         .stderr(predicate::str::contains("lighting.sun_angle: took ours"));
     let text = std::fs::read_to_string(&merged).unwrap();
     assert!(text.contains("\"name\": \"Main Gate\", \"x\": 10, \"y\": 0, \"locked\": false"), "{text}");
@@ -92,6 +93,7 @@ fn report_lists_open_conflicts_as_data() {
     let r: serde_json::Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
     assert_eq!(r["open_conflicts"], 1);
     assert_eq!(r["conflicts"][0]["object"], "/entities[1]");
+    assert_eq!(r["conflicts"][0]["path"], serde_json::json!(["entities[1]"]), "an entity without a name is told apart by its id");
     assert_eq!(r["conflicts"][0]["base"], "1");
     assert_eq!(r["conflicts"][0]["theirs"], "11");
     assert_eq!(r["mode"], "structured");

@@ -16,6 +16,11 @@ pub fn path_text(path: &[String]) -> String {
     }
 }
 
+/// An object as messages name it: its hierarchy path and kind (`Level/Props/Door_12 [GameObject]`).
+pub fn object_text(path: &[String], kind: &str) -> String {
+    format!("{} [{kind}]", path_text(path))
+}
+
 /// The parts added with (or removed with) an object: `Transform, BoxCollider`.
 pub fn parts_listed(object: &ObjectChanges) -> Vec<&str> {
     object.entries.iter().filter(|e| e.part).map(|e| e.kind.as_str()).collect()

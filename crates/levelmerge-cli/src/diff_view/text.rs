@@ -5,7 +5,7 @@ use std::io::Write;
 use levelmerge_core::diff::{DiffReport, Edit, Status};
 use owo_colors::OwoColorize;
 
-use super::{parts_listed, path_text};
+use super::{object_text, parts_listed, path_text};
 use crate::ui::shorten;
 
 /// Widest value shown on one line; longer ones are cut with `…`.
@@ -15,7 +15,7 @@ pub fn write(report: &DiffReport, color: bool, out: &mut dyn Write) -> std::io::
     let paint = |s: String, f: fn(&str) -> String| if color { f(&s) } else { s };
     let show = |v: &Option<String>| v.as_deref().map_or("(none)".to_owned(), |v| shorten(v, VALUE_WIDTH));
     for object in &report.objects {
-        let title = format!("{} [{}]", path_text(&object.path), object.kind);
+        let title = object_text(&object.path, &object.kind);
         match object.status {
             Status::Added | Status::Removed => {
                 let (sign, word, f): (&str, &str, fn(&str) -> String) = match object.status {

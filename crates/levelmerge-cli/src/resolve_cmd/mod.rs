@@ -395,7 +395,7 @@ fn objects_text(objects: &[Located]) -> String {
     if objects.is_empty() {
         return "(unknown object)".to_owned();
     }
-    let named: Vec<String> = objects.iter().map(|o| format!("{} [{}]", crate::diff_view::path_text(&o.path), o.kind)).collect();
+    let named: Vec<String> = objects.iter().map(|o| crate::diff_view::object_text(&o.path, &o.kind)).collect();
     named.join(", ")
 }
 
