@@ -124,6 +124,14 @@ pub trait Codec {
         false
     }
 
+    /// Whether a part merged alone ([`Codec::merges_parts_alone`]) names its objects as the
+    /// whole file does. Where a name lies in another part (a Unity component is named by its
+    /// game object's document), the conflicts found in parts are named from the whole
+    /// versions instead. True by default.
+    fn parts_name_their_objects(&self) -> bool {
+        true
+    }
+
     /// Whether any of the conflicts of a part merged alone is settled by a rule the codec draws
     /// from the rest of the `texts` merged ([`Codec::rules`]: a property the parent's kind
     /// makes volatile). The whole merge then decides. False by default.
@@ -867,11 +875,16 @@ where
     });
     if let Some(spliced) = spliced {
         clock.lap("splice parts and verify");
+        let conflicts = if spliced.conflicts.is_empty() || codec.parts_name_their_objects() {
+            spliced.conflicts
+        } else {
+            named_in_whole(codec, aligned, spliced.conflicts)
+        };
         return Ok(MergeOutcome {
             text: spliced.text,
             open_conflicts: spliced.open_conflicts,
             marked_regions: spliced.marked_regions,
-            conflicts: spliced.conflicts,
+            conflicts,
             notes: renumbered.map(|r| r.notes).unwrap_or_default(),
             timings: clock.laps,
             problems: spliced.problems,
@@ -879,6 +892,33 @@ where
         });
     }
     merge_structured(codec, texts, renumbered, options, style, clock)
+}
+
+/// Conflicts found in parts merged alone, their objects named from the whole versions: ours',
+/// then theirs' or base's for an object ours does not have (each read only when needed).
+fn named_in_whole<C: Codec>(codec: &C, texts: Sides<&[u8]>, mut conflicts: Vec<ConflictReport>) -> Vec<ConflictReport> {
+    let mut unnamed: Vec<usize> = (0..conflicts.len()).collect();
+    for (side, text, others) in [
+        (Side::Ours, texts.ours, [texts.base, texts.theirs]),
+        (Side::Theirs, texts.theirs, [texts.base, texts.ours]),
+        (Side::Base, texts.base, [texts.ours, texts.theirs]),
+    ] {
+        if unnamed.is_empty() {
+            break;
+        }
+        let Ok(doc) = codec.parse_among(text, &others) else { continue };
+        let Ok(level) = codec.lower(&doc, side, &[]) else { continue };
+        let outline = codec.outline(&level);
+        unnamed.retain(|&i| {
+            let id = ObjectId::new(conflicts[i].object.clone());
+            let known = outline.kind(&id).is_some();
+            if known {
+                conflicts[i].object_path = outline.path(&id);
+            }
+            !known
+        });
+    }
+    conflicts
 }
 
 /// What a splice writes: a [`MergeOutcome`] without its notes and timings.

@@ -101,6 +101,11 @@ impl Codec for UnityCodec {
     /// Different objects both sides added under one fileID were given different ids by
     /// [`renumber`] (with their game objects and components); what still shares one is the same
     /// object (same class, name, owner, script, source), merged member by member.
+    /// A component is named by its game object, whose document is another part.
+    fn parts_name_their_objects(&self) -> bool {
+        false
+    }
+
     fn same_id_is_same_object(&self) -> bool {
         true
     }

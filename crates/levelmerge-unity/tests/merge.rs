@@ -723,3 +723,19 @@ fn a_deleted_object_the_other_side_kept_is_marked_as_whole_documents() {
     assert_eq!(levelmerge_testutils::laws::side_view(&marked, levelmerge_core::Side::Ours), ours);
     assert_eq!(levelmerge_testutils::laws::side_view(&marked, levelmerge_core::Side::Theirs), theirs);
 }
+
+#[test]
+fn a_conflict_in_a_component_spliced_alone_is_named_by_its_game_objects_path() {
+    // The lamp hangs under a room; both sides set its light's intensity, and theirs also
+    // moves the room: the light's document is merged alone, its name lies in other documents.
+    let room = |x: &str| vec![go(1, "Room", 2), tr(2, 1, 0, &[11], x)];
+    let version = |room_x: &str, intensity: &str| {
+        let mut lamp = lamp(10, 11, 12, "0", intensity);
+        lamp[1] = tr(11, 10, 2, &[], "0");
+        scene(&[room(room_x), lamp].concat())
+    };
+    let r = merge(&version("0", "1"), &version("0", "2"), &version("5", "3"));
+    assert!(r.spliced, "the edited documents are spliced");
+    let light = r.conflicts.iter().find(|c| c.object == "12").expect("the intensities conflict");
+    assert_eq!((light.object_path.clone(), light.object_kind.as_str()), (vec!["Room".to_owned(), "Lamp".to_owned()], "Light"));
+}
