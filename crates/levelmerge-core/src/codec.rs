@@ -124,12 +124,13 @@ pub trait Codec {
         false
     }
 
-    /// Whether a part merged alone ([`Codec::merges_parts_alone`]) names its objects as the
-    /// whole file does. Where a name lies in another part (a Unity component is named by its
-    /// game object's document), the conflicts found in parts are named from the whole
-    /// versions instead. True by default.
-    fn parts_name_their_objects(&self) -> bool {
-        true
+    /// The hierarchy paths ([`Outline::path`]) of objects of a whole version, where a part
+    /// merged alone ([`Codec::merges_parts_alone`]) cannot name its objects as the whole file
+    /// does (a Unity component is named by its game object, whose document is another part):
+    /// the conflicts found in parts are named from these, `None` for an object the version
+    /// does not have. `None` (the default): parts name their objects.
+    fn object_paths(&self, _text: &[u8], _ids: &[&str]) -> Option<Vec<Option<Vec<String>>>> {
+        None
     }
 
     /// Whether any of the conflicts of a part merged alone is settled by a rule the codec draws
@@ -875,11 +876,7 @@ where
     });
     if let Some(spliced) = spliced {
         clock.lap("splice parts and verify");
-        let conflicts = if spliced.conflicts.is_empty() || codec.parts_name_their_objects() {
-            spliced.conflicts
-        } else {
-            named_in_whole(codec, aligned, spliced.conflicts)
-        };
+        let conflicts = named_in_whole(codec, aligned, spliced.conflicts);
         return Ok(MergeOutcome {
             text: spliced.text,
             open_conflicts: spliced.open_conflicts,
@@ -894,28 +891,24 @@ where
     merge_structured(codec, texts, renumbered, options, style, clock)
 }
 
-/// Conflicts found in parts merged alone, their objects named from the whole versions: ours',
-/// then theirs' or base's for an object ours does not have (each read only when needed).
+/// Conflicts found in parts merged alone, their objects named from the whole versions where
+/// the codec names them so ([`Codec::object_paths`]): ours', then theirs' or base's for an
+/// object ours does not have.
 fn named_in_whole<C: Codec>(codec: &C, texts: Sides<&[u8]>, mut conflicts: Vec<ConflictReport>) -> Vec<ConflictReport> {
     let mut unnamed: Vec<usize> = (0..conflicts.len()).collect();
-    for (side, text, others) in [
-        (Side::Ours, texts.ours, [texts.base, texts.theirs]),
-        (Side::Theirs, texts.theirs, [texts.base, texts.ours]),
-        (Side::Base, texts.base, [texts.ours, texts.theirs]),
-    ] {
+    for text in [texts.ours, texts.theirs, texts.base] {
         if unnamed.is_empty() {
             break;
         }
-        let Ok(doc) = codec.parse_among(text, &others) else { continue };
-        let Ok(level) = codec.lower(&doc, side, &[]) else { continue };
-        let outline = codec.outline(&level);
-        unnamed.retain(|&i| {
-            let id = ObjectId::new(conflicts[i].object.clone());
-            let known = outline.kind(&id).is_some();
-            if known {
-                conflicts[i].object_path = outline.path(&id);
+        let ids: Vec<&str> = unnamed.iter().map(|&i| conflicts[i].object.as_str()).collect();
+        let Some(paths) = codec.object_paths(text, &ids) else { break };
+        let mut found = paths.into_iter();
+        unnamed.retain(|&i| match found.next().flatten() {
+            Some(path) => {
+                conflicts[i].object_path = path;
+                false
             }
-            !known
+            None => true,
         });
     }
     conflicts

@@ -102,8 +102,8 @@ impl Codec for UnityCodec {
     /// [`renumber`] (with their game objects and components); what still shares one is the same
     /// object (same class, name, owner, script, source), merged member by member.
     /// A component is named by its game object, whose document is another part.
-    fn parts_name_their_objects(&self) -> bool {
-        false
+    fn object_paths(&self, text: &[u8], ids: &[&str]) -> Option<Vec<Option<Vec<String>>>> {
+        Some(outline::object_paths(text, ids))
     }
 
     fn same_id_is_same_object(&self) -> bool {

@@ -43,6 +43,44 @@ pub fn outline(level: &Level<'_>) -> Outline {
     outline
 }
 
+/// How deep a hierarchy is climbed: deeper is a cycle or a damaged file.
+const MAX_DEPTH: usize = 256;
+
+/// The hierarchy paths of some objects of a Unity file, as [`outline`] names them, read off
+/// the lines of the documents on the way up (a component's game object, its transform's
+/// father's game object, …) without reading the rest: for naming conflicts found in documents
+/// merged alone. `None` for an object the file does not have, or whose way up leaves the
+/// simple case (a father inside a prefab instance).
+pub fn object_paths(src: &[u8], ids: &[&str]) -> Vec<Option<Vec<String>>> {
+    let docs = crate::parse::documents_by_id(src);
+    let doc = |id: &ObjectId| -> Option<&str> { std::str::from_utf8(docs.get(&id.as_str().parse::<i64>().ok()?)?).ok() };
+    let path = |id: &str| -> Option<Vec<String>> {
+        let id = ObjectId::new(id.to_owned());
+        let text = doc(&id)?;
+        let mut game_object = if text.starts_with("--- !u!1 ") { id } else { local_id(field_line(text, "m_GameObject")?)? };
+        let mut names = Vec::new();
+        for _ in 0..MAX_DEPTH {
+            let text = doc(&game_object)?;
+            let name = field_line(text, "m_Name").map(|n| unquote(n.trim())).filter(|n| !n.is_empty());
+            names.push(name.map_or_else(|| format!("GameObject {game_object}"), str::to_owned));
+            // Unity lists a game object's transform first among its components (`- component:
+            // {fileID: N}`, or `- 4: {fileID: N}` before Unity 2018).
+            let mut lines = text.lines().skip_while(|l| *l != "  m_Component:");
+            let first = lines.nth(1)?.trim_start().strip_prefix("- ")?;
+            let transform = local_id(first.split_once(": ")?.1)?;
+            match local_id(field_line(doc(&transform)?, "m_Father")?) {
+                Some(father) => game_object = local_id(field_line(doc(&father)?, "m_GameObject")?)?,
+                None => {
+                    names.reverse();
+                    return Some(names);
+                }
+            }
+        }
+        None
+    };
+    ids.iter().map(|id| path(id)).collect()
+}
+
 /// A document's top-level field (the document's value is `{Class: {field: …}}`).
 fn field<'v, 'a>(obj: &'v Object<'a>, key: &str) -> Option<&'v Value<'a>> {
     obj.props.get(&obj.kind)?.get(key)

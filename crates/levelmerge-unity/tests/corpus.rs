@@ -162,3 +162,31 @@ fn real_merges_with_their_sides_swapped_leave_as_many_conflicts() {
     let compared = corpus::check_swapped_sides_leave_as_many_conflicts(&levelmerge_unity::UnityCodec, &scenarios);
     assert!(compared >= 300, "only {compared} real merges were compared");
 }
+
+/// The paths read off the lines for naming conflicts in documents merged alone are the paths
+/// the whole file's outline gives, wherever that reading names an object; it names most of
+/// them (not the parts of prefab instances, nor a scene's settings, which have no place).
+#[test]
+fn paths_read_off_the_lines_are_the_outlines_on_every_real_file() {
+    use levelmerge_core::codec::Codec;
+    let Some(root) = corpus::require("paths_read_off_the_lines_are_the_outlines_on_every_real_file") else { return };
+    let (mut compared, mut named) = (0, 0);
+    for s in corpus::scenarios(&root.join("merges"), |ext| ["unity", "prefab"].contains(&ext)) {
+        let bytes = s.read("ours");
+        let Ok(file) = parse(&bytes) else { continue };
+        let codec = levelmerge_unity::UnityCodec;
+        let Ok(level) = codec.lower(&file, levelmerge_core::Side::Ours, &[]) else { continue };
+        let outline = codec.outline(&level);
+        let ids: Vec<&str> = level.objects.keys().map(|id| id.as_str()).collect();
+        for (id, path) in ids.iter().zip(levelmerge_unity::outline::object_paths(&bytes, &ids)) {
+            compared += 1;
+            if let Some(path) = path {
+                named += 1;
+                let id = levelmerge_core::model::ObjectId::new((*id).to_owned());
+                assert_eq!(path, outline.path(&id), "{}: object {id}", s.dir.display());
+            }
+        }
+    }
+    assert!(compared > 20_000 && named * 4 > compared * 3, "named {named} of {compared} objects");
+    eprintln!("unity corpus: {named} of {compared} objects named off their lines as the outline names them");
+}
