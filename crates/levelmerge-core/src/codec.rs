@@ -124,11 +124,13 @@ pub trait Codec {
         false
     }
 
-    /// The hierarchy paths ([`Outline::path`]) of objects of a whole version, where a part
-    /// merged alone ([`Codec::merges_parts_alone`]) cannot name its objects as the whole file
-    /// does (a Unity component is named by its game object, whose document is another part):
-    /// the conflicts found in parts are named from these, `None` for an object the version
-    /// does not have. `None` (the default): parts name their objects.
+    /// The hierarchy paths ([`Outline::path`]) of objects of a whole version, where a merge
+    /// cannot name its objects as the whole file does: a part merged alone
+    /// ([`Codec::merges_parts_alone`]) lacks the rest (a Unity component is named by its game
+    /// object, whose document is another part), and objects identical in every version may
+    /// have been read without what names them. Conflicts are named from these, `None` for an
+    /// object the version does not have. `None` (the default): the merge's own reading names
+    /// them.
     fn object_paths(&self, _text: &[u8], _ids: &[&str]) -> Option<Vec<Option<Vec<String>>>> {
         None
     }
@@ -745,7 +747,7 @@ where
     if !codec.merges_parts_alone() {
         return None;
     }
-    let (merged, views) = merge_structured_views(codec, part, None, options, &MarkerStyle::default(), Clock::default()).ok()?;
+    let (merged, views) = merge_structured_views(codec, part, None, options, &MarkerStyle::default(), Clock::default(), false).ok()?;
     if !merged.notes.is_empty() || codec.settled_in_context(&merged.conflicts, texts) {
         return None;
     }
@@ -891,9 +893,8 @@ where
     merge_structured(codec, texts, renumbered, options, style, clock)
 }
 
-/// Conflicts found in parts merged alone, their objects named from the whole versions where
-/// the codec names them so ([`Codec::object_paths`]): ours', then theirs' or base's for an
-/// object ours does not have.
+/// Conflicts named from the whole versions where the codec names them so
+/// ([`Codec::object_paths`]): ours', then theirs' or base's for an object ours does not have.
 fn named_in_whole<C: Codec>(codec: &C, texts: Sides<&[u8]>, mut conflicts: Vec<ConflictReport>) -> Vec<ConflictReport> {
     let mut unnamed: Vec<usize> = (0..conflicts.len()).collect();
     for text in [texts.ours, texts.theirs, texts.base] {
@@ -1132,13 +1133,15 @@ where
     C: Codec + Sync,
     for<'s> C::Document<'s>: Send + Sync,
 {
-    merge_structured_views(codec, texts, renumbered, options, style, clock).map(|(outcome, _)| outcome)
+    merge_structured_views(codec, texts, renumbered, options, style, clock, true).map(|(outcome, _)| outcome)
 }
 
 /// The texts ours' and theirs' sides of a merge's open conflicts write (unmarked).
 type Views = [Vec<u8>; 2];
 
-/// [`merge_structured`], and where it marks conflicts, the [`Views`] of them.
+/// [`merge_structured`], and where it marks conflicts, the [`Views`] of them. `whole`: the
+/// texts are whole versions, whose objects conflicts are named by ([`named_in_whole`]), not
+/// parts.
 fn merge_structured_views<C>(
     codec: &C,
     texts: Sides<&[u8]>,
@@ -1146,6 +1149,7 @@ fn merge_structured_views<C>(
     options: &Options,
     style: &MarkerStyle,
     mut clock: Clock,
+    whole: bool,
 ) -> Result<(MergeOutcome, Option<Views>), MergeError>
 where
     C: Codec + Sync,
@@ -1218,6 +1222,8 @@ where
     let mut notes: Vec<String> = renumbered.as_ref().map(|r| r.notes.clone()).unwrap_or_default();
     notes.extend(merged.notes.iter().map(|n| format!("{}: {}", n.object, n.message)));
     let conflicts = report(&merged, |id| outlines.iter().find(|o| o.kind(id).is_some()).map(|o| o.path(id)).unwrap_or_default());
+    // Objects identical in every version may have been read without what names them.
+    let conflicts = if whole { named_in_whole(codec, texts, conflicts) } else { conflicts };
     if open == 0 {
         let problems = result_problems;
         let outcome = MergeOutcome {
@@ -1338,6 +1344,19 @@ pub fn locate_lines<C: Codec>(codec: &C, text: &[u8], lines: &[usize]) -> Result
             Some(Located { id: obj.id.clone(), kind: obj.kind.clone(), path: outline.path(&obj.id) })
         })
         .collect())
+}
+
+/// The hierarchy paths of some objects of a text, read whole ([`Codec::object_paths`] for a
+/// codec whose parts hold too little to name their objects, where the whole is cheap to
+/// read); `None` for an object the text does not have, all `None` for an unreadable text.
+pub fn paths_in_whole_text<C: Codec>(codec: &C, text: &[u8], ids: &[&str]) -> Vec<Option<Vec<String>>> {
+    let whole = || -> Result<Vec<Option<Vec<String>>>, MergeError> {
+        let doc = parse(codec, Side::Ours, crate::text::without_bom(text), &[])?;
+        let level = read(codec, Side::Ours, &doc, &[])?;
+        let outline = codec.outline(&level);
+        Ok(ids.iter().map(|id| ObjectId::new((*id).to_owned())).map(|id| outline.kind(&id).is_some().then(|| outline.path(&id))).collect())
+    };
+    whole().unwrap_or_else(|_| vec![None; ids.len()])
 }
 
 /// The objects people see in a text (a Unity component is part of its game object), in file

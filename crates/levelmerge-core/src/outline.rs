@@ -51,6 +51,12 @@ impl Outline {
         Outline { places: FxHashMap::default(), kinds, root: level.root.clone() }
     }
 
+    /// The object that stands for the whole file, which paths start below (a format whose
+    /// document root is not what people see as the top, as a Cocos scene under its asset).
+    pub fn set_root(&mut self, root: ObjectId) {
+        self.root = Some(root);
+    }
+
     pub fn set(&mut self, id: ObjectId, place: Place) {
         self.places.insert(id, place);
     }

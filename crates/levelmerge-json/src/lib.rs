@@ -7,6 +7,7 @@
 //! * [`profile`]: the identity keys, counters and volatile members of LDtk, Tiled, GDevelop,
 //!   Ogmo and Cocos files, recognised from their content.
 //! * [`cocos`]: Cocos files, whose references are positions, merged in an identity form.
+//! * [`outline`]: how a level is shown to people (a Cocos file as the editor's hierarchy).
 //! * [`renumber`]: new objects both sides added under one counter-given id told apart.
 //! * [`fuzzing`]: the properties the fuzz targets check.
 #![forbid(unsafe_code)]
@@ -14,6 +15,7 @@
 pub mod cocos;
 pub mod fuzzing;
 pub mod lower;
+pub mod outline;
 pub mod parse;
 pub mod profile;
 pub mod render;
@@ -208,6 +210,16 @@ impl Codec for JsonCodec {
             }
         }
         lower::lower(doc, side, &config, &others, cocos_owners)
+    }
+
+    fn outline(&self, level: &levelmerge_core::model::Level<'_>) -> levelmerge_core::outline::Outline {
+        outline::outline(level)
+    }
+
+    /// An element merged alone is named by elements in other parts (a Cocos component by its
+    /// node and the node's parents): conflicts found in parts are named from the whole text.
+    fn object_paths(&self, text: &[u8], ids: &[&str]) -> Option<Vec<Option<Vec<String>>>> {
+        Some(levelmerge_core::codec::paths_in_whole_text(self, text, ids))
     }
 
     fn rules(&self, docs: Sides<&Document<'_>>) -> Vec<levelmerge_core::policy::Rule> {

@@ -302,6 +302,23 @@ fn a_diff_names_what_was_inserted_not_every_renumbered_reference() {
     assert!(!touched("#t1") && !touched("#c1"), "{changes:?}");
 }
 
+#[test]
+fn nodes_are_shown_under_the_scene_and_components_within_their_node() {
+    let edited = base().replace("\"hello\"", "\"hi\"");
+    let changes = levelmerge_core::diff_texts(&JsonCodec::default(), base().as_bytes(), edited.as_bytes()).expect("both read");
+    let shown: Vec<(Vec<String>, &str)> = changes.objects.iter().map(|o| (o.path.clone(), o.kind.as_str())).collect();
+    assert_eq!(shown, [(vec!["Canvas".to_owned(), "Title".to_owned()], "cc.Node")], "the label is shown at its node");
+    let entry = &changes.objects[0].entries[0];
+    assert_eq!((entry.kind.as_str(), entry.part), ("cc.Label", true), "{entry:?}");
+    // A conflict is named the same way; an edit of the scene itself is the file's.
+    let (ours, theirs) = (base().replace("\"hello\"", "\"hi\""), base().replace("\"hello\"", "\"hey\""));
+    let r = merge(&base(), &ours, &theirs);
+    assert_eq!(r.conflicts.iter().map(|c| c.object_path.clone()).collect::<Vec<_>>(), [["Canvas", "Title"]]);
+    let renamed = base().replace("\"_id\": \"scene\"", "\"_name\": \"Main\",\n    \"_id\": \"scene\"");
+    let changes = levelmerge_core::diff_texts(&JsonCodec::default(), base().as_bytes(), renamed.as_bytes()).expect("both read");
+    assert_eq!(changes.objects.iter().map(|o| (o.path.len(), o.kind.as_str())).collect::<Vec<_>>(), [(0, "cc.Scene")]);
+}
+
 /// Whether a merge spliced the versions' elements rather than reading every object.
 fn was_spliced(outcome: &MergeOutcome) -> bool {
     outcome.timings.iter().any(|(phase, _)| phase.starts_with("splice"))
