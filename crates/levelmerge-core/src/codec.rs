@@ -1212,16 +1212,21 @@ where
     };
     let open = merged.open_conflicts();
     // Objects are named from whichever version has them (the outline is only built when
-    // there is a conflict to name).
-    let outlines: Vec<crate::outline::Outline> = if merged.conflicts.is_empty() {
+    // there is a conflict or a note to name).
+    let outlines: Vec<crate::outline::Outline> = if merged.conflicts.is_empty() && merged.notes.is_empty() {
         Vec::new()
     } else {
         [&levels.ours, &levels.theirs, &levels.base].iter().map(|l| codec.outline(l)).collect()
     };
+    let path_of = |id: &ObjectId| outlines.iter().find(|o| o.kind(id).is_some()).map(|o| o.path(id)).unwrap_or_default();
     clock.lap(if open == 0 && codec.checks_output() { "write and verify" } else { "write" });
     let mut notes: Vec<String> = renumbered.as_ref().map(|r| r.notes.clone()).unwrap_or_default();
-    notes.extend(merged.notes.iter().map(|n| format!("{}: {}", n.object, n.message)));
-    let conflicts = report(&merged, |id| outlines.iter().find(|o| o.kind(id).is_some()).map(|o| o.path(id)).unwrap_or_default());
+    // A note names its object as people see it, where its place is known.
+    notes.extend(merged.notes.iter().map(|n| match path_of(&n.object) {
+        path if path.is_empty() => format!("{}: {}", n.object, n.message),
+        path => format!("{} ({}): {}", path.join("/"), n.object, n.message),
+    }));
+    let conflicts = report(&merged, path_of);
     // Objects identical in every version may have been read without what names them.
     let conflicts = if whole { named_in_whole(codec, texts, conflicts) } else { conflicts };
     if open == 0 {

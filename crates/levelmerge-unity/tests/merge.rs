@@ -268,6 +268,8 @@ fn a_struct_in_two_layouts_takes_the_newer_whole_and_says_so() {
     assert_eq!(r.open_conflicts, 0);
     assert_eq!(text(&r), theirs);
     assert!(r.notes.iter().any(|n| n.contains("serializedVersion 7") && n.contains("the edits ours made")), "{:?}", r.notes);
+    // The note names the object as people see it, then by its fileID.
+    assert!(r.notes.iter().any(|n| n.starts_with("Root (10): GameObject")), "{:?}", r.notes);
 }
 
 #[test]
