@@ -570,6 +570,13 @@ pub fn first_of(items: &[String], shown: usize) -> String {
     }
 }
 
+/// The note for objects a side added under ids the other side also used, given new ids: one
+/// for them all (a prefab pasted on both sides renumbers every document of it). `what` names
+/// them (`objects`, `ext_resources`), `moves` each one's old and new id.
+pub fn renumbered_note(what: &str, side: &str, moves: &[String]) -> String {
+    format!("both sides added different {what} under {} id(s); {side}' are renumbered: {}", moves.len(), first_of(moves, 6))
+}
+
 #[cfg(test)]
 mod stable_spans_tests {
     use super::*;
@@ -611,12 +618,16 @@ mod stable_spans_tests {
 
 #[cfg(test)]
 mod first_of_tests {
-    use super::first_of;
+    use super::{first_of, renumbered_note};
 
     #[test]
     fn long_lists_are_cut_with_a_count() {
         let items: Vec<String> = (1..=5).map(|i| i.to_string()).collect();
         assert_eq!(first_of(&items, 3), "1, 2, 3 and 2 more");
+        assert_eq!(
+            renumbered_note("objects", "theirs", &items[..1]),
+            "both sides added different objects under 1 id(s); theirs' are renumbered: 1"
+        );
         assert_eq!(first_of(&items[..2], 3), "1, 2");
     }
 }

@@ -263,7 +263,7 @@ fn plan(files: Sides<&GodotFile<'_>>, table: Table, other_side: Side, known: Opt
         .map(|(o, _, _)| o.id)
         .collect();
     let mut theirs_map: FxHashMap<String, String> = FxHashMap::default();
-    let mut notes = Vec::new();
+    let mut moves = Vec::new();
     for (t, r) in theirs.iter().enumerate() {
         let known = match theirs_to_base[t] {
             Some(b) => base_final[b].clone(),
@@ -274,13 +274,15 @@ fn plan(files: Sides<&GodotFile<'_>>, table: Table, other_side: Side, known: Opt
             None if !used.contains(r.id) || reusable.remove(r.id) => r.id.to_owned(),
             None => {
                 let id = fresh(r.id, &used);
-                notes.push(format!("both sides added {} \"{}\"; {other_side}' is now \"{id}\"", table.section(), r.id));
+                moves.push(format!("\"{}\" → \"{id}\"", r.id));
                 id
             }
         };
         used.insert(id.clone());
         theirs_map.insert(r.id.to_owned(), id);
     }
+    let what = format!("{}s", table.section());
+    let notes = if moves.is_empty() { Vec::new() } else { vec![levelmerge_core::text::renumbered_note(&what, other_side.name(), &moves)] };
     Plan { base: base_map, theirs: theirs_map, notes }
 }
 

@@ -71,7 +71,7 @@ fn both_sides_add_an_ext_resource_under_the_same_id() {
     assert!(out.contains("[ext_resource path=\"res://b.png\" type=\"Texture\" id=4]\n"), "{out}");
     assert!(out.contains("[node name=\"A\" type=\"Sprite\" parent=\".\"]\ntexture = ExtResource( 3 )\n"), "{out}");
     assert!(out.contains("[node name=\"B\" type=\"Sprite\" parent=\".\"]\ntexture = ExtResource( 4 )\n"), "{out}");
-    assert_eq!(r.notes.len(), 1, "{:?}", r.notes);
+    assert_eq!(r.notes, ["both sides added different ext_resources under 1 id(s); theirs' are renumbered: \"3\" → \"4\""]);
 }
 
 #[test]

@@ -233,8 +233,9 @@ pub fn renumber(texts: Sides<&[u8]>, spaces: &[IdSpace], unread: impl FnOnce() -
             let n = &docs.theirs.nodes[node as usize];
             edits.push((n.start as usize, n.end as usize, next.to_string()));
         }
-        for old in &colliding {
-            notes.push(format!("theirs' new {} {old} is now {} (ours added a different one under that id)", space.what, fresh[old]));
+        if !colliding.is_empty() {
+            let moves: Vec<String> = colliding.iter().map(|old| format!("{old} → {}", fresh[old])).collect();
+            notes.push(levelmerge_core::text::renumbered_note(&format!("{}s", space.what), "theirs", &moves));
         }
         let mut taken: Vec<(&i64, &i64)> = same_named.iter().collect();
         taken.sort_unstable();
@@ -301,7 +302,7 @@ mod tests {
             String::from_utf8(out).unwrap(),
             r#"{"nextobjectid": 6, "layers": [{"id": 1, "objects": [{"id": 1, "properties": [{"name": "t", "type": "object", "value": 5}]}, {"id": 2}, {"id": 5, "name": "b"}, {"id": 4}]}]}"#
         );
-        assert_eq!(notes, ["theirs' new object 3 is now 5 (ours added a different one under that id)"]);
+        assert_eq!(notes, ["both sides added different objects under 1 id(s); theirs' are renumbered: 3 → 5"]);
     }
 
     #[test]

@@ -127,7 +127,7 @@ pub fn renumber(texts: Sides<&[u8]>) -> Option<(Vec<u8>, Vec<String>)> {
         }
     }
     let mut fresh: FxHashMap<i64, i64> = FxHashMap::default();
-    let mut notes = Vec::new();
+    let mut moves = Vec::new();
     for d in theirs.docs.iter().filter(|d| renamed.contains(&d.file_id)) {
         let mut id = d.file_id;
         while used.contains(&id) || id == 0 {
@@ -135,13 +135,12 @@ pub fn renumber(texts: Sides<&[u8]>) -> Option<(Vec<u8>, Vec<String>)> {
         }
         used.insert(id);
         fresh.insert(d.file_id, id);
-        let class = theirs.class_name(d).unwrap_or("object");
-        notes.push(format!("{}: both sides added an object with this fileID; theirs' {class} is now &{id}", d.file_id));
+        moves.push(format!("{} &{} → &{id}", theirs.class_name(d).unwrap_or("object"), d.file_id));
     }
     if fresh.is_empty() {
         return None;
     }
-    Some((rewrite_ids(&theirs, &fresh), notes))
+    Some((rewrite_ids(&theirs, &fresh), vec![levelmerge_core::text::renumbered_note("objects", "theirs", &moves)]))
 }
 
 /// `file`'s text with the fileIDs `map` names replaced: each document's `&N`, and every local
@@ -199,9 +198,23 @@ mod tests {
         let (ours, theirs) = (side("Left"), side("Right"));
         let (text, notes) = renumber(Sides::new(base.as_bytes(), ours.as_bytes(), theirs.as_bytes())).expect("a collision");
         let text = String::from_utf8(text).unwrap();
-        assert_eq!(notes.len(), 4, "{notes:?}");
+        assert!(notes.len() == 1 && notes[0].contains("under 4 id(s)"), "{notes:?}");
         assert!(!text.contains("&50\n") && !text.contains("&61\n") && !text.contains("&62\n") && !text.contains("&70\n"), "{text}");
         assert!(!text.contains("{fileID: 50}") && !text.contains("{fileID: 61}"), "{text}");
+    }
+
+    #[test]
+    fn many_renumbered_objects_make_one_note_that_lists_the_first() {
+        let base = "%YAML 1.1\n--- !u!1 &10\nGameObject:\n  m_Name: Root\n";
+        let side = |name: &str| -> String {
+            let added: String = (50..58).map(|id| format!("--- !u!1 &{id}\nGameObject:\n  m_Name: {name}{id}\n")).collect();
+            format!("{base}{added}")
+        };
+        let (ours, theirs) = (side("A"), side("B"));
+        let (_, notes) = renumber(Sides::new(base.as_bytes(), ours.as_bytes(), theirs.as_bytes())).expect("a collision");
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(notes[0].starts_with("both sides added different objects under 8 id(s); theirs' are renumbered: GameObject &50 → &58, "));
+        assert!(notes[0].ends_with("GameObject &55 → &63 and 2 more"), "{notes:?}");
     }
 
     #[test]
@@ -232,10 +245,10 @@ mod tests {
         let apart = |text: String| text.replace("m_Name: Shade", "m_Name: Shade2");
         let (_, notes) =
             renumber(Sides::new(base.as_bytes(), ours.as_bytes(), apart(side("Lamp (1)", "1")).as_bytes())).expect("a collision");
-        assert_eq!(notes.len(), 4, "{notes:?}");
+        assert!(notes.len() == 1 && notes[0].contains("under 4 id(s)"), "{notes:?}");
         // A component that differs too: two objects, the game object and its components renumbered.
         let (_, notes) = renumber(Sides::new(base.as_bytes(), ours.as_bytes(), side("Lamp (1)", "2").as_bytes())).expect("a collision");
-        assert_eq!(notes.len(), 3, "{notes:?}");
+        assert!(notes.len() == 1 && notes[0].contains("under 3 id(s)"), "{notes:?}");
     }
 
     #[test]

@@ -118,7 +118,10 @@ fn different_objects_added_under_one_file_id_are_both_kept() {
         tr(53, 52, 0, &[], "0"),
     ]);
     assert_eq!(text(&r), expected);
-    assert_eq!(r.notes.len(), 2, "{:?}", r.notes);
+    assert_eq!(
+        r.notes,
+        ["both sides added different objects under 2 id(s); theirs' are renumbered: GameObject &50 → &52, Transform &51 → &53"]
+    );
     assert!(check_text(&UnityCodec, &r.text).is_empty());
 }
 
