@@ -74,6 +74,15 @@ impl Problem {
         Problem::Syntax { line, column, message }
     }
 
+    /// A syntax problem told where in the file it lies beyond its line (`in GameObject &7`,
+    /// `at levels[0].x`): written after its message. Other problems are left as they are.
+    pub fn placed(self, place: &str) -> Problem {
+        match self {
+            Problem::Syntax { line, column, message } => Problem::Syntax { line, column, message: format!("{message} ({place})") },
+            other => other,
+        }
+    }
+
     /// The line the problem is on, when it has one.
     pub fn line(&self) -> Option<usize> {
         match self {

@@ -451,10 +451,7 @@ fn naming_section(problem: Problem, tag: &str) -> Problem {
         None if first_line.len() < tag.len() => format!("{first_line}…"),
         None => first_line.to_owned(),
     };
-    match problem {
-        Problem::Syntax { line, column, message } => Problem::Syntax { line, column, message: format!("{message} (in {shown})") },
-        other => other,
-    }
+    problem.placed(&format!("in {shown}"))
 }
 
 /// The section kinds whose tag line starts a part ([`parts`]).

@@ -555,6 +555,17 @@ pub struct Closed {
     pub check: bool,
 }
 
+/// Where the string whose opening quote is at `open` closes: its closing quote, escapes
+/// skipped, or `limit` or beyond when it does not close before it. For quick scans that only
+/// follow strings and brackets.
+fn closing_quote(src: &[u8], open: usize, limit: usize) -> usize {
+    let mut i = open + 1;
+    while i < limit && src[i] != b'"' {
+        i += if src[i] == b'\\' { 2 } else { 1 };
+    }
+    i
+}
+
 /// The containers that open and close inside one of the `stable` ranges (in order) and lie in
 /// no other such container but an object in an array (whose members tell its identity, so it
 /// is read): `(range, open, end)` in order, `range` indexing `stable`. A quick scan that only
@@ -576,12 +587,7 @@ pub fn closed_containers(src: &[u8], stable: &[(u32, u32)]) -> Vec<(usize, u32, 
         let mut i = from as usize;
         while i < to as usize {
             match src[i] {
-                b'"' => {
-                    i += 1;
-                    while i < to as usize && src[i] != b'"' {
-                        i += if src[i] == b'\\' { 2 } else { 1 };
-                    }
-                }
+                b'"' => i = closing_quote(src, i, to as usize),
                 b @ (b'{' | b'[') => open.push(Open { at: i as u32, object: b == b'{', records: closed.len() }),
                 b'}' | b']' => {
                     // A bracket closing a container opened before the range leaves it open.
@@ -665,11 +671,10 @@ pub fn parse_skipping<'s>(src: &'s [u8], dialect: Dialect, closed: &[Closed]) ->
 /// one line (as Tiled and LDtk can) makes its line and column say little.
 fn naming_place(problem: Problem, src: &[u8], pos: usize, dialect: Dialect) -> Problem {
     let path = if dialect == Dialect::Json { path_at(src, pos) } else { String::new() };
-    match problem {
-        Problem::Syntax { line, column, message } if !path.is_empty() => {
-            Problem::Syntax { line, column, message: format!("{message} (at {path})") }
-        }
-        other => other,
+    if path.is_empty() {
+        problem
+    } else {
+        problem.placed(&format!("at {path}"))
     }
 }
 
@@ -690,10 +695,7 @@ fn path_at(src: &[u8], pos: usize) -> String {
         match src[i] {
             b'"' => {
                 let start = i + 1;
-                i += 1;
-                while i < src.len() && src[i] != b'"' {
-                    i += if src[i] == b'\\' { 2 } else { 1 };
-                }
+                i = closing_quote(src, i, src.len());
                 if let Some(Frame::Object { key, expecting_key: expecting @ true }) = stack.last_mut() {
                     *key = Some((start, i.min(src.len())));
                     *expecting = false;

@@ -522,12 +522,7 @@ fn document_starts(src: &[u8]) -> Vec<(usize, u32)> {
 fn naming_object(problem: Problem, class: &str, file_id: i64) -> Problem {
     let is_name = !class.is_empty() && class.len() <= 64 && class.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
     let class = if is_name { class } else { "the object" };
-    match problem {
-        Problem::Syntax { line, column, message } => {
-            Problem::Syntax { line, column, message: format!("{message} (in {class} &{file_id})") }
-        }
-        other => other,
-    }
+    problem.placed(&format!("in {class} &{file_id}"))
 }
 
 /// The fileID in a document's header line (`--- !u!CLASS &FILEID …`), read from the bytes.
