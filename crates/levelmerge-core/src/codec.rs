@@ -878,7 +878,8 @@ where
     });
     if let Some(spliced) = spliced {
         clock.lap("splice parts and verify");
-        let conflicts = named_in_whole(codec, aligned, spliced.conflicts);
+        // A part read alone lacks the rest, which may hold what names its objects.
+        let conflicts = named_in_whole(codec, aligned, spliced.conflicts, |_| false);
         return Ok(MergeOutcome {
             text: spliced.text,
             open_conflicts: spliced.open_conflicts,
@@ -893,10 +894,16 @@ where
     merge_structured(codec, texts, renumbered, options, style, clock)
 }
 
-/// Conflicts named from the whole versions where the codec names them so
-/// ([`Codec::object_paths`]): ours', then theirs' or base's for an object ours does not have.
-fn named_in_whole<C: Codec>(codec: &C, texts: Sides<&[u8]>, mut conflicts: Vec<ConflictReport>) -> Vec<ConflictReport> {
-    let mut unnamed: Vec<usize> = (0..conflicts.len()).collect();
+/// Conflicts but those `named` already named from the whole versions, where the codec names
+/// them so ([`Codec::object_paths`]): ours', then theirs' or base's for an object ours does
+/// not have (each version read only while some conflict is left unnamed).
+fn named_in_whole<C: Codec>(
+    codec: &C,
+    texts: Sides<&[u8]>,
+    mut conflicts: Vec<ConflictReport>,
+    named: impl Fn(&ConflictReport) -> bool,
+) -> Vec<ConflictReport> {
+    let mut unnamed: Vec<usize> = (0..conflicts.len()).filter(|&i| !named(&conflicts[i])).collect();
     for text in [texts.ours, texts.theirs, texts.base] {
         if unnamed.is_empty() {
             break;
@@ -1228,7 +1235,11 @@ where
     }));
     let conflicts = report(&merged, path_of);
     // Objects identical in every version may have been read without what names them.
-    let conflicts = if whole { named_in_whole(codec, texts, conflicts) } else { conflicts };
+    let conflicts = if whole {
+        named_in_whole(codec, texts, conflicts, |c| outlines.iter().any(|o| o.names(&ObjectId::new(c.object.clone()))))
+    } else {
+        conflicts
+    };
     if open == 0 {
         let problems = result_problems;
         let outcome = MergeOutcome {

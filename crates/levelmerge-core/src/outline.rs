@@ -73,6 +73,12 @@ impl Outline {
         self.places.get(id).and_then(|p| p.kind.as_deref()).or_else(|| self.kinds.get(id).map(String::as_str))
     }
 
+    /// Whether the object is shown by a name (its own, or that of the object it is shown
+    /// within), not only by what tells it apart.
+    pub fn names(&self, id: &ObjectId) -> bool {
+        self.places.get(self.holder(id)).is_some_and(|p| p.name.is_some())
+    }
+
     /// The object an object is shown within: its owner, or itself.
     pub fn holder<'o>(&'o self, id: &'o ObjectId) -> &'o ObjectId {
         let mut current = id;
