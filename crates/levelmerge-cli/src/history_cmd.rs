@@ -226,9 +226,9 @@ pub fn blame(args: &BlameArgs, ui: &Ui) -> Result<u8> {
         !open.is_empty()
     })?;
     let mut out = anstream::stdout().lock();
-    let width = objects.iter().map(|o| crate::diff_view::path_text(&o.path).chars().count() + o.kind.len() + 3).max().unwrap_or(0).min(60);
-    for (o, who) in objects.iter().zip(&last) {
-        let name = crate::diff_view::object_text(&o.path, &o.kind);
+    let names: Vec<String> = objects.iter().map(|o| crate::diff_view::object_text(&o.path, &o.kind)).collect();
+    let width = names.iter().map(|n| n.chars().count()).max().unwrap_or(0).min(60);
+    for (name, who) in names.iter().zip(&last) {
         writeln!(out, "{name:<width$}  {}", who.as_deref().unwrap_or("(not committed)"))?;
     }
     let _ = ui;

@@ -176,12 +176,7 @@ impl Merger for Codecs {
         }
         let show = |t: &Option<String>| t.as_deref().map_or("(deleted)".to_owned(), |t| crate::ui::shorten(t, 40));
         let describe = |c: &levelmerge_core::codec::ConflictReport| {
-            // By its place in the hierarchy when the codec can tell it (`Spawn (Transform)`).
-            let object = if c.object_path.is_empty() {
-                c.object.clone()
-            } else {
-                format!("{} ({})", crate::diff_view::path_text(&c.object_path), c.object_kind)
-            };
+            let object = crate::merge_cmd::conflict_object(c);
             format!(
                 "{object}{}: ours {} · theirs {}",
                 if c.path.is_empty() { String::new() } else { format!(" › {}", c.path) },
@@ -383,7 +378,7 @@ mod tests {
         let (ours, theirs) = (base.replace("\"x\": 0", "\"x\": 5"), base.replace("\"x\": 0", "\"x\": 7"));
         let merged = Codecs { root: None }.merge("level.json", base.as_bytes(), ours.as_bytes(), theirs.as_bytes(), true, None).unwrap();
         assert_eq!(merged.content, ours.as_bytes());
-        assert_eq!(merged.settled, ["Door (entities) › x: ours 5 · theirs 7"]);
+        assert_eq!(merged.settled, ["Door [entities] › x: ours 5 · theirs 7"]);
         assert_eq!(merged.theirs_lost, merged.settled, "the incoming side lost it");
         assert!(merged.problems.is_empty());
     }

@@ -142,12 +142,13 @@ pub fn run(args: &MergeArgs, ui: &Ui) -> Result<u8> {
 }
 
 /// A conflict's object as people name it, by its hierarchy path when the codec tells it
-/// (`Door/Gear [GameObject]`), else by its id (`4371491365999748502 [GameObject]`).
-fn conflict_object(c: &ConflictReport) -> String {
-    match (c.object_path.is_empty(), c.object_kind.is_empty()) {
-        (false, _) => crate::diff_view::object_text(&c.object_path, &c.object_kind),
-        (true, true) => c.object.clone(),
-        (true, false) => format!("{} [{}]", c.object, c.object_kind),
+/// (`Door/Gear [GameObject]`, `(file)` for the object that stands for the file), else by its
+/// id (`4371491365999748502 [GameObject]`).
+pub fn conflict_object(c: &ConflictReport) -> String {
+    match (&c.object_path, c.object_kind.is_empty()) {
+        (Some(path), _) => crate::diff_view::object_text(path, &c.object_kind),
+        (None, true) => c.object.clone(),
+        (None, false) => format!("{} [{}]", c.object, c.object_kind),
     }
 }
 

@@ -100,6 +100,23 @@ fn report_lists_open_conflicts_as_data() {
 }
 
 #[test]
+fn a_conflict_at_the_top_of_the_file_is_named_as_the_file() {
+    let base = "{\n  \"title\": \"Keep\",\n  \"entities\": []\n}\n";
+    let (d, [b, o, t]) = triple("json", base.as_bytes(), base.replace("Keep", "Fort").as_bytes(), base.replace("Keep", "Tower").as_bytes());
+    let report = d.path().join("r.json");
+    levelmerge()
+        .arg("merge")
+        .args([&b, &o, &t])
+        .arg("--report")
+        .arg(&report)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("both-modified (file) › title: ours \"Fort\" · theirs \"Tower\""));
+    let r: serde_json::Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+    assert_eq!(r["conflicts"][0]["path"], serde_json::json!([]), "the top object's path is empty, not unknown");
+}
+
+#[test]
 fn marker_size_follows_git() {
     let (_d, [b, o, t]) = triple(
         "json",
@@ -227,7 +244,7 @@ fn diff_shows_objects_by_name_with_their_properties() {
         .code(1)
         .stdout(predicate::str::contains("~ Main Gate [door]\n    name: \"Gate\" → \"Main Gate\"\n"))
         .stdout(predicate::str::contains("+ Gate Key [key] added"))
-        .stdout(predicate::str::contains("~ (file) [document]\n    lighting.sun_angle: 35 → 50\n"));
+        .stdout(predicate::str::contains("~ (file)\n    lighting.sun_angle: 35 → 50\n"));
     levelmerge().args(["diff"]).args([example("base.json"), example("base.json")]).assert().code(0).stdout("");
 }
 

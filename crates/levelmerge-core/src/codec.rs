@@ -215,6 +215,12 @@ pub trait Codec {
         Ok(text)
     }
 
+    /// A conflict's value, taken from the texts the merge read, as the file writes it: a codec
+    /// whose [`Codec::renumber`] adds to the file's form takes that out again. As is by default.
+    fn value_as_written(&self, value: String) -> String {
+        value
+    }
+
     /// Whether [`Codec::restore`] finds every problem a text spliced from parts of the
     /// codec's own form can hold, each part being some version's byte for byte: its syntax,
     /// and every reference naming one object (a text in that form holds no other kind). The
@@ -283,8 +289,9 @@ impl Renumbered {
 pub struct ConflictReport {
     pub object: String,
     pub object_kind: String,
-    /// The object's hierarchy path as people name it (`Level/Spawn`); empty when unknown.
-    pub object_path: Vec<String>,
+    /// The object's hierarchy path as people name it (`Level/Spawn`): empty for the object
+    /// that stands for the whole file, `None` when the codec cannot tell it.
+    pub object_path: Option<Vec<String>>,
     pub path: String,
     pub kind: &'static str,
     pub base: Option<String>,
@@ -365,7 +372,13 @@ fn new_problems(result: Vec<Problem>, known: impl FnOnce() -> Vec<String>) -> Ve
     result.into_iter().filter(|p| !known.contains(&p.key())).collect()
 }
 
-fn report(merged: &crate::merge::MergedLevel<'_>, path_of: impl Fn(&ObjectId) -> Vec<String>) -> Vec<ConflictReport> {
+/// Conflicts whose values are shown as the file writes them ([`Codec::value_as_written`]).
+fn values_as_written<C: Codec>(codec: &C, conflicts: Vec<ConflictReport>) -> Vec<ConflictReport> {
+    let written = |v: Option<String>| v.map(|v| codec.value_as_written(v));
+    conflicts.into_iter().map(|c| ConflictReport { base: written(c.base), ours: written(c.ours), theirs: written(c.theirs), ..c }).collect()
+}
+
+fn report(merged: &crate::merge::MergedLevel<'_>, path_of: impl Fn(&ObjectId) -> Option<Vec<String>>) -> Vec<ConflictReport> {
     merged
         .conflicts
         .iter()
@@ -879,7 +892,7 @@ where
     if let Some(spliced) = spliced {
         clock.lap("splice parts and verify");
         // A part read alone lacks the rest, which may hold what names its objects.
-        let conflicts = named_in_whole(codec, aligned, spliced.conflicts, |_| false);
+        let conflicts = values_as_written(codec, named_in_whole(codec, aligned, spliced.conflicts, |_| false));
         return Ok(MergeOutcome {
             text: spliced.text,
             open_conflicts: spliced.open_conflicts,
@@ -913,7 +926,7 @@ fn named_in_whole<C: Codec>(
         let mut found = paths.into_iter();
         unnamed.retain(|&i| match found.next().flatten() {
             Some(path) => {
-                conflicts[i].object_path = path;
+                conflicts[i].object_path = Some(path);
                 false
             }
             None => true,
@@ -1225,15 +1238,16 @@ where
     } else {
         [&levels.ours, &levels.theirs, &levels.base].iter().map(|l| codec.outline(l)).collect()
     };
-    let path_of = |id: &ObjectId| outlines.iter().find(|o| o.kind(id).is_some()).map(|o| o.path(id)).unwrap_or_default();
+    let path_of = |id: &ObjectId| outlines.iter().find(|o| o.kind(id).is_some()).map(|o| o.path(id));
     clock.lap(if open == 0 && codec.checks_output() { "write and verify" } else { "write" });
     let mut notes: Vec<String> = renumbered.as_ref().map(|r| r.notes.clone()).unwrap_or_default();
     // A note names its object as people see it, where its place is known.
     notes.extend(merged.notes.iter().map(|n| match path_of(&n.object) {
-        path if path.is_empty() => format!("{}: {}", n.object, n.message),
-        path => format!("{} ({}): {}", path.join("/"), n.object, n.message),
+        None => format!("{}: {}", n.object, n.message),
+        Some(path) if path.is_empty() => format!("the file: {}", n.message),
+        Some(path) => format!("{} ({}): {}", path.join("/"), n.object, n.message),
     }));
-    let conflicts = report(&merged, path_of);
+    let conflicts = values_as_written(codec, report(&merged, path_of));
     // Objects identical in every version may have been read without what names them.
     let conflicts = if whole {
         named_in_whole(codec, texts, conflicts, |c| outlines.iter().any(|o| o.names(&ObjectId::new(c.object.clone()))))

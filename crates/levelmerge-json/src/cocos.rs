@@ -247,6 +247,29 @@ pub fn to_identities(text: &[u8]) -> Option<Vec<u8>> {
     Some(splice(doc.src, edits).into_bytes())
 }
 
+/// A value of the identity form (an element, or a part of one) without the members naming
+/// elements' identities, as the file writes it; references still name identities.
+pub fn without_identity_members(value: String) -> String {
+    if !mentions_identity_member(value.as_bytes()) {
+        return value;
+    }
+    let opening = ["\"", IDENTITY_MEMBER, "\":\""].concat();
+    let mut out = String::with_capacity(value.len());
+    let mut rest = value.as_str();
+    while let Some(at) = rest.find(&opening) {
+        out.push_str(&rest[..at]);
+        let close = crate::parse::closing_quote(rest.as_bytes(), at + opening.len() - 1, rest.len());
+        // An identity without its closing quote is a value cut short: the rest is kept.
+        let Some(tail) = rest.get(close + 1..) else {
+            rest = &rest[at..];
+            break;
+        };
+        rest = tail.strip_prefix(',').unwrap_or(tail);
+    }
+    out.push_str(rest);
+    out
+}
+
 /// A text in the identity form cut into parts ([`levelmerge_core::Codec::parts`]): the
 /// opening bracket's lines, then each element from the line it opens on, which names its
 /// identity, to the next element's. `None` for any other text: one with a reference still
@@ -460,6 +483,19 @@ mod tests {
   }
 ]
 "#;
+
+    #[test]
+    fn values_are_shown_without_the_identity_members() {
+        let shown = |v: &str| without_identity_members(v.to_owned());
+        assert_eq!(
+            shown(r##"{"__lmid":"#a1", "__type__": "cc.Node", "_parent": {"__id__": "#root"}}"##),
+            r##"{ "__type__": "cc.Node", "_parent": {"__id__": "#root"}}"##
+        );
+        assert_eq!(shown(r##"{"__lmid":"#a\"b"}"##), "{}", "an escaped quote inside the identity");
+        assert_eq!(shown(r##"[{"__lmid":"#a","x": 1}, {"__lmid":"#b","x": 2}]"##), r##"[{"x": 1}, {"x": 2}]"##);
+        assert_eq!(shown(r##"{"__lmid":"#cut sho"##), r##"{"__lmid":"#cut sho"##, "a value cut short is kept");
+        assert_eq!(shown("{\"x\": 1}"), "{\"x\": 1}");
+    }
 
     #[test]
     fn identities_come_from_ids_and_owners() {

@@ -281,6 +281,10 @@ impl Codec for JsonCodec {
         cocos::part_gap(part)
     }
 
+    fn value_as_written(&self, value: String) -> String {
+        cocos::without_identity_members(value)
+    }
+
     fn restore(&self, text: Vec<u8>) -> Result<Vec<u8>, Problem> {
         cocos::to_positions(&text)
     }

@@ -558,7 +558,7 @@ pub struct Closed {
 /// Where the string whose opening quote is at `open` closes: its closing quote, escapes
 /// skipped, or `limit` or beyond when it does not close before it. For quick scans that only
 /// follow strings and brackets.
-fn closing_quote(src: &[u8], open: usize, limit: usize) -> usize {
+pub(crate) fn closing_quote(src: &[u8], open: usize, limit: usize) -> usize {
     let mut i = open + 1;
     while i < limit && src[i] != b'"' {
         i += if src[i] == b'\\' { 2 } else { 1 };

@@ -313,7 +313,10 @@ fn nodes_are_shown_under_the_scene_and_components_within_their_node() {
     // A conflict is named the same way; an edit of the scene itself is the file's.
     let (ours, theirs) = (base().replace("\"hello\"", "\"hi\""), base().replace("\"hello\"", "\"hey\""));
     let r = merge(&base(), &ours, &theirs);
-    assert_eq!(r.conflicts.iter().map(|c| c.object_path.clone()).collect::<Vec<_>>(), [["Canvas", "Title"]]);
+    assert_eq!(
+        r.conflicts.iter().map(|c| c.object_path.clone()).collect::<Vec<_>>(),
+        [Some(vec!["Canvas".to_owned(), "Title".to_owned()])]
+    );
     let renamed = base().replace("\"_id\": \"scene\"", "\"_name\": \"Main\",\n    \"_id\": \"scene\"");
     let changes = levelmerge_core::diff_texts(&JsonCodec::default(), base().as_bytes(), renamed.as_bytes()).expect("both read");
     assert_eq!(changes.objects.iter().map(|o| (o.path.len(), o.kind.as_str())).collect::<Vec<_>>(), [(0, "cc.Scene")]);

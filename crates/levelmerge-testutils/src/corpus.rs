@@ -332,8 +332,7 @@ pub fn same_outcome(spliced: &levelmerge_core::MergeOutcome, whole: &levelmerge_
         return Err(format!("open conflicts and marked regions {:?} against {:?}", counts(spliced), counts(whole)));
     }
     let conflicts = |o: &levelmerge_core::MergeOutcome| {
-        let mut all: Vec<_> =
-            o.conflicts.iter().map(|c| levelmerge_core::ConflictReport { object_path: Vec::new(), ..c.clone() }).collect();
+        let mut all: Vec<_> = o.conflicts.iter().map(|c| levelmerge_core::ConflictReport { object_path: None, ..c.clone() }).collect();
         all.sort_by(|a, b| (&a.object, &a.path).cmp(&(&b.object, &b.path)));
         all
     };

@@ -742,5 +742,5 @@ fn a_conflict_in_a_component_spliced_alone_is_named_by_its_game_objects_path() {
     let r = merge(&version("0", "1"), &version("0", "2"), &version("5", "3"));
     assert!(r.spliced, "the edited documents are spliced");
     let light = r.conflicts.iter().find(|c| c.object == "12").expect("the intensities conflict");
-    assert_eq!((light.object_path.clone(), light.object_kind.as_str()), (vec!["Room".to_owned(), "Lamp".to_owned()], "Light"));
+    assert_eq!((light.object_path.clone(), light.object_kind.as_str()), (Some(vec!["Room".to_owned(), "Lamp".to_owned()]), "Light"));
 }

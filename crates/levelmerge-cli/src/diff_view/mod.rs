@@ -16,9 +16,14 @@ pub fn path_text(path: &[String]) -> String {
     }
 }
 
-/// An object as messages name it: its hierarchy path and kind (`Level/Props/Door_12 [GameObject]`).
+/// An object as messages name it: its hierarchy path and kind (`Level/Props/Door_12 [GameObject]`);
+/// the object that stands for the file is the file (`(file)`).
 pub fn object_text(path: &[String], kind: &str) -> String {
-    format!("{} [{kind}]", path_text(path))
+    if path.is_empty() {
+        path_text(path)
+    } else {
+        format!("{} [{kind}]", path_text(path))
+    }
 }
 
 /// The parts added with (or removed with) an object: `Transform, BoxCollider`.
