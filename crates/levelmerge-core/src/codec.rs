@@ -372,6 +372,21 @@ fn new_problems(result: Vec<Problem>, known: impl FnOnce() -> Vec<String>) -> Ve
     result.into_iter().filter(|p| !known.contains(&p.key())).collect()
 }
 
+/// An input that cannot be read, told as the file itself reads where aligning ids rewrote it
+/// ([`Codec::renumber`]): the ids and lines the rewritten text names are not the file's. The
+/// error stands as it was when the file alone reads.
+fn told_by_the_file<C: Codec>(codec: &C, error: MergeError, texts: Sides<&[u8]>, originals: Sides<&[u8]>) -> MergeError {
+    let (MergeError::Unreadable { side, .. } | MergeError::Invalid { side, .. }) = &error else { return error };
+    let (side, original) = (*side, *originals.get(*side));
+    if original == *texts.get(side) {
+        return error;
+    }
+    match parse(codec, side, original, &[]) {
+        Err(own) => own,
+        Ok(doc) => read(codec, side, &doc, &[]).err().unwrap_or(error),
+    }
+}
+
 /// Conflicts whose values are shown as the file writes them ([`Codec::value_as_written`]).
 fn values_as_written<C: Codec>(codec: &C, conflicts: Vec<ConflictReport>) -> Vec<ConflictReport> {
     let written = |v: Option<String>| v.map(|v| codec.value_as_written(v));
@@ -1191,10 +1206,11 @@ where
     // Big inputs are read on three threads (the work is independent; the machine has cores).
     let parallel = codec.reads_in_parallel() && texts.base.len() + texts.ours.len() + texts.theirs.len() > PARALLEL_FROM;
     let docs = codec.parse_versions(texts, parallel).map(|side, doc| doc.map_err(|problem| MergeError::Unreadable { side, problem }));
-    let docs = Sides::new(docs.base?, docs.ours?, docs.theirs?);
+    let told = |error| told_by_the_file(codec, error, texts, originals);
+    let docs = Sides::new(docs.base.map_err(told)?, docs.ours.map_err(told)?, docs.theirs.map_err(told)?);
     let all = docs.as_ref();
     let levels = on_each_side(parallel, all, |side, doc| read(codec, side, doc, &all.others(side)));
-    let levels = Sides::new(levels.base?, levels.ours?, levels.theirs?);
+    let levels = Sides::new(levels.base.map_err(told)?, levels.ours.map_err(told)?, levels.theirs.map_err(told)?);
     clock.lap("read");
     let mut policy = options.policy.clone();
     policy.rules.extend(codec.rules(docs.as_ref()));

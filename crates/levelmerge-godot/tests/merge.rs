@@ -1074,3 +1074,16 @@ fn a_node_added_under_a_parent_the_other_side_renamed_never_doubles_a_name_there
         Err(e) => assert!(e.to_string().contains("a second node named \"X\""), "{e}"),
     }
 }
+
+#[test]
+fn an_input_that_cannot_be_read_is_told_by_its_own_ids() {
+    // Base holds one sub-resource id twice; both sides renamed the second copy. Aligning ids
+    // rewrites base's copy to the sides' new id, but the error names what the file holds.
+    let base = "[gd_resource type=\"Theme\" format=3]\n\n[sub_resource type=\"Resource\" id=\"Res_a\"]\nname = \"first\"\n\n[sub_resource type=\"Resource\" id=\"Res_a\"]\nname = \"second\"\n\n[resource]\nitems = [SubResource(\"Res_a\")]\n";
+    let fixed = base.replacen("id=\"Res_a\"]\nname = \"second\"", "id=\"Res_b\"]\nname = \"second\"", 1);
+    let ours = fixed.replace("items = [SubResource(\"Res_a\")]", "items = [SubResource(\"Res_a\"), SubResource(\"Res_b\")]");
+    let theirs = fixed.replace("name = \"first\"", "name = \"First\"");
+    let error = merge(base, &ours, &theirs).expect_err("base cannot be read");
+    let told = error.to_string();
+    assert!(told.starts_with("base: line 6: duplicate id sub:Res_a (first used on line 3)"), "{told}");
+}
