@@ -76,7 +76,7 @@ where
     C: Codec + Sync,
     for<'s> C::Document<'s>: Send + Sync,
 {
-    let whole = match crate::codec::merge_objects(codec, texts, &Options::default(), &MarkerStyle::default()) {
+    let whole = match crate::text_merge::merge_objects(codec, texts, &Options::default(), &MarkerStyle::default()) {
         Ok(whole) => whole,
         // A version the splice never read whole (its broken bytes in a part the other side
         // replaced): the spliced text was read back and checked.

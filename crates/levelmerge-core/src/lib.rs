@@ -15,6 +15,7 @@ pub mod conflict;
 pub mod diff;
 pub mod diff3;
 pub mod fuzzing;
+pub mod inspect;
 pub mod merge;
 pub mod model;
 pub mod order;
@@ -23,13 +24,16 @@ pub mod policy;
 pub mod regions;
 pub mod resolve;
 pub mod side;
+mod splice;
 pub mod text;
+pub mod text_merge;
 
-pub use codec::{
-    check_text, diff_texts, merge_disjoint_parts, merge_objects, merge_texts, Codec, ConflictReport, MergeError, MergeOutcome, Renumbered,
-};
+pub use codec::{Codec, ConflictReport, MergeError, MergeOutcome, Renumbered};
 pub use coherence::Problem;
+pub use inspect::{check_text, diff_texts};
 pub use merge::{merge, ConcurrentInsertions, MergedLevel, Options};
 pub use model::{Level, Object, ObjectId, Origin, RefRole, Reference, Value, ValueKind};
 pub use resolve::{RValue, Resolved};
 pub use side::{Side, Sides};
+pub use splice::merge_disjoint_parts;
+pub use text_merge::{merge_objects, merge_texts};

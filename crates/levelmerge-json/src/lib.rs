@@ -219,7 +219,7 @@ impl Codec for JsonCodec {
     /// An element merged alone is named by elements in other parts (a Cocos component by its
     /// node and the node's parents): conflicts found in parts are named from the whole text.
     fn object_paths(&self, text: &[u8], ids: &[&str]) -> Option<Vec<Option<Vec<String>>>> {
-        Some(levelmerge_core::codec::paths_in_whole_text(self, text, ids))
+        Some(levelmerge_core::inspect::paths_in_whole_text(self, text, ids))
     }
 
     fn rules(&self, docs: Sides<&Document<'_>>) -> Vec<levelmerge_core::policy::Rule> {

@@ -10,7 +10,7 @@ use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
-use levelmerge_core::codec::Located;
+use levelmerge_core::inspect::Located;
 use levelmerge_core::policy::glob_match;
 use levelmerge_core::regions::{conflict_regions, lines_in_ours_view, settle, side_view, Region, Take};
 use levelmerge_core::Side;
