@@ -1,10 +1,14 @@
 //! How a Godot scene looks in the editor's Scene dock: nodes by name under the root, shown with
-//! their `type`; resources by their path or type.
+//! their `type`; resources by their path or type; a resource file's `[resource]` section is
+//! the file itself.
 
 use levelmerge_core::model::{Level, ObjectId};
 use levelmerge_core::outline::{Outline, Place};
 
 const ROOT: &str = "node:.";
+
+/// The `[resource]` section of a `.tres`: the resource the file holds.
+const MAIN_RESOURCE: &str = "resource";
 
 pub fn outline(level: &Level<'_>) -> Outline {
     let mut outline = Outline::empty(level);
@@ -28,6 +32,10 @@ pub fn outline(level: &Level<'_>) -> Outline {
             }
         };
         outline.set(obj.id.clone(), place);
+    }
+    let main = ObjectId::new(MAIN_RESOURCE);
+    if level.get(&main).is_some() {
+        outline.set_root(main);
     }
     outline
 }

@@ -398,6 +398,21 @@ fn a_diff_shows_nodes_by_their_path_and_type() {
     assert_eq!(door.status, Status::Added);
 }
 
+#[test]
+fn a_resource_files_own_resource_is_the_file() {
+    let base = "[gd_resource type=\"Theme\" format=3]\n\n[sub_resource type=\"StyleBoxFlat\" id=\"box\"]\nbg_color = Color(0, 0, 0, 1)\n\n[resource]\ndefault_font_size = 14\n";
+    let (ours, theirs) = (base.replace("= 14", "= 16"), base.replace("= 14", "= 18"));
+    let r = merge(base, &ours, &theirs).expect("merged");
+    assert_eq!(
+        r.conflicts.iter().map(|c| (c.object_path.clone(), c.path.as_str())).collect::<Vec<_>>(),
+        [(Some(vec![]), "default_font_size")]
+    );
+    let report =
+        levelmerge_core::diff_texts(&GodotCodec, base.as_bytes(), ours.replace("0, 0, 0, 1", "1, 1, 1, 1").as_bytes()).expect("both read");
+    let paths: Vec<&[String]> = report.objects.iter().map(|o| o.path.as_slice()).collect();
+    assert_eq!(paths, [&["StyleBoxFlat sub:box".to_owned()][..], &[][..]], "the sub-resource by its type, the resource as the file");
+}
+
 /// Theirs deleted a sub-resource that ours edited and gave to a new node: preferring theirs
 /// would leave the new node pointing at nothing, so the resource is kept, with a note.
 #[test]
