@@ -217,8 +217,8 @@ pub trait Codec {
         Ok(text)
     }
 
-    /// A conflict's value, taken from the texts the merge read, as the file writes it: a codec
-    /// whose [`Codec::renumber`] adds to the file's form takes that out again. As is by default.
+    /// A conflict's value, read in the form of the codec's own that [`Codec::renumber`] wrote
+    /// (`Renumbered::restore`), as the file writes it. As is by default.
     fn value_as_written(&self, value: String) -> String {
         value
     }

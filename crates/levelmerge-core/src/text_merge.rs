@@ -36,8 +36,12 @@ fn told_by_the_file<C: Codec>(codec: &C, error: MergeError, texts: Sides<&[u8]>,
     }
 }
 
-/// Conflicts whose values are shown as the file writes them ([`Codec::value_as_written`]).
-fn values_as_written<C: Codec>(codec: &C, conflicts: Vec<ConflictReport>) -> Vec<ConflictReport> {
+/// Conflicts whose values are shown as the file writes them ([`Codec::value_as_written`]),
+/// where the merge read the texts in a form of the codec's own (`restores`).
+fn values_as_written<C: Codec>(codec: &C, conflicts: Vec<ConflictReport>, restores: bool) -> Vec<ConflictReport> {
+    if !restores {
+        return conflicts;
+    }
     let written = |v: Option<String>| v.map(|v| codec.value_as_written(v));
     conflicts.into_iter().map(|c| ConflictReport { base: written(c.base), ours: written(c.ours), theirs: written(c.theirs), ..c }).collect()
 }
@@ -264,7 +268,7 @@ where
     if let Some(spliced) = spliced {
         clock.lap("splice parts and verify");
         // A part read alone lacks the rest, which may hold what names its objects.
-        let conflicts = values_as_written(codec, named_in_whole(codec, aligned, spliced.conflicts, |_| false));
+        let conflicts = values_as_written(codec, named_in_whole(codec, aligned, spliced.conflicts, |_| false), restores);
         return Ok(MergeOutcome {
             text: spliced.text,
             open_conflicts: spliced.open_conflicts,
@@ -516,7 +520,7 @@ where
         Some(path) if path.is_empty() => format!("the file: {}", n.message),
         Some(path) => format!("{} ({}): {}", path.join("/"), n.object, n.message),
     }));
-    let conflicts = values_as_written(codec, report(&merged, path_of));
+    let conflicts = values_as_written(codec, report(&merged, path_of), restores);
     // Objects identical in every version may have been read without what names them.
     let conflicts = if whole {
         named_in_whole(codec, texts, conflicts, |c| outlines.iter().any(|o| o.names(&ObjectId::new(c.object.clone()))))

@@ -322,6 +322,25 @@ fn nodes_are_shown_under_the_scene_and_components_within_their_node() {
     assert_eq!(changes.objects.iter().map(|o| (o.path.len(), o.kind.as_str())).collect::<Vec<_>>(), [(0, "cc.Scene")]);
 }
 
+#[test]
+fn conflicting_elements_are_shown_as_the_file_writes_them() {
+    // Both add a node under one id with different labels: the conflict's values are elements,
+    // read in the identity form, and shown without its identity member.
+    let with_ok = |label: &'static str| {
+        scene(&[node(
+            "Canvas",
+            "c1",
+            vec![node("Title", "t1", vec![], vec![("cc.Label", "hello")]), node("Ok", "o1", vec![], vec![("cc.Label", label)])],
+            vec![("cc.Canvas", "")],
+        )])
+    };
+    let r = merge(&base(), &with_ok("ok"), &with_ok("fine"));
+    assert!(r.open_conflicts > 0, "{:?}", r.conflicts);
+    let values: Vec<&String> = r.conflicts.iter().flat_map(|c| [&c.ours, &c.theirs]).flatten().collect();
+    assert!(values.iter().any(|v| v.contains("\"ok\"")) && values.iter().any(|v| v.contains("\"fine\"")), "{values:?}");
+    assert!(values.iter().all(|v| !v.contains("__lmid")), "{values:?}");
+}
+
 /// Whether a merge spliced the versions' elements rather than reading every object.
 fn was_spliced(outcome: &MergeOutcome) -> bool {
     outcome.timings.iter().any(|(phase, _)| phase.starts_with("splice"))
