@@ -1,0 +1,642 @@
+//! The merge of one object's properties: maps by key, child slots and keyed lists by identity,
+//! other lists like diff3, scalars by the three-way rule; conflicts and notes recorded where
+//! they arise.
+
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use super::{is_number, ConcurrentInsertions, MValue};
+use crate::conflict::{Conflict, ConflictKind};
+use crate::diff3::{diff3, Chunk, Take};
+use crate::model::{Key, ObjectId, PathSeg, PropPath, Value, ValueKind};
+use crate::order::{merge_order, sort_concurrent_insertions};
+use crate::policy::Policy;
+use crate::resolve::Note;
+use crate::side::{Side, Sides};
+
+/// A step of the path being merged, borrowed from the inputs (turned into a [`PropPath`] only
+/// when a conflict needs one).
+#[derive(Clone, Copy)]
+pub(super) enum Seg<'a> {
+    Key(&'a str),
+    Index(usize),
+    Range(usize, usize),
+}
+
+fn to_path(segs: &[Seg<'_>]) -> PropPath {
+    PropPath(
+        segs.iter()
+            .map(|s| match *s {
+                Seg::Key(k) => PathSeg::Key(k.to_owned()),
+                Seg::Index(i) => PathSeg::Index(i),
+                Seg::Range(a, b) => PathSeg::Range(a, b),
+            })
+            .collect(),
+    )
+}
+
+pub(super) struct Merger<'a> {
+    pub(super) conflicts: Vec<Conflict<'a>>,
+    pub(super) notes: Vec<Note>,
+    pub(super) layout_key: Option<&'static str>,
+    pub(super) concurrent_insertions: ConcurrentInsertions,
+    pub(super) empty_values: &'static [&'static str],
+    /// The policy, when it names volatile properties.
+    pub(super) volatile: Option<Policy>,
+    pub(super) object: ObjectId,
+    pub(super) object_kind: &'a str,
+    pub(super) alive: FxHashSet<ObjectId>,
+    /// Objects whose existence a whole-object conflict decides.
+    pub(super) decided_by_conflict: FxHashSet<ObjectId>,
+}
+
+/// The member `k` of a map's entries.
+fn member<'v, 'a>(m: &'v [(Key<'a>, Value<'a>)], k: &str) -> Option<&'v Value<'a>> {
+    m.iter().find(|(mk, _)| *mk == k).map(|(_, v)| v)
+}
+
+/// Whether every member `kept` added, changed or removed relative to `base` is one the re-saved
+/// layout holds in the same way (present when `kept` has it, absent when `kept` removed it),
+/// and `kept` kept the base's layout.
+fn edits_fit_layout(layout_key: &str, base: &Value<'_>, kept: &Value<'_>, relaid: &Value<'_>) -> bool {
+    let (Some(b), Some(o), Some(n)) = (map_entries(base), map_entries(kept), map_entries(relaid)) else {
+        return false;
+    };
+    let find = |m: &[(Key<'_>, Value<'_>)], k: &str| member(m, k).is_some();
+    if !base.get(layout_key).zip(kept.get(layout_key)).is_some_and(|(bl, ol)| bl.same(ol)) {
+        return false; // both sides re-laid the struct out
+    }
+    let changed = o.iter().filter(|(k, v)| *k != layout_key && member(b, k).is_none_or(|bv| !bv.same(v)));
+    let removed = b.iter().filter(|(k, _)| !find(o, k));
+    changed.clone().all(|(k, _)| find(n, k)) && removed.into_iter().all(|(k, _)| !find(n, k)) && changed.count() > 0
+}
+
+/// Whether two runs of items are the same items in the same order.
+fn same_items(x: &[Value<'_>], y: &[Value<'_>]) -> bool {
+    x.len() == y.len() && x.iter().zip(y).all(|(a, b)| a.same(b))
+}
+
+/// Both sides replaced one run of list items, and one side's replacement is the other's plus new
+/// items before or after it, none of them a base item of the run (that the shorter side removed).
+fn one_extends_the_other(b: &[Value<'_>], o: &[Value<'_>], t: &[Value<'_>]) -> bool {
+    let (short, long) = if o.len() <= t.len() { (o, t) } else { (t, o) };
+    if short.is_empty() || short.len() == long.len() {
+        return false;
+    }
+    let extra = if same_items(short, &long[..short.len()]) {
+        &long[short.len()..]
+    } else if same_items(short, &long[long.len() - short.len()..]) {
+        &long[..long.len() - short.len()]
+    } else {
+        return false;
+    };
+    !extra.iter().any(|e| b.iter().any(|bv| bv.same(e)))
+}
+
+/// A member renamed (`old` → `new`) on both sides, or on one side without changing its value,
+/// when that is the only member the rename can be: then the edits under the old name on one side
+/// and under the new name on the other meet in one merge (a script field renamed with its data
+/// kept, as editors do on re-save).
+fn renamed_member<'a>(
+    b: &'a [(Key<'a>, Value<'a>)],
+    o: &'a [(Key<'a>, Value<'a>)],
+    t: &'a [(Key<'a>, Value<'a>)],
+) -> Option<(Key<'a>, Key<'a>)> {
+    let has = |m: &[(Key<'a>, Value<'a>)], k: &str| member(m, k).is_some();
+    let only = |mut keys: Vec<Key<'a>>| (keys.len() == 1).then(|| keys.pop()).flatten();
+    let shape = |v: &'a Value<'a>| std::mem::discriminant(&v.kind);
+    // Renamed on both sides.
+    let gone = only(b.iter().map(|(k, _)| *k).filter(|k| !has(o, k) && !has(t, k)).collect());
+    let added = only(o.iter().map(|(k, _)| *k).filter(|k| !has(b, k) && has(t, k)).collect());
+    if let (Some(old), Some(new)) = (gone, added) {
+        let (bv, ov, tv) = (member(b, old)?, member(o, new)?, member(t, new)?);
+        return (shape(bv) == shape(ov) && shape(bv) == shape(tv)).then_some((old, new));
+    }
+    // Renamed, value untouched, on one side only.
+    for (side, other) in [(o, t), (t, o)] {
+        let gone = only(b.iter().map(|(k, _)| *k).filter(|k| !has(side, k) && has(other, k)).collect());
+        let added = only(side.iter().map(|(k, _)| *k).filter(|k| !has(b, k) && !has(other, k)).collect());
+        if let (Some(old), Some(new)) = (gone, added) {
+            if member(b, old)?.same(member(side, new)?) {
+                return Some((old, new));
+            }
+        }
+    }
+    None
+}
+
+/// The members of a map; an empty list counts as an empty map (`[]` and `{}` are both how
+/// formats write an empty collection whose items carry identity).
+fn map_entries<'v, 'a>(v: &'v Value<'a>) -> Option<&'v [(Key<'a>, Value<'a>)]> {
+    match &v.kind {
+        ValueKind::Map(entries) => Some(entries),
+        ValueKind::List(items) if items.is_empty() => Some(&[]),
+        _ => None,
+    }
+}
+
+/// The ids of a child slot; an empty list counts as an empty slot (a codec cannot tell which an
+/// empty array is).
+fn child_ids<'v>(v: &'v Value<'_>) -> Option<&'v [ObjectId]> {
+    match &v.kind {
+        ValueKind::Children(ids) => Some(ids),
+        ValueKind::List(items) if items.is_empty() => Some(&[]),
+        _ => None,
+    }
+}
+
+fn template<'a>(b: Option<&'a Value<'a>>, o: Option<&'a Value<'a>>, t: Option<&'a Value<'a>>) -> &'a Value<'a> {
+    match (b, o, t) {
+        (Some(b), Some(o), Some(t)) if o.identical(b) => t,
+        (_, Some(o), _) => o,
+        (_, None, Some(t)) => t,
+        (Some(b), None, None) => b,
+        (None, None, None) => unreachable!("a merged value has at least one input"),
+    }
+}
+
+impl<'a> Merger<'a> {
+    pub(super) fn conflict(&mut self, path: &[Seg<'a>], kind: ConflictKind, values: Sides<Vec<&'a Value<'a>>>) -> MValue<'a> {
+        self.conflicts.push(Conflict {
+            object: self.object.clone(),
+            object_kind: self.object_kind.to_owned(),
+            path: to_path(path),
+            kind,
+            values,
+            resolution: None,
+        });
+        MValue::Conflict(self.conflicts.len() - 1)
+    }
+
+    /// Merge one value. `None` in means absent on that side; `None` out means absent in the result.
+    pub(super) fn value(
+        &mut self,
+        path: &mut Vec<Seg<'a>>,
+        b: Option<&'a Value<'a>>,
+        o: Option<&'a Value<'a>>,
+        t: Option<&'a Value<'a>>,
+    ) -> Option<MValue<'a>> {
+        let vec = |v: Option<&'a Value<'a>>| v.into_iter().collect::<Vec<_>>();
+        match (b, o, t) {
+            (_, None, None) => None,
+            (None, Some(v), None) | (None, None, Some(v)) => Some(MValue::Exact(v)),
+            (Some(b), Some(s), None) | (Some(b), None, Some(s)) => {
+                if s.identical(b) || s.same(b) {
+                    None
+                } else {
+                    let deleted_by = if o.is_none() { Side::Ours } else { Side::Theirs };
+                    Some(self.conflict(path, ConflictKind::DeleteModify { deleted_by }, Sides::new(vec![b], vec(o), vec(t))))
+                }
+            }
+            (Some(bv), Some(ov), Some(tv)) if bv.identical(ov) && ov.identical(tv) => {
+                // The same bytes in every version: nothing inside changed, whatever a codec
+                // made of it (child objects in there are identical everywhere too).
+                Some(MValue::Exact(ov))
+            }
+            (_, Some(ov), Some(tv)) => {
+                let structural = b.is_some_and(|b| b.has_children) || ov.has_children || tv.has_children;
+                if !structural {
+                    if let Some(bv) = b {
+                        if tv.identical(bv) {
+                            if let Some(whole) = self.taken_whole(bv, ov) {
+                                return Some(whole);
+                            }
+                        }
+                        if ov.identical(bv) {
+                            if let Some(whole) = self.taken_whole(bv, tv) {
+                                return Some(whole);
+                            }
+                        }
+                    }
+                    if ov.same(tv) {
+                        return Some(MValue::Exact(ov));
+                    }
+                    if let Some(bv) = b {
+                        if tv.same(bv) {
+                            if let Some(whole) = self.taken_whole(bv, ov) {
+                                return Some(whole);
+                            }
+                        }
+                        if ov.same(bv) {
+                            if let Some(whole) = self.taken_whole(bv, tv) {
+                                return Some(whole);
+                            }
+                        }
+                    }
+                }
+                if self.volatile.as_ref().is_some_and(|p| p.is_volatile(self.object.as_str(), self.object_kind, &to_path(path).to_string()))
+                {
+                    // Volatile editor state (a view's zoom) is taken whole from one side, never
+                    // assembled from both.
+                    let kind = if b.is_some() { ConflictKind::BothModified } else { ConflictKind::BothAdded };
+                    return Some(self.conflict(path, kind, Sides::new(vec(b), vec![ov], vec![tv])));
+                }
+                if let Some(relaid) = self.relaid_layout(path, b, ov, tv) {
+                    return Some(relaid);
+                }
+                let tpl = template(b, o, t);
+                match (b.map(|b| &b.kind), &ov.kind, &tv.kind) {
+                    _ if [b, Some(ov), Some(tv)].iter().flatten().all(|v| map_entries(v).is_some())
+                        && [b, Some(ov), Some(tv)].iter().flatten().any(|v| matches!(v.kind, ValueKind::Map(_))) =>
+                    {
+                        let entries = |v: Option<&'a Value<'a>>| v.and_then(map_entries).unwrap_or(&[]);
+                        Some(self.map(path, tpl, entries(b), entries(Some(ov)), entries(Some(tv))))
+                    }
+                    (Some(ValueKind::List(bl)), ValueKind::List(ol), ValueKind::List(tl)) => Some(self.list(path, tpl, bl, ol, tl)),
+                    (None, ValueKind::List(ol), ValueKind::List(tl)) if structural => Some(self.list(path, tpl, &[], ol, tl)),
+                    _ if child_ids(ov).is_some() && child_ids(tv).is_some() && b.is_none_or(|b| child_ids(b).is_some()) => {
+                        let bc = b.and_then(child_ids).unwrap_or(&[]);
+                        let (oc, tc) = (child_ids(ov).unwrap_or(&[]), child_ids(tv).unwrap_or(&[]));
+                        let alive = &self.alive;
+                        let ids = if bc == oc && oc == tc {
+                            oc.iter().filter(|id| alive.contains(*id)).cloned().collect()
+                        } else {
+                            merge_order(bc, oc, tc, |id| alive.contains(id)).order
+                        };
+                        Some(MValue::Children { template: tpl, ids })
+                    }
+                    _ => {
+                        if ov.same(tv) {
+                            return Some(MValue::Exact(ov));
+                        }
+                        // A value one side turned into another kind (a list whose elements
+                        // gained or lost the member that keys them reads as child objects on
+                        // one side and plain items on the other) and the other left as base has
+                        // it: the change stands. Child objects it holds are merged as that
+                        // side's own; those base held are gone from that side.
+                        if let Some(bv) = b {
+                            let alive = &self.alive;
+                            let alone = |unchanged: &Value<'a>, changed: &'a Value<'a>| -> Option<MValue<'a>> {
+                                if !unchanged.identical(bv) {
+                                    return None;
+                                }
+                                match child_ids(changed) {
+                                    Some(ids) => Some(MValue::Children {
+                                        template: tpl,
+                                        ids: ids.iter().filter(|id| alive.contains(*id)).cloned().collect(),
+                                    }),
+                                    None if !changed.has_children => self.taken_whole(bv, changed),
+                                    None => None,
+                                }
+                            };
+                            if let Some(taken) = alone(tv, ov).or_else(|| alone(ov, tv)) {
+                                return Some(taken);
+                            }
+                        }
+                        if b.is_none() {
+                            if let Some(kept) = self.filled_of_two_added(path, ov, tv) {
+                                return Some(MValue::Exact(kept));
+                            }
+                        }
+                        let kind = if b.is_some() { ConflictKind::BothModified } else { ConflictKind::BothAdded };
+                        Some(self.conflict(path, kind, Sides::new(vec(b), vec![ov], vec![tv])))
+                    }
+                }
+            }
+        }
+    }
+
+    /// Of a member both sides added, the value of the side whose value is not empty (see
+    /// [`Options::empty_values`]), when the other's is.
+    fn filled_of_two_added(&mut self, path: &[Seg<'a>], o: &'a Value<'a>, t: &'a Value<'a>) -> Option<&'a Value<'a>> {
+        let empty = |v: &Value<'_>| matches!(v.kind, ValueKind::Scalar { .. }) && self.empty_values.contains(&v.raw.trim());
+        let (kept, side, dropped) = match (empty(o), empty(t)) {
+            (false, true) => (o, Side::Ours, t),
+            (true, false) => (t, Side::Theirs, o),
+            _ => return None,
+        };
+        self.notes.push(Note {
+            object: self.object.clone(),
+            message: format!(
+                "{} › {}: both sides added it; kept {side}'s value, {}'s was empty ({})",
+                self.object_kind,
+                to_path(path),
+                side.other(),
+                dropped.raw.trim()
+            ),
+        });
+        Some(kept)
+    }
+
+    /// When the two sides hold one struct in different layouts (one was re-saved by another
+    /// editor version), the re-saved layout is taken whole; edits the other side made to it are
+    /// reported.
+    fn relaid_layout(&mut self, path: &[Seg<'a>], b: Option<&'a Value<'a>>, o: &'a Value<'a>, t: &'a Value<'a>) -> Option<MValue<'a>> {
+        let key = self.layout_key?;
+        let layout = |v: &Value<'_>| v.get(key).and_then(|l| l.raw.trim().parse::<i64>().ok());
+        let (lo, lt) = (layout(o)?, layout(t)?);
+        if lo == lt || o.has_children || t.has_children {
+            return None;
+        }
+        // The side that re-laid the struct out relative to the base wins, even when it went back
+        // to an older layout (re-saved by an older editor); when both did, the newer one does.
+        let lb = b.and_then(layout);
+        let ours_relaid = if lb == Some(lt) {
+            true
+        } else if lb == Some(lo) {
+            false
+        } else {
+            lo > lt
+        };
+        let (relaid, kept, kept_side) = if ours_relaid { (o, t, Side::Theirs) } else { (t, o, Side::Ours) };
+        if b.is_some_and(|b| edits_fit_layout(key, b, kept, relaid)) {
+            // The other side only edited members the re-saved layout holds too: a member-wise
+            // merge keeps both sides' work without mixing layouts.
+            return None;
+        }
+        if b.is_some_and(|b| !kept.identical(b) && !kept.same(b)) {
+            let at = to_path(path);
+            let place = if at.0.is_empty() { String::new() } else { format!(" › {at}") };
+            self.notes.push(Note {
+                object: self.object.clone(),
+                message: format!(
+                    "{}{place}: kept the layout {} re-saved ({key} {}); the edits {kept_side} made to the other one were dropped",
+                    self.object_kind,
+                    kept_side.other(),
+                    if ours_relaid { lo } else { lt }
+                ),
+            });
+        }
+        Some(MValue::Exact(relaid))
+    }
+
+    fn map(
+        &mut self,
+        path: &mut Vec<Seg<'a>>,
+        template: &'a Value<'a>,
+        b: &'a [(Key<'a>, Value<'a>)],
+        o: &'a [(Key<'a>, Value<'a>)],
+        t: &'a [(Key<'a>, Value<'a>)],
+    ) -> MValue<'a> {
+        let same_keys =
+            |x: &[(Key<'a>, Value<'a>)], y: &[(Key<'a>, Value<'a>)]| x.len() == y.len() && x.iter().zip(y).all(|(a, b)| a.0 == b.0);
+        if same_keys(b, o) && same_keys(o, t) {
+            // The usual case: the same members in the same order on every side.
+            let mut entries = Vec::with_capacity(o.len());
+            for ((bk, bv), ((_, ov), (_, tv))) in b.iter().zip(o.iter().zip(t)) {
+                path.push(Seg::Key(bk));
+                if let Some(v) = self.value(path, Some(bv), Some(ov), Some(tv)) {
+                    entries.push((*bk, v));
+                }
+                path.pop();
+            }
+            return MValue::Map { template, entries };
+        }
+        let mut merged: FxHashMap<Key<'a>, MValue<'a>> = FxHashMap::default();
+        let mut seen: FxHashSet<Key<'a>> = FxHashSet::default();
+        let rename = renamed_member(b, o, t);
+        if let Some((old, _)) = rename {
+            seen.insert(old);
+        }
+        for &(k, _) in o.iter().chain(t).chain(b) {
+            if !seen.insert(k) {
+                continue;
+            }
+            path.push(Seg::Key(k));
+            let v = match rename {
+                Some((old, new)) if new == k => {
+                    self.value(path, member(b, old), member(o, k).or(member(o, old)), member(t, k).or(member(t, old)))
+                }
+                _ => self.value(path, member(b, k), member(o, k), member(t, k)),
+            };
+            if let Some(v) = v.or_else(|| self.removed_with_its_target(k, member(b, k), member(o, k), member(t, k))) {
+                merged.insert(k, v);
+            }
+            path.pop();
+        }
+        let keys = |m: &'a [(Key<'a>, Value<'a>)]| m.iter().map(|(k, _)| *k).collect::<Vec<_>>();
+        let (b, o, t) = (keys(b), keys(o), keys(t));
+        let mut order = merge_order(&b, &o, &t, |k| merged.contains_key(k)).order;
+        sort_concurrent_insertions(&mut order, &b, &o, &t);
+        let entries = order.into_iter().filter_map(|k| Some((k, merged.remove(k)?))).collect();
+        MValue::Map { template, entries }
+    }
+
+    fn list(
+        &mut self,
+        path: &mut Vec<Seg<'a>>,
+        template: &'a Value<'a>,
+        b: &'a [Value<'a>],
+        o: &'a [Value<'a>],
+        t: &'a [Value<'a>],
+    ) -> MValue<'a> {
+        let mut items = Vec::with_capacity(o.len().max(t.len()));
+        // Numbers of one count in every version are a tuple or a grid (a position, a colour, a
+        // layer's tile ids): each place is merged on its own. Aligned by diff3, one side's 0
+        // could pair with another place's 0 and make a list neither side wrote.
+        if o.len() == b.len() && t.len() == b.len() && [b, o, t].iter().all(|l| l.iter().all(is_number)) {
+            for (at, ((bv, ov), tv)) in b.iter().zip(o).zip(t).enumerate() {
+                path.push(Seg::Index(at));
+                if let Some(v) = self.value(path, Some(bv), Some(ov), Some(tv)) {
+                    items.push(v);
+                }
+                path.pop();
+            }
+            return MValue::List { template, items };
+        }
+        let hashes = |l: &[Value<'_>]| l.iter().map(|v| v.hash).collect::<Vec<_>>();
+        for chunk in diff3(&hashes(b), &hashes(o), &hashes(t)) {
+            match chunk {
+                Chunk::Stable { base, ours, theirs } => {
+                    for ((bi, oi), ti) in base.zip(ours).zip(theirs) {
+                        path.push(Seg::Index(oi));
+                        if let Some(v) = self.value(path, Some(&b[bi]), Some(&o[oi]), Some(&t[ti])) {
+                            items.push(v);
+                        }
+                        path.pop();
+                    }
+                }
+                Chunk::Changed { ours, theirs, take, .. } => match take {
+                    Take::Theirs => items.extend(t[theirs].iter().map(MValue::Exact)),
+                    Take::Ours | Take::Both => items.extend(o[ours].iter().map(MValue::Exact)),
+                },
+                Chunk::Conflict { base, ours, theirs } if base.len() == ours.len() && base.len() == theirs.len() => {
+                    // Both sides edited the same elements in place: merge them element by
+                    // element, so that edits to different parts of one element combine.
+                    for ((bi, oi), ti) in base.zip(ours).zip(theirs) {
+                        path.push(Seg::Index(oi));
+                        if let Some(v) = self.value(path, Some(&b[bi]), Some(&o[oi]), Some(&t[ti])) {
+                            items.push(v);
+                        }
+                        path.pop();
+                    }
+                }
+                Chunk::Conflict { base, ours, theirs } if one_extends_the_other(&b[base.clone()], &o[ours.clone()], &t[theirs.clone()]) => {
+                    let longer = if ours.len() >= theirs.len() { &o[ours] } else { &t[theirs] };
+                    items.extend(longer.iter().map(MValue::Exact));
+                }
+                Chunk::Conflict { base, ours, theirs } => {
+                    let (bs, os, ts) = (&b[base.clone()], &o[ours.clone()], &t[theirs.clone()]);
+                    if self.concurrent_insertions.kept_in(path) && bs.is_empty() && !os.iter().any(|x| ts.iter().any(|y| x.same(y))) {
+                        // Both sides inserted different items at one place: all are kept, ours
+                        // first, as concurrent additions are everywhere else.
+                        self.notes.push(Note {
+                            object: self.object.clone(),
+                            message: format!(
+                                "{} › {}: both sides inserted items at position {}; kept all of them, ours first",
+                                self.object_kind,
+                                to_path(path),
+                                ours.start
+                            ),
+                        });
+                        items.extend(os.iter().chain(ts).map(MValue::Exact));
+                    } else if let Some(merged) = self.edited_in_place_plus_items(path, bs, os, ts, ours.start) {
+                        items.extend(merged);
+                    } else if let Some(merged) = self.insertions_beside_a_change(path, bs, os, ts, ours.start) {
+                        items.extend(merged);
+                    } else {
+                        path.push(Seg::Range(base.start, base.end));
+                        let values = Sides::new(bs.iter().collect(), os.iter().collect(), ts.iter().collect());
+                        items.push(self.conflict(path, ConflictKind::ListOverlap, values));
+                        path.pop();
+                    }
+                }
+            }
+        }
+        MValue::List { template, items }
+    }
+}
+
+impl<'a> Merger<'a> {
+    /// `changed`, the only side that changed a value, taken whole; `None` when it is a map that
+    /// dropped a reference to an object a whole-object conflict decides: merged member by
+    /// member instead, so that the reference can stay with the object
+    /// ([`Self::removed_with_its_target`]).
+    fn taken_whole(&self, base: &'a Value<'a>, changed: &'a Value<'a>) -> Option<MValue<'a>> {
+        let member_by_member =
+            map_entries(base).is_some() && map_entries(changed).is_some() && self.drops_a_decided_reference(base, changed);
+        (!member_by_member).then_some(MValue::Exact(changed))
+    }
+
+    /// Whether `base` refers to an object a whole-object conflict decides and `changed` no
+    /// longer does.
+    fn drops_a_decided_reference(&self, base: &Value<'a>, changed: &Value<'a>) -> bool {
+        if self.decided_by_conflict.is_empty() || !base.has_references {
+            return false;
+        }
+        let targets = |v: &Value<'a>| {
+            let mut refs = Vec::new();
+            v.references(&mut PropPath::default(), &mut refs);
+            refs.into_iter().map(|(_, r)| r.target).filter(|t| self.decided_by_conflict.contains(t)).collect::<FxHashSet<_>>()
+        };
+        let before = targets(base);
+        !before.is_empty() && !before.is_subset(&targets(changed))
+    }
+
+    /// A member of a list with identity (keyed by the object it names) that one side removed
+    /// and the other kept as it was, naming an object a whole-object conflict decides (a game
+    /// object's entry for a component one side deleted and the other edited): it stays if the
+    /// object does. A member under any other name is a setting, whose removal stands.
+    fn removed_with_its_target(
+        &self,
+        key: Key<'a>,
+        b: Option<&'a Value<'a>>,
+        o: Option<&'a Value<'a>>,
+        t: Option<&'a Value<'a>>,
+    ) -> Option<MValue<'a>> {
+        if self.decided_by_conflict.is_empty() {
+            return None;
+        }
+        let (b, kept) = match (b?, o, t) {
+            (b, Some(o), None) | (b, None, Some(o)) if o.same(b) => (b, o),
+            _ => return None,
+        };
+        let mut refs = Vec::new();
+        b.references(&mut PropPath::default(), &mut refs);
+        let [(_, only)] = &refs[..] else { return None };
+        (only.target.as_str() == key && self.decided_by_conflict.contains(&only.target))
+            .then(|| MValue::IfAlive { target: only.target.clone(), value: kept })
+    }
+
+    /// One side edited a run of items in place; the other edited the same items in place too and
+    /// added items after (or before) them. The items are paired by position and merged one by
+    /// one, the added items kept; `None` (and nothing recorded) when a pair conflicts, since the
+    /// pairing is then likely wrong.
+    fn edited_in_place_plus_items(
+        &mut self,
+        path: &mut Vec<Seg<'a>>,
+        b: &'a [Value<'a>],
+        o: &'a [Value<'a>],
+        t: &'a [Value<'a>],
+        ours_start: usize,
+    ) -> Option<Vec<MValue<'a>>> {
+        let n = b.len();
+        // Only structs carry enough to tell that a pairing is right; scalars are guesswork.
+        let structs = [b, o, t].iter().all(|run| run.iter().all(|v| matches!(v.kind, ValueKind::Map(_))));
+        if n == 0 || o.len().min(t.len()) != n || o.len() == t.len() || !structs {
+            return None;
+        }
+        let (longer, ours_longer) = if o.len() > n { (o, true) } else { (t, false) };
+        let extra = longer.len() - n;
+        for added_after in [true, false] {
+            let added = if added_after { &longer[n..] } else { &longer[..extra] };
+            if added.iter().any(|a| b.iter().any(|bv| bv.same(a))) {
+                continue; // an "added" item that is a base item: the pairing is off
+            }
+            let offset = if added_after { 0 } else { extra };
+            let (o_off, t_off) = if ours_longer { (offset, 0) } else { (0, offset) };
+            let (conflicts, notes) = (self.conflicts.len(), self.notes.len());
+            let mut items = Vec::with_capacity(n + extra);
+            for i in 0..n {
+                path.push(Seg::Index(ours_start + o_off + i));
+                let merged = self.value(path, Some(&b[i]), Some(&o[o_off + i]), Some(&t[t_off + i]));
+                path.pop();
+                items.extend(merged);
+            }
+            if self.conflicts.len() > conflicts {
+                self.conflicts.truncate(conflicts);
+                self.notes.truncate(notes);
+                continue;
+            }
+            let added = added.iter().map(MValue::Exact);
+            return Some(if added_after { items.into_iter().chain(added).collect() } else { added.chain(items).collect() });
+        }
+        None
+    }
+
+    /// One side kept a run of items as base has it and inserted new items right after (or
+    /// before) it; the other side changed the run. Both are kept: the change, with the new
+    /// items beside it, as when the two had been a few items apart. Only in lists that keep
+    /// concurrent insertions (in a program, where the new items go is the question).
+    fn insertions_beside_a_change(
+        &mut self,
+        path: &[Seg<'a>],
+        b: &'a [Value<'a>],
+        o: &'a [Value<'a>],
+        t: &'a [Value<'a>],
+        ours_start: usize,
+    ) -> Option<Vec<MValue<'a>>> {
+        if b.is_empty() || !self.concurrent_insertions.kept_in(path) {
+            return None;
+        }
+        let new =
+            |items: &[Value<'_>]| !items.is_empty() && !items.iter().any(|i| b.iter().chain(o).chain(t).filter(|v| v.same(i)).count() > 1);
+        for (kept, changed, ours_kept) in [(o, t, true), (t, o, false)] {
+            if kept.len() <= b.len() || same_items(changed, b) {
+                continue;
+            }
+            let extra = kept.len() - b.len();
+            let (after, before) = (&kept[b.len()..], &kept[..extra]);
+            let (added, added_after) = if same_items(&kept[..b.len()], b) && new(after) {
+                (after, true)
+            } else if same_items(&kept[extra..], b) && new(before) {
+                (before, false)
+            } else {
+                continue;
+            };
+            self.notes.push(Note {
+                object: self.object.clone(),
+                message: format!(
+                    "{} › {}: {} inserted items beside items {} changed, at position {}; kept both",
+                    self.object_kind,
+                    to_path(path),
+                    if ours_kept { "ours" } else { "theirs" },
+                    if ours_kept { "theirs" } else { "ours" },
+                    ours_start
+                ),
+            });
+            let (added, changed) = (added.iter().map(MValue::Exact), changed.iter().map(MValue::Exact));
+            return Some(if added_after { changed.chain(added).collect() } else { added.chain(changed).collect() });
+        }
+        None
+    }
+}
