@@ -225,8 +225,13 @@ impl Merger for Codecs {
                 continue;
             }
             let Ok(found) = engine.locate(text, &lines) else { continue };
-            for o in found.into_iter().flatten().filter(|o| !o.path.is_empty()) {
-                let name = format!("{} ({})", crate::diff_view::path_text(&o.path), o.kind);
+            for o in found.into_iter().flatten() {
+                // The file's own members (a JSON document's top, a `.tres` resource): `(file)`.
+                let name = if o.path.is_empty() {
+                    crate::diff_view::path_text(&o.path)
+                } else {
+                    format!("{} ({})", crate::diff_view::path_text(&o.path), o.kind)
+                };
                 if !objects.contains(&name) {
                     objects.push(name);
                 }
@@ -366,6 +371,9 @@ mod tests {
         let codecs = Codecs { root: None };
         assert_eq!(codecs.changed_objects("level.json", old.as_bytes(), new.as_bytes()), ["Lamp (entities)", "Crate (entities)"]);
         assert!(codecs.changed_objects("level.json", old.as_bytes(), old.as_bytes()).is_empty());
+        // An edit of the file's own members is the file's.
+        let titled = old.replacen("{\n", "{\n  \"title\": \"Keep\",\n", 1);
+        assert_eq!(codecs.changed_objects("level.json", titled.as_bytes(), titled.replace("Keep", "Fort").as_bytes()), ["(file)"]);
         // Edits at both ends and in the middle, lines added and removed.
         assert_eq!(changed_lines("a\nb\nc\nd\ne\n", "A\nb\nc\nx\nd\n"), (vec![5], vec![1, 4]));
         assert_eq!(changed_lines("a\nb\n", "a\nb\nc"), (vec![], vec![3]));
