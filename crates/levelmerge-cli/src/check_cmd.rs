@@ -55,6 +55,8 @@ struct Found {
     line: Option<usize>,
     column: Option<usize>,
     message: String,
+    /// The object the problem's line falls in, as people see it (`Level/Door [GameObject]`).
+    object: Option<String>,
 }
 
 impl From<&Problem> for Found {
@@ -67,8 +69,25 @@ impl From<&Problem> for Found {
             Problem::Syntax { message, .. } => message.clone(),
             _ => without_line(&p.to_string()).to_owned(),
         };
-        Found { code: p.code(), line, column, message }
+        Found { code: p.code(), line, column, message, object: None }
     }
+}
+
+/// The problems found in a text, each placed in the object its line falls in where the text
+/// reads as a level (a syntax error names its place itself).
+fn placed(engine: Option<&dyn levelmerge_core::codec::Engine>, text: &[u8], problems: &[Problem]) -> Vec<Found> {
+    let mut found: Vec<Found> = problems.iter().map(Found::from).collect();
+    let placeable: Vec<usize> =
+        (0..found.len()).filter(|&i| found[i].line.is_some() && !matches!(problems[i], Problem::Syntax { .. })).collect();
+    let Some(engine) = engine.filter(|_| !placeable.is_empty()) else { return found };
+    let lines: Vec<usize> = placeable.iter().filter_map(|&i| found[i].line).collect();
+    let Ok(objects) = engine.locate(text, &lines) else { return found };
+    for (i, object) in placeable.into_iter().zip(objects) {
+        // A message that names the object already (a Godot node by its path) is not told again.
+        let unnamed = |o: &levelmerge_core::inspect::Located| o.path.last().is_some_and(|name| !found[i].message.contains(name.as_str()));
+        found[i].object = object.filter(unnamed).map(|o| crate::diff_view::object_text(&o.path, &o.kind));
+    }
+    found
 }
 
 struct FileReport {
@@ -152,8 +171,9 @@ fn check_item(item: Item, args: &CheckArgs, configs: &Configs) -> Result<FileRep
     };
     let config = configs.for_file(args.input.config.as_deref(), &item.path)?;
     let format = args.input.format.unwrap_or_else(|| format::detect(&[&bytes], Some(&item.path)));
-    let problems = format::problems(format::engine(format, &config).as_deref(), &bytes);
-    Ok(FileReport { name: item.name, format: Some(format.name()), unreadable: None, found: problems.iter().map(Found::from).collect() })
+    let engine = format::engine(format, &config);
+    let problems = format::problems(engine.as_deref(), &bytes);
+    Ok(FileReport { name: item.name, format: Some(format.name()), unreadable: None, found: placed(engine.as_deref(), &bytes, &problems) })
 }
 
 fn progress_bar(len: usize, wanted: bool) -> indicatif::ProgressBar {
@@ -181,10 +201,11 @@ fn print_text(reports: &[FileReport], scope: Scope, out: &mut dyn Write) -> Resu
         }
         for f in &r.found {
             // `file:line:column: code: message`, as compilers print it (editors jump to it).
+            let within = f.object.as_ref().map_or(String::new(), |o| format!(" (in {o})"));
             match (f.line, f.column) {
-                (Some(line), Some(column)) => writeln!(out, "{}:{line}:{column}: {}: {}", r.name, f.code, f.message)?,
-                (Some(line), None) => writeln!(out, "{}:{line}: {}: {}", r.name, f.code, f.message)?,
-                _ => writeln!(out, "{}: {}: {}", r.name, f.code, f.message)?,
+                (Some(line), Some(column)) => writeln!(out, "{}:{line}:{column}: {}: {}{within}", r.name, f.code, f.message)?,
+                (Some(line), None) => writeln!(out, "{}:{line}: {}: {}{within}", r.name, f.code, f.message)?,
+                _ => writeln!(out, "{}: {}: {}{within}", r.name, f.code, f.message)?,
             }
         }
     }
@@ -204,8 +225,11 @@ fn print_json(reports: &[FileReport], out: &mut dyn Write) -> Result<()> {
         .map(|r| match &r.unreadable {
             Some(why) => json!({"file": r.name, "readable": false, "error": why}),
             None => {
-                let list: Vec<_> =
-                    r.found.iter().map(|f| json!({"problem": f.code, "line": f.line, "column": f.column, "message": f.message})).collect();
+                let list: Vec<_> = r
+                    .found
+                    .iter()
+                    .map(|f| json!({"problem": f.code, "line": f.line, "column": f.column, "message": f.message, "object": f.object}))
+                    .collect();
                 json!({"file": r.name, "format": r.format, "readable": true, "problems": list})
             }
         })
@@ -294,7 +318,7 @@ fn repo_problem(dir: &Path, name: &str, code: &'static str, message: &str) -> Fi
         name: shown(dir, name),
         format: None,
         unreadable: None,
-        found: vec![Found { code, line: None, column: None, message: message.to_owned() }],
+        found: vec![Found { code, line: None, column: None, message: message.to_owned(), object: None }],
     }
 }
 

@@ -330,6 +330,25 @@ fn declared_references_are_checked() {
 }
 
 #[test]
+fn check_places_a_problem_in_the_object_people_see() {
+    // A game object lists a component the file does not hold: the problem's line is the game
+    // object's, and it is named as the hierarchy shows it.
+    let scene = "%YAML 1.1\n%TAG !u! tag:unity3d.com,2011:\n--- !u!1 &100\nGameObject:\n  m_Component:\n  - component: {fileID: 101}\n  - component: {fileID: 999}\n  m_Name: Door\n--- !u!4 &101\nTransform:\n  m_GameObject: {fileID: 100}\n  m_Children: []\n  m_Father: {fileID: 0}\n";
+    let d = tempfile::tempdir().unwrap();
+    let f = d.path().join("room.unity");
+    std::fs::write(&f, scene).unwrap();
+    levelmerge()
+        .arg("check")
+        .arg(&f)
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("room.unity:3: dangling-reference:").and(predicate::str::contains("(in Door [GameObject])")));
+    let out = levelmerge().args(["check", "--json"]).arg(&f).assert().code(1);
+    let v: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    assert_eq!(v["files"][0]["problems"][0]["object"], "Door [GameObject]");
+}
+
+#[test]
 fn sjson_merges_and_keeps_its_syntax() {
     let base = "// a level\nunits = [\n\t{ _guid = \"a\" pos = [0 0] }\n\t{ _guid = \"b\" pos = [1 1] }\n]\n";
     let ours = base.replace("[0 0]", "[0 5]");

@@ -80,7 +80,7 @@ pub fn locate_lines<C: Codec>(codec: &C, text: &[u8], lines: &[usize]) -> Result
         .map(|&line| {
             let at = starts.partition_point(|(start, _)| *start <= line);
             let (_, obj) = starts.get(at.checked_sub(1)?)?;
-            Some(Located { id: obj.id.clone(), kind: obj.kind.clone(), path: outline.path(&obj.id) })
+            Some(Located { id: obj.id.clone(), kind: outline.kind(&obj.id).unwrap_or(&obj.kind).to_owned(), path: outline.path(&obj.id) })
         })
         .collect())
 }
