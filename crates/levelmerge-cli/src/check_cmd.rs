@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use anyhow::{bail, Context, Result};
+use levelmerge_core::inspect::Located;
 use levelmerge_core::Problem;
 use rayon::prelude::*;
 use serde_json::json;
@@ -73,21 +74,23 @@ impl From<&Problem> for Found {
     }
 }
 
-/// The problems found in a text, each placed in the object its line falls in where the text
-/// reads as a level (a syntax error names its place itself).
-fn placed(engine: Option<&dyn levelmerge_core::codec::Engine>, text: &[u8], problems: &[Problem]) -> Vec<Found> {
-    let mut found: Vec<Found> = problems.iter().map(Found::from).collect();
-    let placeable: Vec<usize> =
-        (0..found.len()).filter(|&i| found[i].line.is_some() && !matches!(problems[i], Problem::Syntax { .. })).collect();
-    let Some(engine) = engine.filter(|_| !placeable.is_empty()) else { return found };
-    let lines: Vec<usize> = placeable.iter().filter_map(|&i| found[i].line).collect();
-    let Ok(objects) = engine.locate(text, &lines) else { return found };
-    for (i, object) in placeable.into_iter().zip(objects) {
-        // A message that names the object already (a Godot node by its path) is not told again.
-        let unnamed = |o: &levelmerge_core::inspect::Located| o.path.last().is_some_and(|name| !found[i].message.contains(name.as_str()));
-        found[i].object = object.filter(unnamed).map(|o| crate::diff_view::object_text(&o.path, &o.kind));
-    }
-    found
+/// The problems found in a text, each with the object its line falls in where the text reads
+/// as a level, unless the message names that object already (a Godot node by its path).
+fn placed(engine: Option<&dyn levelmerge_core::codec::Engine>, text: &[u8]) -> Vec<Found> {
+    let Some(engine) = engine else { return format::problems(None, text).iter().map(Found::from).collect() };
+    let shown = |found: &Found, o: Located| {
+        let named = o.path.last().is_none_or(|name| found.message.contains(name.as_str()));
+        (!named).then(|| crate::diff_view::object_text(&o.path, &o.kind))
+    };
+    engine
+        .check_placed(text)
+        .into_iter()
+        .map(|(problem, object)| {
+            let mut found = Found::from(&problem);
+            found.object = object.and_then(|o| shown(&found, o));
+            found
+        })
+        .collect()
 }
 
 struct FileReport {
@@ -171,9 +174,8 @@ fn check_item(item: Item, args: &CheckArgs, configs: &Configs) -> Result<FileRep
     };
     let config = configs.for_file(args.input.config.as_deref(), &item.path)?;
     let format = args.input.format.unwrap_or_else(|| format::detect(&[&bytes], Some(&item.path)));
-    let engine = format::engine(format, &config);
-    let problems = format::problems(engine.as_deref(), &bytes);
-    Ok(FileReport { name: item.name, format: Some(format.name()), unreadable: None, found: placed(engine.as_deref(), &bytes, &problems) })
+    let found = placed(format::engine(format, &config).as_deref(), &bytes);
+    Ok(FileReport { name: item.name, format: Some(format.name()), unreadable: None, found })
 }
 
 fn progress_bar(len: usize, wanted: bool) -> indicatif::ProgressBar {

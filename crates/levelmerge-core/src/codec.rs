@@ -5,7 +5,7 @@
 
 use crate::coherence::Problem;
 use crate::diff::DiffReport;
-use crate::inspect::{check_text, diff_texts, locate_lines, outline_objects, Located};
+use crate::inspect::{check_placed, check_text, diff_texts, locate_lines, outline_objects, Located};
 use crate::merge::Options;
 use crate::model::Level;
 use crate::outline::Outline;
@@ -403,6 +403,7 @@ pub trait Engine {
     fn format_name(&self) -> &'static str;
     fn merge(&self, texts: Sides<&[u8]>, options: &Options, style: &MarkerStyle) -> Result<MergeOutcome, MergeError>;
     fn check(&self, text: &[u8]) -> Vec<Problem>;
+    fn check_placed(&self, text: &[u8]) -> Vec<(Problem, Option<Located>)>;
     fn diff(&self, old: &[u8], new: &[u8]) -> Result<DiffReport, MergeError>;
     fn locate(&self, text: &[u8], lines: &[usize]) -> Result<Vec<Option<Located>>, MergeError>;
     fn objects(&self, text: &[u8]) -> Result<Vec<Located>, MergeError>;
@@ -421,6 +422,9 @@ where
     }
     fn check(&self, text: &[u8]) -> Vec<Problem> {
         check_text(self, text)
+    }
+    fn check_placed(&self, text: &[u8]) -> Vec<(Problem, Option<Located>)> {
+        check_placed(self, text)
     }
     fn diff(&self, old: &[u8], new: &[u8]) -> Result<DiffReport, MergeError> {
         diff_texts(self, old, new)

@@ -4,13 +4,21 @@
 use crate::codec::{parse, read, Codec, MergeError};
 use crate::coherence::Problem;
 use crate::diff::{diff, DiffReport};
-use crate::model::ObjectId;
+use crate::model::{Level, ObjectId};
+use crate::outline::Outline;
 use crate::side::{Side, Sides};
 use crate::text::marker_lines;
 
 /// Everything wrong with one text: leftover markers, syntax, duplicate ids, dangling
 /// references, orphans, cycles.
 pub fn check_text<C: Codec>(codec: &C, text: &[u8]) -> Vec<Problem> {
+    check_placed(codec, text).into_iter().map(|(problem, _)| problem).collect()
+}
+
+/// [`check_text`], each problem with the object its line falls in, as people see it, where the
+/// text reads as a level (from the same reading: the text is read once).
+pub fn check_placed<C: Codec>(codec: &C, text: &[u8]) -> Vec<(Problem, Option<Located>)> {
+    let unplaced = |problems: Vec<Problem>| problems.into_iter().map(|p| (p, None)).collect();
     let text = crate::text::without_bom(text);
     let mut problems: Vec<Problem> = marker_lines(text).into_iter().map(|line| Problem::ConflictMarker { line }).collect();
     let doc = match codec.parse(text) {
@@ -19,22 +27,34 @@ pub fn check_text<C: Codec>(codec: &C, text: &[u8]) -> Vec<Problem> {
             if !problems.iter().any(|m| m.line() == p.line()) {
                 problems.push(p);
             }
-            return problems;
+            return unplaced(problems);
         }
     };
-    match codec.lower(&doc, Side::Ours, &[]) {
-        Ok(level) => {
-            let own = level.problems();
-            // The codec's checks may name again, without its property, a reference the
-            // level's own check named: it is said once.
-            let more: Vec<Problem> =
-                codec.level_problems(&doc, &level).into_iter().filter(|p| !repeats_a_missing_target(p, &own)).collect();
-            problems.extend(own);
-            problems.extend(more);
+    let level = match codec.lower(&doc, Side::Ours, &[]) {
+        Ok(level) => level,
+        Err(ps) => {
+            problems.extend(ps);
+            return unplaced(problems);
         }
-        Err(ps) => problems.extend(ps),
+    };
+    let own = level.problems();
+    // The codec's checks may name again, without its property, a reference the level's own
+    // check named: it is said once.
+    let more: Vec<Problem> = codec.level_problems(&doc, &level).into_iter().filter(|p| !repeats_a_missing_target(p, &own)).collect();
+    problems.extend(own);
+    problems.extend(more);
+    if problems.is_empty() {
+        return Vec::new();
     }
+    let lines: Vec<usize> = problems.iter().filter_map(Problem::line).collect();
+    let mut objects = located(&level, &codec.outline(&level), &lines).into_iter();
     problems
+        .into_iter()
+        .map(|p| {
+            let object = p.line().and_then(|_| objects.next().flatten());
+            (p, object)
+        })
+        .collect()
 }
 
 /// Whether `problem` is a reference without its property to a missing object that one of
@@ -72,17 +92,21 @@ pub struct Located {
 pub fn locate_lines<C: Codec>(codec: &C, text: &[u8], lines: &[usize]) -> Result<Vec<Option<Located>>, MergeError> {
     let doc = parse(codec, Side::Ours, crate::text::without_bom(text), &[])?;
     let level = read(codec, Side::Ours, &doc, &[])?;
-    let outline = codec.outline(&level);
+    Ok(located(&level, &codec.outline(&level), lines))
+}
+
+/// [`locate_lines`] in a level read already.
+fn located(level: &Level<'_>, outline: &Outline, lines: &[usize]) -> Vec<Option<Located>> {
     let mut starts: Vec<(usize, &crate::model::Object<'_>)> = level.objects.values().map(|o| (o.line as usize, o)).collect();
     starts.sort_by_key(|(line, _)| *line);
-    Ok(lines
+    lines
         .iter()
         .map(|&line| {
             let at = starts.partition_point(|(start, _)| *start <= line);
             let (_, obj) = starts.get(at.checked_sub(1)?)?;
             Some(Located { id: obj.id.clone(), kind: outline.kind(&obj.id).unwrap_or(&obj.kind).to_owned(), path: outline.path(&obj.id) })
         })
-        .collect())
+        .collect()
 }
 
 /// The hierarchy paths of some objects of a text, read whole ([`Codec::object_paths`] for a
