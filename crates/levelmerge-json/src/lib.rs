@@ -9,6 +9,7 @@
 //! * [`cocos`]: Cocos files, whose references are positions, merged in an identity form.
 //! * [`outline`]: how a level is shown to people (a Cocos file as the editor's hierarchy).
 //! * [`renumber`]: new objects both sides added under one counter-given id told apart.
+//! * [`tile_gids`]: Tiled tilesets both sides added at one `firstgid` told apart, with their tiles.
 //! * [`fuzzing`]: the properties the fuzz targets check.
 #![forbid(unsafe_code)]
 
@@ -20,6 +21,7 @@ pub mod parse;
 pub mod profile;
 pub mod render;
 pub mod renumber;
+pub mod tile_gids;
 
 use levelmerge_core::resolve::Resolved;
 use levelmerge_core::{Codec, ConcurrentInsertions, Level, Problem, Side, Sides};
@@ -264,8 +266,15 @@ impl Codec for JsonCodec {
                 // Read as the merge reads them, but for containers holding an id of the space.
                 let parallel = all.iter().map(|t| t.len()).sum::<usize>() > levelmerge_core::codec::PARALLEL_FROM;
                 let unread = || self.unread_containers(texts, Some(profile), parallel);
-                let (theirs, notes) = renumber::renumber(texts, &profile.id_spaces(), unread)?;
-                Some(levelmerge_core::Renumbered { theirs: Some(theirs), notes, ..Default::default() })
+                let (mut theirs, mut notes) = renumber::renumber(texts, &profile.id_spaces(), unread).unzip();
+                if profile == Profile::Tiled {
+                    let current = theirs.as_deref().unwrap_or(texts.theirs);
+                    if let Some((shifted, note)) = tile_gids::shift_theirs(Sides::new(texts.base, texts.ours, current)) {
+                        theirs = Some(shifted);
+                        notes.get_or_insert_with(Vec::new).push(note);
+                    }
+                }
+                Some(levelmerge_core::Renumbered { theirs: Some(theirs?), notes: notes.unwrap_or_default(), ..Default::default() })
             }
         }
     }

@@ -22,10 +22,11 @@ type Peers = [Option<u32>; 2];
 const PEER_WINDOW: isize = 16;
 
 /// An identity array in another version, searched for elements by id.
-struct PeerArray<'d> {
+struct PeerArray<'d, 'k> {
     doc: &'d Document<'d>,
     array: u32,
-    id_key: &'d str,
+    /// The member holding each element's id, or the key its position is read from.
+    key: &'k str,
     /// Position there minus position here, as last seen.
     shift: isize,
     /// Where the id member sat in the last element looked at.
@@ -34,14 +35,13 @@ struct PeerArray<'d> {
     places: Option<Vec<Option<Place<'d>>>>,
 }
 
-impl<'d> PeerArray<'d> {
+impl<'d> PeerArray<'d, '_> {
     /// The place of the element at `index` of a positional array.
     fn place_at(&mut self, index: usize) -> Option<&Place<'d>> {
-        let (doc, array, key) = (self.doc, self.array, self.id_key);
+        let (doc, array, key) = (self.doc, self.array, self.key);
         let places = self.places.get_or_insert_with(|| {
             let mut earlier = FxHashMap::default();
-            let position = |element: u32| doc.slots_of(element).iter().find(|m| doc.text(m.name) == key).map(|m| m.value);
-            doc.slots_of(array).iter().map(|s| Some(place(position_numbers(doc.node_text(position(s.value)?))?, &mut earlier))).collect()
+            doc.slots_of(array).iter().map(|s| Some(place(position_of(doc, s.value, key)?, &mut earlier))).collect()
         });
         places.get(index)?.as_ref()
     }
@@ -53,7 +53,7 @@ impl<'d> PeerArray<'d> {
             return None;
         }
         let members = self.doc.slots_of(slot.value);
-        let is_id = |m: &Slot| self.doc.text(m.name) == self.id_key;
+        let is_id = |m: &Slot| self.doc.text(m.name) == self.key;
         let at = match members.get(self.id_member) {
             Some(m) if is_id(m) => self.id_member,
             _ => members.iter().position(is_id)?,
@@ -110,27 +110,25 @@ struct Lowerer<'d, 'c> {
 }
 
 /// How the elements of an identity array are told apart.
-struct Identity<'d> {
-    /// The member holding each element's id.
-    key: &'d str,
-    /// The id node of each element.
-    nodes: Vec<u32>,
-    /// Where the ids are positions (`"px": [256,192]`), each element's place: several
-    /// elements may stand at one, told apart by their order there (LDtk's stacked tiles).
-    places: Option<Vec<Place<'d>>>,
+enum Identity<'d, 'k> {
+    /// By the value of the member `key`: each element's id node.
+    Ids { key: &'d str, nodes: Vec<u32> },
+    /// By where each element stands, read from `key` ([`position_of`]): several elements may
+    /// stand at one place, told apart by their order there (LDtk's stacked tiles).
+    Places { key: &'k str, places: Vec<Place<'d>> },
 }
 
 /// The identity of an array's elements, if every element is an object holding the key as a
-/// string or number, or (a key configured for the array's path) as a position: an array of
-/// numbers. `None` for positions too where `plain_positions` says the array merges as a plain
-/// list (asked before its elements are read).
-fn identity_key<'d>(
+/// string or number, or (a key configured for the array's path) as a position ([`position_of`]).
+/// `None` for positions too where `plain_positions` says the array merges as a plain list
+/// (asked before its elements are read).
+fn identity_key<'d, 'k>(
     doc: &Document<'d>,
     array: u32,
     path: &[&str],
-    config: &JsonConfig,
+    config: &'k JsonConfig,
     plain_positions: impl FnOnce() -> bool,
-) -> Option<Identity<'d>> {
+) -> Option<Identity<'d, 'k>> {
     let items = doc.slots_of(array);
     // Only objects carry ids: arrays of numbers or of small arrays (tile data, `px` pairs) are
     // the most numerous and need no lookup.
@@ -153,28 +151,48 @@ fn identity_key<'d>(
         let member = doc.slots_of(element).iter().find(|m| doc.text(m.name) == key)?;
         Some((doc.text(member.name), member.value))
     };
-    // Read from the text: a position in lines all versions hold alike is left unread.
-    let numbers = |node: u32| (doc.nodes[node as usize].kind == NodeKind::Array).then(|| position_numbers(doc.node_text(node))).flatten();
     let mut plain_positions = Some(plain_positions);
     candidates.into_iter().find_map(|(key, configured)| {
-        let (name, first) = id_node(items[0].value, key)?;
-        if !(configured && numbers(first).is_some()) {
+        if !(configured && position_of(doc, items[0].value, key).is_some()) {
+            let (name, _) = id_node(items[0].value, key)?;
             let is_id = |n: &u32| matches!(doc.nodes[*n as usize].kind, NodeKind::String | NodeKind::Number);
             let nodes: Option<Vec<u32>> = items.iter().map(|s| id_node(s.value, key).map(|(_, n)| n).filter(is_id)).collect();
-            return Some(Identity { key: name, nodes: nodes?, places: None });
+            return Some(Identity::Ids { key: name, nodes: nodes? });
         }
         if plain_positions.take().is_some_and(|plain| plain()) {
             return None;
         }
         let mut earlier = FxHashMap::default();
-        let (mut nodes, mut places) = (Vec::with_capacity(items.len()), Vec::with_capacity(items.len()));
-        for slot in items {
-            let (_, node) = id_node(slot.value, key)?;
-            places.push(place(numbers(node)?, &mut earlier));
-            nodes.push(node);
-        }
-        Some(Identity { key: name, nodes, places: Some(places) })
+        let places: Option<Vec<Place<'d>>> = items.iter().map(|s| Some(place(position_of(doc, s.value, key)?, &mut earlier))).collect();
+        Some(Identity::Places { key, places: places? })
     })
+}
+
+/// Where an element stands, read from `key`: a member holding an array of numbers
+/// (`"px": [256, 192]`), or members each holding a number, named with commas between
+/// (`x,y`: a Tiled chunk's). Read from the text: a position in lines all versions hold alike
+/// is left unread.
+fn position_of<'d>(doc: &Document<'d>, element: u32, key: &str) -> Option<Cow<'d, str>> {
+    if doc.nodes[element as usize].kind != NodeKind::Object {
+        return None;
+    }
+    let member = |name: &str| doc.slots_of(element).iter().find(|m| doc.text(m.name) == name.trim()).map(|m| m.value);
+    if !key.contains(',') {
+        let node = member(key)?;
+        return (doc.nodes[node as usize].kind == NodeKind::Array).then(|| position_numbers(doc.node_text(node))).flatten();
+    }
+    let mut numbers = String::new();
+    for (i, name) in key.split(',').enumerate() {
+        let node = member(name)?;
+        if doc.nodes[node as usize].kind != NodeKind::Number {
+            return None;
+        }
+        if i > 0 {
+            numbers.push(',');
+        }
+        numbers.push_str(doc.node_text(node));
+    }
+    Some(Cow::Owned(numbers))
 }
 
 /// The numbers of a position written `[256, 192]`, without brackets or spaces (`256,192`).
@@ -274,14 +292,21 @@ impl<'d> Lowerer<'d, '_> {
     }
 
     /// The peer arrays of an identity array.
-    fn peer_arrays(&self, peers: Peers, identity: &Identity<'d>) -> [Option<PeerArray<'d>>; 2] {
+    fn peer_arrays<'k>(&self, peers: Peers, identity: &Identity<'d, 'k>) -> [Option<PeerArray<'d, 'k>>; 2]
+    where
+        'd: 'k,
+    {
+        let key = match identity {
+            Identity::Ids { key, .. } => key,
+            Identity::Places { key, .. } => key,
+        };
         [0, 1].map(|i| {
             let other = self.others.get(i)?;
             let p = peers[i]?;
             (self.opaque_ok && other.nodes[p as usize].kind == NodeKind::Array).then_some(PeerArray {
                 doc: other,
                 array: p,
-                id_key: identity.key,
+                key,
                 shift: 0,
                 id_member: 0,
                 places: None,
@@ -451,27 +476,23 @@ impl<'d> Lowerer<'d, '_> {
         }
     }
 
-    fn children(&mut self, array: u32, identity: &Identity<'d>, peers: Peers, owner: &ObjectId, rel: usize) -> Value<'d> {
+    fn children(&mut self, array: u32, identity: &Identity<'d, '_>, peers: Peers, owner: &ObjectId, rel: usize) -> Value<'d> {
         let doc = self.doc;
-        let id_key = identity.key;
         let mut peer_arrays = self.peer_arrays(peers, identity);
         let mut ids = Vec::new();
         let mut hashes = Vec::new();
         let rel_path = self.path[rel..].join(".");
         let prefix = if owner.as_str() == ROOT_ID { "" } else { owner.as_str() };
         let kind = self.path.last().copied().unwrap_or("item").to_owned();
-        self.level.objects.reserve(identity.nodes.len());
-        for (index, (slot, &id_node)) in doc.slots_of(array).iter().zip(&identity.nodes).enumerate() {
+        let elements = doc.slots_of(array);
+        self.level.objects.reserve(elements.len());
+        for (index, slot) in elements.iter().enumerate() {
             let element = slot.value;
-            let element_place = identity.places.as_ref().map(|places| &places[index]);
-            let position;
-            let local = match element_place {
-                Some(p) => {
-                    position = place_id(p);
-                    position.as_str()
-                }
-                None => id_text(doc, id_node),
+            let (local, element_place) = match identity {
+                Identity::Ids { nodes, .. } => (Cow::Borrowed(id_text(doc, nodes[index])), None),
+                Identity::Places { places, .. } => (Cow::Owned(place_id(&places[index])), Some(&places[index])),
             };
+            let local = local.as_ref();
             let line = self.line(element);
             let mut id_text = String::with_capacity(prefix.len() + rel_path.len() + local.len() + 3);
             for part in [prefix, "/", &rel_path, "[", local, "]"] {
@@ -480,15 +501,15 @@ impl<'d> Lowerer<'d, '_> {
             let id = ObjectId::new(id_text);
             // Ids are qualified by their array, so a clash here is a duplicate in this array.
             if let Some(first) = self.level.objects.get(&id) {
-                self.problems.push(Problem::DuplicateId {
-                    id: format!("\"{id_key}\": {}", doc.node_text(id_node)),
-                    line: line as usize,
-                    first_line: first.line as usize,
-                });
+                let id = match identity {
+                    Identity::Ids { key, nodes } => format!("\"{key}\": {}", doc.node_text(nodes[index])),
+                    Identity::Places { key, .. } => format!("{key} {local}"),
+                };
+                self.problems.push(Problem::DuplicateId { id, line: line as usize, first_line: first.line as usize });
                 continue;
             }
-            if let Some(seen) = self.seen_ids.as_mut().filter(|_| identity.places.is_none()) {
-                seen.entry(local.to_owned()).or_default().push((id.clone(), id_key));
+            if let (Some(seen), Identity::Ids { key, .. }) = (self.seen_ids.as_mut(), identity) {
+                seen.entry(local.to_owned()).or_default().push((id.clone(), key));
             }
             let depth = self.path.len();
             let element_peers = [0, 1].map(|i| peer_arrays[i].as_mut().and_then(|p| p.find(local, element_place, index)));

@@ -6,9 +6,12 @@
 //!   cache LDtk rebuilds from the image (volatile); levels, layers and entities are keyed
 //!   by `iid` and definitions by `uid` (the generic id keys); field instances by `defUid`;
 //!   `realEditorValues` by position (their `"id": "V_String"` names a kind); tiles by their
-//!   `px` (stacked ones by their order at it).
+//!   `px` (stacked ones by their order at it); a tileset's `customData` by `tileId` and its
+//!   `enumTags` by `enumValueId`.
 //! * **Tiled**: `nextobjectid` and `nextlayerid` are counters; custom `properties` are keyed by
-//!   `name`; objects and layers both sides added under one id are renumbered in theirs;
+//!   `name`; objects and layers both sides added under one id are renumbered in theirs; a
+//!   map's tilesets are keyed by `firstgid` (new ones both sides added at one are told apart,
+//!   [`crate::tile_gids`]), wang tiles by `tileid`, an infinite map's chunks by `x,y`;
 //!   `editorsettings` (the saving user's export target and chunk size) is volatile; a property
 //!   of type `object` names a map object (followed where a side deleted one).
 //! * **GDevelop**: objects, layouts, layers, variables, behaviours, resources, groups and
@@ -272,11 +275,26 @@ impl Profile {
     pub fn collections(self) -> Vec<Collection> {
         let keyed = |paths: &[&str], key: &str| paths.iter().map(|p| Collection::new(p, key)).collect::<Vec<_>>();
         match self {
-            Profile::Ldtk => {
-                [keyed(&["*fieldInstances"], "defUid"), keyed(&["*realEditorValues"], ""), keyed(&["*gridTiles", "*autoLayerTiles"], "px")]
-                    .concat()
-            }
-            Profile::Tiled => keyed(&["*properties"], "name"),
+            Profile::Ldtk => [
+                keyed(&["*fieldInstances"], "defUid"),
+                keyed(&["*realEditorValues"], ""),
+                keyed(&["*gridTiles", "*autoLayerTiles"], "px"),
+                // A tileset's data and tags per tile, and per enum value.
+                keyed(&["*customData"], "tileId"),
+                keyed(&["*enumTags"], "enumValueId"),
+            ]
+            .concat(),
+            Profile::Tiled => [
+                keyed(&["*properties"], "name"),
+                // A map's tilesets by the first tile id (gid) each owns in the map's tile data:
+                // two tilesets added at one gid on two sides are a conflict, never two owners
+                // of the same tiles.
+                keyed(&["tilesets"], "firstgid"),
+                keyed(&["*wangtiles"], "tileid"),
+                // An infinite map's chunks by where they stand.
+                keyed(&["*chunks"], "x,y"),
+            ]
+            .concat(),
             Profile::GDevelop => [
                 keyed(&["*instances"], "persistentUuid"),
                 keyed(

@@ -838,3 +838,79 @@ fn gdevelop_placing_an_object_or_using_a_layer_the_other_side_deleted_is_a_confl
     let theirs = layout(&format!("{player},\n{enemy}"), &layers, &placed("Player", "Front", 5));
     assert_eq!(merge(&base, &no_enemy, &theirs).1, 0);
 }
+
+/// A Tiled map: its tilesets, and one tile layer's `data` or `chunks`.
+fn tiled_map(tilesets: &str, layer: &str) -> String {
+    format!(
+        "{{ \"infinite\":false,\n \"layers\":[\n  {{ {layer}, \"id\":1, \"name\":\"ground\", \"type\":\"tilelayer\" }}],\n \"nextlayerid\":2, \"nextobjectid\":1, \"tiledversion\":\"1.10\",\n \"tilesets\":[\n  {tilesets}]\n}}\n"
+    )
+}
+
+#[test]
+fn tiled_chunks_both_sides_added_at_one_place_are_a_conflict_and_elsewhere_both_kept() {
+    let chunk = |x: i32, tile: u32| format!("{{ \"data\":[{tile}, 0, 0, 0], \"height\":2, \"width\":2, \"x\":{x}, \"y\":0 }}");
+    let layer = |chunks: &[String]| format!("\"chunks\":[{}]", chunks.join(", "));
+    let ts = "{ \"firstgid\":1, \"source\":\"a.tsj\" }";
+    let base = tiled_map(ts, &layer(&[chunk(0, 1)]));
+    let (m, c) = merge(&base, &tiled_map(ts, &layer(&[chunk(0, 1), chunk(2, 3)])), &tiled_map(ts, &layer(&[chunk(-2, 4), chunk(0, 1)])));
+    assert_eq!(c, 0, "{m}");
+    assert_eq!(m, tiled_map(ts, &layer(&[chunk(-2, 4), chunk(0, 1), chunk(2, 3)])));
+    // Two chunks at one place would leave Tiled one of them: the other side's tiles lost.
+    let (m, c) = merge(&base, &tiled_map(ts, &layer(&[chunk(0, 1), chunk(2, 3)])), &tiled_map(ts, &layer(&[chunk(0, 1), chunk(2, 5)])));
+    assert_eq!(c, 1, "{m}");
+    // Edits of one chunk's cells merge cell by cell.
+    let edited =
+        |tile: u32, last: u32| format!("\"chunks\":[{{ \"data\":[{tile}, 0, 0, {last}], \"height\":2, \"width\":2, \"x\":0, \"y\":0 }}]");
+    let (m, c) = merge(&base, &tiled_map(ts, &edited(7, 0)), &tiled_map(ts, &edited(1, 8)));
+    assert_eq!((m, c), (tiled_map(ts, &edited(7, 8)), 0));
+}
+
+#[test]
+fn tiled_tilesets_both_sides_added_at_one_gid_are_told_apart_with_their_tiles() {
+    let a = "{ \"firstgid\":1, \"source\":\"a.tsj\" }";
+    let data = |cells: &str| format!("\"data\":[{cells}]");
+    let base = tiled_map(a, &data("1, 0, 0"));
+    let ours = tiled_map(&format!("{a},\n  {{ \"firstgid\":17, \"name\":\"b\", \"tilecount\":4 }}"), &data("1, 17, 0"));
+    let theirs = tiled_map(&format!("{a},\n  {{ \"firstgid\":17, \"name\":\"c\", \"tilecount\":2 }}"), &data("1, 0, 18"));
+    let r = merged(&base, &ours, &theirs);
+    let m = String::from_utf8(r.text).unwrap();
+    assert_eq!(r.open_conflicts, 0, "{m}");
+    assert_eq!(
+        m,
+        tiled_map(
+            &format!(
+                "{a},\n  {{ \"firstgid\":17, \"name\":\"b\", \"tilecount\":4 }},\n  {{ \"firstgid\":21, \"name\":\"c\", \"tilecount\":2 }}"
+            ),
+            &data("1, 17, 22")
+        )
+    );
+    assert!(r.notes.iter().any(|n| n.contains("theirs' are moved above ours', with their tiles: c 17 → 21")), "{:?}", r.notes);
+    // An external tileset does not say how many tiles it holds: two added at one gid conflict.
+    let ours = tiled_map(&format!("{a},\n  {{ \"firstgid\":17, \"source\":\"b.tsj\" }}"), &data("1, 17, 0"));
+    let (m, c) = merge(&base, &ours, &theirs);
+    assert_eq!(c, 1, "{m}");
+}
+
+#[test]
+fn ldtk_tile_data_and_enum_tags_are_keyed_by_tile_and_value() {
+    let tileset = |custom: &str, tags: &str| {
+        format!("{{ \"jsonVersion\":\"1.5.3\", \"nextUid\":3, \"defs\":{{ \"tilesets\":[{{ \"uid\":1, \"customData\":[{custom}], \"enumTags\":[{tags}] }}] }} }}\n")
+    };
+    let data = |tile: u32, text: &str| format!("{{ \"tileId\":{tile}, \"data\":\"{text}\" }}");
+    let tag = |value: &str, tiles: &str| format!("{{ \"enumValueId\":\"{value}\", \"tileIds\":[{tiles}] }}");
+    let base = tileset(&data(1, "a"), &tag("WALL", "1"));
+    // Both sides giving one tile data is a conflict, not the tile listed twice.
+    let (m, c) = merge(
+        &base,
+        &tileset(&[data(1, "a"), data(2, "b")].join(", "), &tag("WALL", "1")),
+        &tileset(&[data(1, "a"), data(2, "c")].join(", "), &tag("WALL", "1")),
+    );
+    assert_eq!(c, 1, "{m}");
+    // Tags of different values merge.
+    let (m, c) = merge(
+        &base,
+        &tileset(&data(1, "a"), &[tag("WALL", "1"), tag("WATER", "2")].join(", ")),
+        &tileset(&data(1, "a"), &tag("WALL", "1, 3")),
+    );
+    assert_eq!((m, c), (tileset(&data(1, "a"), &[tag("WALL", "1, 3"), tag("WATER", "2")].join(", ")), 0));
+}
