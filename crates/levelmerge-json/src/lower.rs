@@ -366,6 +366,7 @@ impl<'d> Lowerer<'d, '_> {
                 member(m).is_some_and(|t| doc.nodes[t as usize].kind == NodeKind::String && id_text(doc, t) == value)
             }
             crate::profile::Holder::InArray(array) => in_array == Some(array),
+            crate::profile::Holder::Anywhere => true,
         })
     }
 

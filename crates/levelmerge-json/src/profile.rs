@@ -60,6 +60,8 @@ pub enum Holder {
     Typed { member: &'static str, value: &'static str },
     /// The elements of arrays of this name (GDevelop's placed `instances`).
     InArray(&'static str),
+    /// Any object holding the member (LDtk's `entityIid`, a name nothing else uses).
+    Anywhere,
 }
 
 /// A level editor whose JSON files have rules of their own.
@@ -211,7 +213,7 @@ impl Profile {
     /// Members naming another object by its identity where a condition holds, declared when
     /// a side deleted identities ([`Profile::ids_deleted`]). Tiled: a custom property of type
     /// `object` names a map object. GDevelop: a placed instance names its object and its
-    /// layer. A merge then sees one side start to name an object the other deleted (a
+    /// layer. LDtk: an entity reference field names an entity by its `iid`. A merge then sees one side start to name an object the other deleted (a
     /// conflict), never writes a reference to an object that is gone.
     pub fn named_references(self) -> &'static [NamedReference] {
         const TILED: [NamedReference; 1] = [NamedReference {
@@ -223,30 +225,32 @@ impl Profile {
             NamedReference { member: "name", holder: Holder::InArray("instances"), targets: "objects" },
             NamedReference { member: "layer", holder: Holder::InArray("instances"), targets: "layers" },
         ];
+        // An entity reference field's value: `{"entityIid": …, "layerIid": …, "levelIid": …}`.
+        const LDTK: [NamedReference; 1] = [NamedReference { member: "entityIid", holder: Holder::Anywhere, targets: "entityInstances" }];
         match self {
+            Profile::Ldtk => &LDTK,
             Profile::Tiled => &TILED,
             Profile::GDevelop => &GDEVELOP,
             _ => &[],
         }
     }
 
-    /// The member holding the identities references name: LDtk's `uid`, Tiled's `id`,
-    /// GDevelop's `name`.
-    fn referenced_id_key(self) -> Option<&'static str> {
+    /// The members holding the identities references name: LDtk's `uid` (definitions) and
+    /// `iid` (entities), Tiled's `id`, GDevelop's `name`.
+    fn referenced_id_keys(self) -> &'static [&'static str] {
         match self {
-            Profile::Ldtk => Some("uid"),
-            Profile::Tiled => Some("id"),
-            Profile::GDevelop => Some("name"),
-            _ => None,
+            Profile::Ldtk => &["uid", "iid"],
+            Profile::Tiled => &["id"],
+            Profile::GDevelop => &["name"],
+            _ => &[],
         }
     }
 
-    /// Whether a side deleted an identity (an LDtk `uid`, a Tiled `id`, a GDevelop `name`)
+    /// Whether a side deleted an identity (an LDtk `uid` or `iid`, a Tiled `id`, a GDevelop `name`)
     /// base holds and ours or theirs does not: only then can a merge leave a reference without its object. Otherwise
     /// the file is read without following references (parts all versions hold alike stay
     /// unread).
     pub fn ids_deleted(self, texts: Sides<&[u8]>) -> bool {
-        let Some(key) = self.referenced_id_key() else { return false };
         // Counted: one number can be the id of a layer and of an object.
         fn ids<'t>(text: &'t [u8], member: &[u8]) -> FxHashMap<&'t [u8], usize> {
             let mut counts = FxHashMap::default();
@@ -263,11 +267,13 @@ impl Profile {
             }
             counts
         }
-        let member = format!("\"{key}\":");
-        let base = ids(texts.base, member.as_bytes());
-        [texts.ours, texts.theirs].iter().any(|t| {
-            let side = ids(t, member.as_bytes());
-            base.iter().any(|(id, n)| side.get(id).is_none_or(|m| m < n))
+        self.referenced_id_keys().iter().any(|key| {
+            let member = format!("\"{key}\":");
+            let base = ids(texts.base, member.as_bytes());
+            [texts.ours, texts.theirs].iter().any(|t| {
+                let side = ids(t, member.as_bytes());
+                base.iter().any(|(id, n)| side.get(id).is_none_or(|m| m < n))
+            })
         })
     }
 

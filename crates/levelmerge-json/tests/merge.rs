@@ -914,3 +914,24 @@ fn ldtk_tile_data_and_enum_tags_are_keyed_by_tile_and_value() {
     );
     assert_eq!((m, c), (tileset(&data(1, "a"), &[tag("WALL", "1, 3"), tag("WATER", "2")].join(", ")), 0));
 }
+
+/// An LDtk level whose entity "a" has an entity reference field, naming `target` if any, and
+/// which holds entity "b" if `with_b`.
+fn ldtk_level_with_reference(target: Option<&str>, with_b: bool) -> String {
+    let value =
+        target.map_or("null".to_owned(), |iid| format!("{{ \"entityIid\": \"{iid}\", \"layerIid\": \"l1\", \"levelIid\": \"v1\" }}"));
+    let b = if with_b { ",\n    { \"iid\": \"b\", \"defUid\": 2, \"px\": [16,0], \"fieldInstances\": [] }" } else { "" };
+    format!(
+        "{{ \"jsonVersion\": \"1.5.3\", \"iid\": \"v1\", \"layerInstances\": [{{ \"iid\": \"l1\", \"entityInstances\": [\n    {{ \"iid\": \"a\", \"defUid\": 2, \"px\": [0,0], \"fieldInstances\": [{{ \"__identifier\": \"Next\", \"__type\": \"EntityRef\", \"__value\": {value}, \"defUid\": 9 }}] }}{b}\n  ] }}] }}\n"
+    )
+}
+
+#[test]
+fn ldtk_a_reference_made_to_an_entity_the_other_side_deleted_is_a_conflict() {
+    let base = ldtk_level_with_reference(None, true);
+    let (m, c) = merge(&base, &ldtk_level_with_reference(None, false), &ldtk_level_with_reference(Some("b"), true));
+    assert_eq!(c, 1, "a reference to an entity that is gone: {m}");
+    // A reference to an entity both keep merges.
+    let (m, c) = merge(&base, &ldtk_level_with_reference(Some("b"), true), &base.replace("[16,0]", "[32,0]"));
+    assert_eq!((m, c), (ldtk_level_with_reference(Some("b"), true).replace("[16,0]", "[32,0]"), 0));
+}
