@@ -78,11 +78,10 @@ fn appended<'a, 's>(base: &[Tileset<'_>], side: &'a [Tileset<'s>]) -> Option<Vec
 /// `None` when the two sides did not both add tilesets at one `firstgid`, or where moving
 /// them is not sure (see the module's text).
 pub fn shift_theirs(texts: Sides<&[u8]>) -> Option<(Vec<u8>, String)> {
-    // Cheap first: both sides must write a `firstgid` base does not, and a common one.
+    // Cheap first: both sides must write a `firstgid` base does not.
     let base_gids = written_firstgids(texts.base);
-    let new_gids = |text| written_firstgids(text).into_iter().filter(|g| !base_gids.contains(g)).collect::<Vec<_>>();
-    let ours_new = new_gids(texts.ours);
-    if !new_gids(texts.theirs).iter().any(|g| ours_new.contains(g)) {
+    let writes_new = |text| written_firstgids(text).iter().any(|g| !base_gids.contains(g));
+    if !(writes_new(texts.ours) && writes_new(texts.theirs)) {
         return None;
     }
     let docs = Sides::new(
@@ -195,6 +194,15 @@ mod tests {
     }
 
     #[test]
+    fn theirs_new_tileset_moves_above_a_new_one_of_ours_that_overlaps_it() {
+        let base = map(A, "1", "");
+        let ours = map(&format!(r#"{A}, {{"firstgid": 13, "name": "b", "tilecount": 10}}"#), "22", "");
+        let theirs = map(&format!(r#"{A}, {{"firstgid": 17, "name": "c", "tilecount": 4}}"#), "17", "");
+        let (out, _) = shift_theirs(Sides::new(base.as_bytes(), ours.as_bytes(), theirs.as_bytes())).unwrap();
+        assert_eq!(String::from_utf8(out).unwrap(), theirs.replace("17", "23"));
+    }
+
+    #[test]
     fn nothing_moves_where_it_is_not_sure() {
         let base = map(A, "1", "");
         let theirs = map(&format!(r#"{A}, {{"firstgid": 17, "name": "c", "tilecount": 4}}"#), "17", "");
@@ -205,6 +213,8 @@ mod tests {
         assert!(sides(&base, &theirs).is_none());
         // Both added the same one alike.
         assert!(sides(&theirs, &theirs).is_none());
+        // Ours' new tileset ends where theirs' begins.
+        assert!(sides(&map(&format!(r#"{A}, {{"firstgid": 13, "name": "b", "tilecount": 4}}"#), "13", ""), &theirs).is_none());
         // Theirs writes its tiles in base64.
         let encoded = theirs.replace("\"data\": [17]", "\"data\": \"EQAAAA==\"");
         assert!(sides(&map(&format!(r#"{A}, {{"firstgid": 17, "name": "b", "tilecount": 2}}"#), "17", ""), &encoded).is_none());

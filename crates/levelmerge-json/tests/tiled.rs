@@ -192,3 +192,146 @@ proptest! {
         }
     }
 }
+
+/// A map with one tile layer, whose tilesets each side may add to (Tiled gives a new tileset
+/// the first gid after the last one's tiles) and whose cells each side paints.
+#[derive(Debug, Clone)]
+struct TileMap {
+    /// Name and tile count of each tileset, in order.
+    tilesets: Vec<(String, u32)>,
+    /// Each cell's tile: the tileset's name and the tile's local id.
+    cells: Vec<Option<(String, u32)>>,
+}
+
+#[derive(Debug, Clone)]
+enum TileEdit {
+    AddTileset { tiles: u32 },
+    Paint { cell: usize, tileset: usize, tile: u32, flipped: bool },
+}
+
+impl TileMap {
+    fn base() -> TileMap {
+        TileMap { tilesets: vec![("base".to_owned(), 8)], cells: vec![Some(("base".to_owned(), 1)), None, None, None, None, None] }
+    }
+
+    fn firstgids(&self) -> Vec<u32> {
+        self.tilesets.iter().scan(1, |next, (_, tiles)| Some(std::mem::replace(next, *next + tiles))).collect()
+    }
+
+    fn apply(&mut self, edit: &TileEdit, side: &str) {
+        match *edit {
+            TileEdit::AddTileset { tiles } => {
+                let name = format!("{side}{}", self.tilesets.len());
+                self.tilesets.push((name, tiles));
+            }
+            // A flipped tile keeps its tileset and id: the flag bits are not part of it.
+            TileEdit::Paint { cell, tileset, tile, .. } => {
+                let (name, tiles) = &self.tilesets[tileset % self.tilesets.len()];
+                self.cells[cell % 6] = Some((name.clone(), tile % tiles));
+            }
+        }
+    }
+
+    fn json(&self, flipped_cells: &[usize]) -> String {
+        let firstgids = self.firstgids();
+        let gid = |(i, cell): (usize, &Option<(String, u32)>)| match cell {
+            None => 0u64,
+            Some((name, tile)) => {
+                let at = self.tilesets.iter().position(|(n, _)| n == name).unwrap();
+                let flip = if flipped_cells.contains(&i) { 0x8000_0000 } else { 0 };
+                u64::from(firstgids[at] + tile) | flip
+            }
+        };
+        let data: Vec<String> = self.cells.iter().enumerate().map(gid).map(|g| g.to_string()).collect();
+        let tilesets: Vec<String> = self
+            .tilesets
+            .iter()
+            .zip(&firstgids)
+            .map(|((name, tiles), first)| {
+                format!("  {{ \"firstgid\":{first}, \"name\":\"{name}\", \"tilecount\":{tiles}, \"tilewidth\":16 }}")
+            })
+            .collect();
+        format!(
+            "{{ \"height\":2,\n \"layers\":[\n  {{ \"data\":[{}],\n   \"height\":2, \"id\":1, \"name\":\"ground\", \"type\":\"tilelayer\", \"width\":3 }}],\n \"nextlayerid\":2, \"nextobjectid\":1, \"tiledversion\":\"1.10.2\",\n \"tilesets\":[\n{}]\n}}\n",
+            data.join(", "),
+            tilesets.join(",\n")
+        )
+    }
+}
+
+/// Each cell's tile as a map says it: the name of the tileset whose range holds the gid and
+/// the tile's local id; an error where tilesets overlap.
+fn painted(text: &str) -> Result<Vec<Option<(String, u64)>>, String> {
+    let map: Value = serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
+    let tilesets: Vec<(u64, u64, String)> = map["tilesets"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|t| (t["firstgid"].as_u64().unwrap(), t["tilecount"].as_u64().unwrap(), t["name"].as_str().unwrap().to_owned()))
+        .collect();
+    for pair in tilesets.windows(2) {
+        if pair[0].0 + pair[0].1 > pair[1].0 {
+            return Err(format!("tilesets {} and {} share gids", pair[0].2, pair[1].2));
+        }
+    }
+    let cells = map["layers"][0]["data"].as_array().ok_or("no data")?;
+    Ok(cells
+        .iter()
+        .map(|g| {
+            let gid = g.as_u64().unwrap() & 0x0FFF_FFFF;
+            tilesets.iter().rev().find(|(first, _, _)| gid != 0 && *first <= gid).map(|(first, _, name)| (name.clone(), gid - first))
+        })
+        .collect())
+}
+
+fn tile_edits() -> impl Strategy<Value = Vec<TileEdit>> {
+    let edit = prop_oneof![
+        (1u32..20).prop_map(|tiles| TileEdit::AddTileset { tiles }),
+        ((0usize..6), (0usize..4), (0u32..20), any::<bool>()).prop_map(|(cell, tileset, tile, flipped)| TileEdit::Paint {
+            cell,
+            tileset,
+            tile,
+            flipped
+        }),
+    ];
+    prop::collection::vec(edit, 0..5)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    /// Tilesets both sides add get one gid range each, and every cell one side painted (the
+    /// other left it) shows the tile that side painted.
+    #[test]
+    fn tiled_tilesets_both_sides_add_keep_their_tiles(ours_edits in tile_edits(), theirs_edits in tile_edits()) {
+        let base = TileMap::base();
+        let side = |edits: &[TileEdit], name: &str| {
+            let mut map = base.clone();
+            for e in edits {
+                map.apply(e, name);
+            }
+            let flipped: Vec<usize> = edits.iter().filter_map(|e| match e { TileEdit::Paint { cell, flipped: true, .. } => Some(cell % 6), _ => None }).collect();
+            (map.json(&flipped), painted(&map.json(&flipped)).unwrap())
+        };
+        let (b, base_cells) = (base.json(&[]), painted(&base.json(&[])).unwrap());
+        let (x, ours_cells) = side(&ours_edits, "o");
+        let (y, theirs_cells) = side(&theirs_edits, "t");
+        let m = merge_keeping_the_laws(&JsonCodec::default(), &b, &x, &y).map_err(TestCaseError::fail)?;
+        // Cells both sides painted are the only conflicts there can be.
+        let data = |text: &str| serde_json::from_str::<Value>(text).unwrap()["layers"][0]["data"].clone();
+        let (base_data, ours_data, theirs_data) = (data(&b), data(&x), data(&y));
+        let both_painted = (0..6).any(|i| ours_data[i] != base_data[i] && theirs_data[i] != base_data[i] && ours_data[i] != theirs_data[i]);
+        prop_assert!(both_painted || m.open_conflicts == 0, "a conflict where no cell was painted twice:\n{}", String::from_utf8_lossy(&m.text));
+        if m.open_conflicts == 0 {
+            let text = String::from_utf8(m.text).unwrap();
+            let merged = painted(&text).map_err(|e| TestCaseError::fail(format!("{e}:\n{text}")))?;
+            for (i, cell) in merged.iter().enumerate() {
+                for (mine, other) in [(&ours_cells, &theirs_cells), (&theirs_cells, &ours_cells)] {
+                    if mine[i] != base_cells[i] && other[i] == base_cells[i] {
+                        prop_assert_eq!(cell, &mine[i], "cell {} in:\n{}", i, text);
+                    }
+                }
+            }
+        }
+    }
+}
