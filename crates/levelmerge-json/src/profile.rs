@@ -19,7 +19,8 @@
 //!   (`uiSettings`) and the saving machine's `projectFile` path are volatile; a placed
 //!   instance names its object and its layer (followed where a side deleted one).
 //! * **Ogmo 3**: layers are keyed by `_eid`; entities by their `id` (their `_eid` names their
-//!   definition, shared by every instance).
+//!   definition, shared by every instance), unique in their layer: entities both sides added
+//!   to a layer under one id are renumbered in theirs.
 //! * **Cocos Creator**: references are array positions; the file is merged in an identity
 //!   form ([`crate::cocos`]) whose elements are keyed by their identity and whose reference
 //!   lists (`_children`, `_components`) by the identity they name. Volatile: the scene node's
@@ -152,19 +153,21 @@ impl Profile {
                         path.starts_with("layers") && path.ends_with(".objects") && path.split('.').rev().skip(1).all(|s| s == "layers")
                     },
                     key: "id",
-                    counter: "nextobjectid",
+                    counter: Some("nextobjectid"),
                     references: References::Typed(TILED_OBJECT_PROPERTY),
                     name: None,
                     per_array: false,
+                    scope: None,
                 },
                 IdSpace {
                     what: "layer",
                     arrays: |path| path.split('.').all(|s| s == "layers"),
                     key: "id",
-                    counter: "nextlayerid",
+                    counter: Some("nextlayerid"),
                     references: References::None,
                     name: None,
                     per_array: false,
+                    scope: None,
                 },
             ],
             Profile::Ldtk => vec![IdSpace {
@@ -186,12 +189,25 @@ impl Profile {
                     )
                 },
                 key: "uid",
-                counter: "nextUid",
+                counter: Some("nextUid"),
                 // `defUid`, `layerDefUid`, `tilesetUid`, …, a layer's `levelId`, and an enum
                 // field's type `F_Enum(uid)`.
                 references: References::Named { member: |name| name.ends_with("Uid") || name == "levelId", wrapper: Some("F_Enum") },
                 name: Some("identifier"),
                 per_array: true,
+                scope: None,
+            }],
+            // An entity's id is unique in its layer, where the editor gives a new one the next
+            // above the highest. No entity value names another.
+            Profile::Ogmo => vec![IdSpace {
+                what: "entity id",
+                arrays: |path| path == "layers.entities",
+                key: "id",
+                counter: None,
+                references: References::None,
+                name: None,
+                per_array: false,
+                scope: Some("_eid"),
             }],
             _ => Vec::new(),
         }

@@ -1,5 +1,6 @@
-//! Ids handed out by a counter in the file (Tiled's `nextobjectid`, LDtk's `nextUid`): two
-//! people who each add an object get the same new id. Before the merge, theirs' new objects
+//! Ids handed out by a counter in the file (Tiled's `nextobjectid`, LDtk's `nextUid`), or by
+//! the editor from the ids it finds (Ogmo's entity ids, one above the highest of the layer):
+//! two people who each add an object get the same new id. Before the merge, theirs' new objects
 //! whose id ours also gave a different new object get fresh ids, above every id and counter
 //! of the three versions, and theirs' references to them and its counter follow.
 //!
@@ -31,15 +32,21 @@ pub struct IdSpace {
     /// ids of this space.
     pub arrays: fn(&str) -> bool,
     pub key: &'static str,
-    /// The top-level member counting the next id.
-    pub counter: &'static str,
+    /// The top-level member counting the next id, if the file keeps one.
+    pub counter: Option<&'static str>,
     pub references: References,
     /// The member naming an object, which no two objects of one array may share.
     pub name: Option<&'static str>,
     /// Whether one id may serve one object in each array (LDtk's lookups are by kind: a
     /// level and an entity definition of one uid do not clash); else one per space.
     pub per_array: bool,
+    /// Where ids are unique only within the object holding their array: the member naming
+    /// that object (an Ogmo layer's `_eid`). Such ids are named by no reference.
+    pub scope: Option<&'static str>,
 }
+
+/// An id, with the object holding its array where ids are unique only there (else `""`).
+type ScopedId<'s> = (&'s str, i64);
 
 /// Where a version refers to ids of a space.
 #[derive(Debug, Clone, Copy)]
@@ -69,7 +76,7 @@ struct Element<'s> {
 
 /// What one version holds of an id space.
 struct Found<'s> {
-    ids: FxHashMap<i64, Element<'s>>,
+    ids: FxHashMap<ScopedId<'s>, Element<'s>>,
     /// Reference value nodes with the id they name, and the text the id is wrapped in.
     references: Vec<(u32, i64, Option<&'static str>)>,
     counter: Option<(u32, i64)>,
@@ -86,14 +93,15 @@ fn member(doc: &Document<'_>, object: u32, name: &str) -> Option<u32> {
 fn find<'s>(doc: &Document<'s>, space: &IdSpace) -> Found<'s> {
     let mut found = Found { ids: FxHashMap::default(), references: Vec::new(), counter: None };
     if doc.nodes[doc.root as usize].kind == NodeKind::Object {
-        found.counter = member(doc, doc.root, space.counter).and_then(|n| Some((n, integer(doc, n)?)));
+        found.counter = space.counter.and_then(|c| member(doc, doc.root, c)).and_then(|n| Some((n, integer(doc, n)?)));
     }
     let mut path = Vec::new();
     walk(doc, doc.root, &mut path, None, space, &mut found);
     found
 }
 
-/// `holder`: the id (as written) of the object holding `node`, or the nearest such object's.
+/// `holder`: the id (as written; the scope member where the space has one) of the object
+/// holding `node`, or the nearest such object's.
 fn walk<'s>(doc: &Document<'s>, node: u32, path: &mut Vec<&'s str>, holder: Option<&'s str>, space: &IdSpace, found: &mut Found<'s>) {
     match doc.nodes[node as usize].kind {
         NodeKind::Object => {
@@ -124,7 +132,7 @@ fn walk<'s>(doc: &Document<'s>, node: u32, path: &mut Vec<&'s str>, holder: Opti
                         }
                     }
                 }
-                let own_id = member(doc, node, space.key).map(|v| doc.node_text(v));
+                let own_id = member(doc, node, space.scope.unwrap_or(space.key)).map(|v| doc.node_text(v));
                 path.push(doc.text(slot.name));
                 walk(doc, slot.value, path, own_id.or(holder), space, found);
                 path.pop();
@@ -137,7 +145,8 @@ fn walk<'s>(doc: &Document<'s>, node: u32, path: &mut Vec<&'s str>, holder: Opti
                 let element = slot.value;
                 if holds_ids && doc.nodes[element as usize].kind == NodeKind::Object {
                     if let Some((value, id)) = member(doc, element, space.key).and_then(|v| Some((v, integer(doc, v)?))) {
-                        found.ids.entry(id).or_insert_with(|| Element {
+                        let scope = if space.scope.is_some() { holder.unwrap_or("") } else { "" };
+                        found.ids.entry((scope, id)).or_insert_with(|| Element {
                             value,
                             text: doc.node_text(element),
                             array: if space.per_array { array.clone() } else { String::new() },
@@ -156,12 +165,13 @@ fn walk<'s>(doc: &Document<'s>, node: u32, path: &mut Vec<&'s str>, holder: Opti
 /// Theirs with its colliding new ids renumbered, and a note per id; `None` when nothing
 /// collides (or a version is not JSON).
 pub fn renumber(texts: Sides<&[u8]>, spaces: &[IdSpace], unread: impl FnOnce() -> Sides<Vec<Closed>>) -> Option<(Vec<u8>, Vec<String>)> {
-    // Only counters both sides moved can have handed out one id twice.
+    // Only counters both sides moved can have handed out one id twice (ids without a counter
+    // are looked for in every merge).
     let moved = |name: &str| {
         let base = written_number(texts.base, name);
         base != written_number(texts.ours, name) && base != written_number(texts.theirs, name)
     };
-    if !spaces.iter().any(|s| moved(s.counter)) {
+    if !spaces.iter().any(|s| s.counter.is_none_or(moved)) {
         return None;
     }
     // Every id is read: a container left unread holds none (nor any reference to an id new
@@ -184,7 +194,7 @@ pub fn renumber(texts: Sides<&[u8]>, spaces: &[IdSpace], unread: impl FnOnce() -
         // Theirs' new objects named as one ours added under another id are that object: they
         // take ours' id (the merge then sees one object, or a conflict where the two differ).
         let same_named = same_named_ids(&found);
-        let mut colliding: Vec<i64> = found
+        let mut colliding: Vec<ScopedId<'_>> = found
             .theirs
             .ids
             .iter()
@@ -212,17 +222,17 @@ pub fn renumber(texts: Sides<&[u8]>, spaces: &[IdSpace], unread: impl FnOnce() -
         }
         colliding.sort_unstable();
         let all = [&found.base, &found.ours, &found.theirs];
-        let above_ids = all.iter().flat_map(|f| f.ids.keys()).max().map_or(1, |m| m + 1);
+        let above_ids = all.iter().flat_map(|f| f.ids.keys()).map(|(_, id)| id).max().map_or(1, |m| m + 1);
         let above_counters = all.iter().filter_map(|f| f.counter.map(|c| c.1)).max().unwrap_or(1);
         let first = above_ids.max(above_counters);
-        let fresh: FxHashMap<i64, i64> = colliding.iter().zip(first..).map(|(&old, new)| (old, new)).collect();
-        let new_id = |old: &i64| fresh.get(old).or_else(|| same_named.get(old)).copied();
+        let fresh: FxHashMap<ScopedId<'_>, i64> = colliding.iter().zip(first..).map(|(&old, new)| (old, new)).collect();
+        let new_id = |old: &ScopedId<'_>| fresh.get(old).copied().or_else(|| same_named.get(old).map(|target| target.1));
         for old in colliding.iter().chain(same_named.keys()) {
             let n = &docs.theirs.nodes[found.theirs.ids[old].value as usize];
             edits.push((n.start as usize, n.end as usize, new_id(old).expect("a moved id").to_string()));
         }
         for &(node, id, wrapper) in &found.theirs.references {
-            if let Some(new) = new_id(&id) {
+            if let Some(new) = new_id(&("", id)) {
                 let n = &docs.theirs.nodes[node as usize];
                 let text = wrapper.map_or_else(|| new.to_string(), |w| format!("\"{w}({new})\""));
                 edits.push((n.start as usize, n.end as usize, text));
@@ -234,12 +244,12 @@ pub fn renumber(texts: Sides<&[u8]>, spaces: &[IdSpace], unread: impl FnOnce() -
             edits.push((n.start as usize, n.end as usize, next.to_string()));
         }
         if !colliding.is_empty() {
-            let moves: Vec<String> = colliding.iter().map(|old| format!("{old} → {}", fresh[old])).collect();
+            let moves: Vec<String> = colliding.iter().map(|old| format!("{} → {}", old.1, fresh[old])).collect();
             notes.push(levelmerge_core::text::renumbered_note(&format!("{}s", space.what), "theirs", &moves));
         }
-        let mut taken: Vec<(&i64, &i64)> = same_named.iter().collect();
+        let mut taken: Vec<(&ScopedId<'_>, &ScopedId<'_>)> = same_named.iter().collect();
         taken.sort_unstable();
-        for (old, new) in taken {
+        for ((_, old), (_, new)) in taken {
             notes.push(format!("theirs' new {} {old} is ours' {new}: both sides added one of that name", space.what));
         }
     }
@@ -261,8 +271,8 @@ fn written_number<'t>(text: &'t [u8], name: &str) -> Option<&'t str> {
 
 /// Theirs' new objects each named as a new object of ours in the same array under another id
 /// (theirs' id → ours'): both sides added the same thing, which keeping both would name twice.
-fn same_named_ids<'f>(found: &'f Sides<Found<'_>>) -> FxHashMap<i64, i64> {
-    let added = |side: &'f Found<'_>| -> FxHashMap<(&'f str, &'f str), i64> {
+fn same_named_ids<'f, 's>(found: &'f Sides<Found<'s>>) -> FxHashMap<ScopedId<'s>, ScopedId<'s>> {
+    let added = |side: &'f Found<'s>| -> FxHashMap<(&'f str, &'s str), ScopedId<'s>> {
         side.ids
             .iter()
             .filter(|(id, _)| !found.base.ids.contains_key(id))
@@ -281,10 +291,11 @@ mod tests {
         what: "object",
         arrays: |path| path.ends_with("objects"),
         key: "id",
-        counter: "nextobjectid",
+        counter: Some("nextobjectid"),
         references: References::Typed(TypedReference { type_member: "type", type_value: "object", value_member: "value" }),
         name: None,
         per_array: false,
+        scope: None,
     };
 
     /// Every container of every version read.

@@ -935,3 +935,34 @@ fn ldtk_a_reference_made_to_an_entity_the_other_side_deleted_is_a_conflict() {
     let (m, c) = merge(&base, &ldtk_level_with_reference(Some("b"), true), &base.replace("[16,0]", "[32,0]"));
     assert_eq!((m, c), (ldtk_level_with_reference(Some("b"), true).replace("[16,0]", "[32,0]"), 0));
 }
+
+/// An Ogmo 3 level with two entity layers (ids are per layer), holding these entities
+/// (`"name": x` pairs, ids from 0) in each.
+fn ogmo_level(first: &[(&str, u32)], second: &[(&str, u32)]) -> String {
+    let layer = |eid: &str, entities: &[(&str, u32)]| {
+        let lines: Vec<String> = entities
+            .iter()
+            .enumerate()
+            .map(|(id, (name, x))| format!("      {{\"name\": \"{name}\", \"id\": {id}, \"_eid\": \"9{id}\", \"x\": {x}, \"y\": 0}}"))
+            .collect();
+        format!("    {{\"name\": \"L{eid}\", \"_eid\": \"{eid}\", \"entities\": [\n{}\n    ]}}", lines.join(",\n"))
+    };
+    format!("{{\n  \"ogmoVersion\": \"3.4.0\",\n  \"layers\": [\n{},\n{}\n  ]\n}}\n", layer("1", first), layer("2", second))
+}
+
+#[test]
+fn ogmo_entities_both_sides_added_under_one_id_in_a_layer_are_both_kept() {
+    let base = ogmo_level(&[("door", 8)], &[("lamp", 16), ("key", 24)]);
+    let ours = ogmo_level(&[("door", 8), ("chest", 32)], &[("lamp", 16), ("key", 24)]);
+    let theirs = ogmo_level(&[("door", 8), ("coin", 40)], &[("lamp", 16), ("key", 24), ("gem", 48)]);
+    let r = merged(&base, &ours, &theirs);
+    let m = String::from_utf8(r.text).unwrap();
+    assert_eq!(r.open_conflicts, 0, "{m}");
+    // Theirs' coin takes the first id above every id of the level; its gem, added in the other
+    // layer under an id ours did not give there, keeps its id.
+    let coin = "{\"name\": \"coin\", \"id\": 1, \"_eid\": \"91\", \"x\": 40, \"y\": 0}";
+    let want = ogmo_level(&[("door", 8), ("chest", 32)], &[("lamp", 16), ("key", 24), ("gem", 48)])
+        .replace("\"x\": 32, \"y\": 0}", &format!("\"x\": 32, \"y\": 0}},\n      {}", coin.replace("\"id\": 1", "\"id\": 3")));
+    assert_eq!(m, want);
+    assert!(r.notes.iter().any(|n| n.contains("theirs' are renumbered: 1 → 3")), "{:?}", r.notes);
+}
