@@ -966,3 +966,21 @@ fn ogmo_entities_both_sides_added_under_one_id_in_a_layer_are_both_kept() {
     assert_eq!(m, want);
     assert!(r.notes.iter().any(|n| n.contains("theirs' are renumbered: 1 → 3")), "{:?}", r.notes);
 }
+
+#[test]
+fn a_counter_one_side_lowered_stays_above_the_ids_the_other_handed_out() {
+    // Objects 2 to 9 were deleted: the counter stays at 10. Ours brings object 7 back (an undo
+    // gives it its id again, the counter unmoved); theirs goes back to an older map counting 5.
+    let map = |objects: &str, next: u32| {
+        format!("{{ \"layers\":[{{ \"id\":1, \"objects\":[{objects}] }}],\n  \"nextlayerid\":2, \"nextobjectid\":{next}, \"tiledversion\":\"1.10\" }}\n")
+    };
+    let door = "{ \"id\":1, \"name\":\"door\" }";
+    let (base, old) = (map(door, 10), map(door, 5));
+    let ours = map(&format!("{door}, {{ \"id\":7, \"name\":\"key\" }}"), 10);
+    let r = merged(&base, &ours, &old);
+    let m = String::from_utf8(r.text).unwrap();
+    assert_eq!(r.open_conflicts, 0, "{m}");
+    // At 5, Tiled would give object 7's id again two objects later.
+    assert_eq!(m, ours);
+    assert!(r.conflicts.iter().any(|c| c.path == "nextobjectid" && c.resolved.is_some()), "{:?}", r.conflicts);
+}
