@@ -165,11 +165,12 @@ fn walk<'s>(doc: &Document<'s>, node: u32, path: &mut Vec<&'s str>, holder: Opti
 /// Theirs with its colliding new ids renumbered, and a note per id; `None` when nothing
 /// collides (or a version is not JSON).
 pub fn renumber(texts: Sides<&[u8]>, spaces: &[IdSpace], unread: impl FnOnce() -> Sides<Vec<Closed>>) -> Option<(Vec<u8>, Vec<String>)> {
-    // Only counters both sides moved can have handed out one id twice (ids without a counter
-    // are looked for in every merge).
+    // Ids are handed out twice only where a side moved its counter: both did, or one did while
+    // the other added ids without moving it (a file whose counter lags its ids). Ids without a
+    // counter are looked for in every merge.
     let moved = |name: &str| {
         let base = written_number(texts.base, name);
-        base != written_number(texts.ours, name) && base != written_number(texts.theirs, name)
+        base != written_number(texts.ours, name) || base != written_number(texts.theirs, name)
     };
     if !spaces.iter().any(|s| s.counter.is_none_or(moved)) {
         return None;

@@ -984,3 +984,20 @@ fn a_counter_one_side_lowered_stays_above_the_ids_the_other_handed_out() {
     assert_eq!(m, ours);
     assert!(r.conflicts.iter().any(|c| c.path == "nextobjectid" && c.resolved.is_some()), "{:?}", r.conflicts);
 }
+
+#[test]
+fn tiled_layers_added_under_one_id_are_told_apart_where_one_side_did_not_move_the_counter() {
+    let map = |layers: &str, next: u32| {
+        format!("{{ \"layers\":[{{ \"id\":1, \"name\":\"ground\" }}{layers}],\n  \"nextlayerid\":{next}, \"nextobjectid\":1, \"tiledversion\":\"1.10\" }}\n")
+    };
+    let base = map("", 2);
+    // Ours' writer added layer 2 without counting it; theirs added a layer 2 in a new group.
+    let ours = map(", { \"id\":2, \"name\":\"result\" }", 2);
+    let theirs = map(", { \"id\":3, \"layers\":[{ \"id\":2, \"name\":\"computer\" }], \"name\":\"group\" }", 4);
+    let (m, c) = merge(&base, &ours, &theirs);
+    assert_eq!(c, 0, "{m}");
+    assert_eq!(
+        m,
+        map(", { \"id\":2, \"name\":\"result\" }, { \"id\":3, \"layers\":[{ \"id\":4, \"name\":\"computer\" }], \"name\":\"group\" }", 5)
+    );
+}
