@@ -43,7 +43,7 @@ where
         if merged.open_conflicts == 0 {
             assert!(codec.parse(&merged.text).is_ok(), "a clean merge that does not parse");
             let renumbered = codec.renumber(Sides::new(base, ours, theirs));
-            let renumbered = renumbered.iter().flat_map(|r| [r.base.as_deref(), r.theirs.as_deref()]).flatten();
+            let renumbered = renumbered.iter().flat_map(|r| [r.base.as_deref(), r.ours.as_deref(), r.theirs.as_deref()]).flatten();
             let inputs = [base, ours, theirs].into_iter().chain(renumbered);
             let known: Vec<String> = inputs.flat_map(|t| codec.check(t)).map(|p| finding(&p)).collect();
             let new: Vec<String> = codec.check(&merged.text).iter().map(finding).filter(|p| !known.contains(p)).collect();

@@ -380,7 +380,6 @@ pub fn merge<'a>(inputs: Sides<&'a Level<'a>>, options: &Options) -> MergedLevel
         concurrent_insertions: options.concurrent_insertions,
         empty_values: options.empty_values,
         volatile: options.policy.rules.iter().any(|r| r.action == RuleAction::Ignore).then(|| options.policy.clone()),
-        counters: options.policy.rules.iter().any(|r| r.action == RuleAction::Max).then(|| options.policy.clone()),
         object: ObjectId::new(""),
         object_kind: "",
         alive,

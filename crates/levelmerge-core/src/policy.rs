@@ -11,9 +11,8 @@ pub enum RuleAction {
     Theirs,
     /// A volatile property: never a conflict, ours is kept.
     Ignore,
-    /// A counter (`nextUid`): the larger number wins, also where one side alone lowered it
-    /// (the merge then makes it a conflict for this rule). Left as a conflict when a side's
-    /// value is not a number.
+    /// A counter (`nextUid`): the larger number wins. Left as a conflict when a side's value
+    /// is not a number.
     Max,
     /// An integer whose low bits the editor rewrites as bookkeeping, above the bits a user sets
     /// (Cocos' `_localZOrder`: an arrival order the engine deals out again on load, under the

@@ -266,15 +266,19 @@ impl Codec for JsonCodec {
                 // Read as the merge reads them, but for containers holding an id of the space.
                 let parallel = all.iter().map(|t| t.len()).sum::<usize>() > levelmerge_core::codec::PARALLEL_FROM;
                 let unread = || self.unread_containers(texts, Some(profile), parallel);
-                let (mut theirs, mut notes) = renumber::renumber(texts, &profile.id_spaces(), unread).unzip();
+                let renumbered = renumber::renumber(texts, &profile.id_spaces(), unread);
+                let (ours, mut theirs, mut notes) = match renumbered {
+                    Some(r) => (r.ours, r.theirs, r.notes),
+                    None => (None, None, Vec::new()),
+                };
                 if profile == Profile::Tiled {
-                    let current = theirs.as_deref().unwrap_or(texts.theirs);
-                    if let Some((shifted, note)) = tile_gids::shift_theirs(Sides::new(texts.base, texts.ours, current)) {
+                    let current = Sides::new(texts.base, ours.as_deref().unwrap_or(texts.ours), theirs.as_deref().unwrap_or(texts.theirs));
+                    if let Some((shifted, note)) = tile_gids::shift_theirs(current) {
                         theirs = Some(shifted);
-                        notes.get_or_insert_with(Vec::new).push(note);
+                        notes.push(note);
                     }
                 }
-                Some(levelmerge_core::Renumbered { theirs: Some(theirs?), notes: notes.unwrap_or_default(), ..Default::default() })
+                (ours.is_some() || theirs.is_some()).then_some(levelmerge_core::Renumbered { ours, theirs, notes, ..Default::default() })
             }
         }
     }

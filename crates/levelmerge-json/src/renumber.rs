@@ -4,12 +4,15 @@
 //! whose id ours also gave a different new object get fresh ids, above every id and counter
 //! of the three versions, and theirs' references to them and its counter follow.
 //!
+//! A side whose counter went back below base's (a file reverted to an older version) while
+//! the other side added ids at or above it has its counter raised above them.
+//!
 //! A new object of theirs named as one ours added under another id (an LDtk definition's
 //! `identifier`) is that object: it takes ours' id, and the merge sees one object, or a
 //! conflict where the two sides made it differently.
 
 use levelmerge_core::text::splice;
-use levelmerge_core::Sides;
+use levelmerge_core::{Side, Sides};
 use rustc_hash::FxHashMap;
 
 use crate::parse::{parse_skipping, Closed, Dialect, Document, NodeKind};
@@ -162,9 +165,17 @@ fn walk<'s>(doc: &Document<'s>, node: u32, path: &mut Vec<&'s str>, holder: Opti
     }
 }
 
-/// Theirs with its colliding new ids renumbered, and a note per id; `None` when nothing
-/// collides (or a version is not JSON).
-pub fn renumber(texts: Sides<&[u8]>, spaces: &[IdSpace], unread: impl FnOnce() -> Sides<Vec<Closed>>) -> Option<(Vec<u8>, Vec<String>)> {
+/// The versions [`renumber`] rewrote (`None`: left as they are), and a note per change.
+pub struct Rewritten {
+    pub ours: Option<Vec<u8>>,
+    pub theirs: Option<Vec<u8>>,
+    pub notes: Vec<String>,
+}
+
+/// Theirs with its colliding new ids renumbered, and a side's counter that went back below
+/// ids the other side added raised above them, with a note per change; `None` when there is
+/// nothing to change (or a version is not JSON).
+pub fn renumber(texts: Sides<&[u8]>, spaces: &[IdSpace], unread: impl FnOnce() -> Sides<Vec<Closed>>) -> Option<Rewritten> {
     // Ids are handed out twice only where a side moved its counter: both did, or one did while
     // the other added ids without moving it (a file whose counter lags its ids). Ids without a
     // counter are looked for in every merge.
@@ -188,73 +199,115 @@ pub fn renumber(texts: Sides<&[u8]>, spaces: &[IdSpace], unread: impl FnOnce() -
         parse_skipping(texts.ours, Dialect::Json, &unread.ours).ok()?,
         parse_skipping(texts.theirs, Dialect::Json, &unread.theirs).ok()?,
     );
-    let mut edits = Vec::new();
-    let mut notes = Vec::new();
+    let (mut ours_edits, mut theirs_edits, mut notes) = (Vec::new(), Vec::new(), Vec::new());
     for space in spaces {
         let found = Sides::new(find(&docs.base, space), find(&docs.ours, space), find(&docs.theirs, space));
-        // Theirs' new objects named as one ours added under another id are that object: they
-        // take ours' id (the merge then sees one object, or a conflict where the two differ).
-        let same_named = same_named_ids(&found);
-        let mut colliding: Vec<ScopedId<'_>> = found
-            .theirs
-            .ids
-            .iter()
-            .filter(|(id, theirs)| {
-                !found.base.ids.contains_key(id)
-                    && !same_named.contains_key(id)
-                    && found
-                        .ours
-                        .ids
-                        .get(id)
-                        .is_some_and(|ours| ours.array == theirs.array && (ours.text != theirs.text || ours.holder != theirs.holder))
-            })
-            .map(|(id, _)| *id)
-            .collect();
-        // An id taken over by a same-named object must be free in theirs: held there by
-        // nothing, by an object moving away, or by one that collides (and moves).
-        let taken_over_is_free = same_named
-            .values()
-            .all(|target| !found.theirs.ids.contains_key(target) || same_named.contains_key(target) || colliding.contains(target));
-        if !taken_over_is_free {
-            continue;
-        }
-        if colliding.is_empty() && same_named.is_empty() {
-            continue;
-        }
-        colliding.sort_unstable();
-        let all = [&found.base, &found.ours, &found.theirs];
-        let above_ids = all.iter().flat_map(|f| f.ids.keys()).map(|(_, id)| id).max().map_or(1, |m| m + 1);
-        let above_counters = all.iter().filter_map(|f| f.counter.map(|c| c.1)).max().unwrap_or(1);
-        let first = above_ids.max(above_counters);
-        let fresh: FxHashMap<ScopedId<'_>, i64> = colliding.iter().zip(first..).map(|(&old, new)| (old, new)).collect();
-        let new_id = |old: &ScopedId<'_>| fresh.get(old).copied().or_else(|| same_named.get(old).map(|target| target.1));
-        for old in colliding.iter().chain(same_named.keys()) {
-            let n = &docs.theirs.nodes[found.theirs.ids[old].value as usize];
-            edits.push((n.start as usize, n.end as usize, new_id(old).expect("a moved id").to_string()));
-        }
-        for &(node, id, wrapper) in &found.theirs.references {
-            if let Some(new) = new_id(&("", id)) {
-                let n = &docs.theirs.nodes[node as usize];
-                let text = wrapper.map_or_else(|| new.to_string(), |w| format!("\"{w}({new})\""));
-                edits.push((n.start as usize, n.end as usize, text));
+        let theirs_next = move_colliding(space, &found, &docs.theirs, &mut theirs_edits, &mut notes);
+        let floors = [counter_floor(&found, Side::Ours, theirs_next.map(|next| next - 1)), counter_floor(&found, Side::Theirs, None)];
+        for (side, floor) in [Side::Ours, Side::Theirs].into_iter().zip(floors) {
+            let Some((node, counter)) = found.get(side).counter else { continue };
+            let next = if side == Side::Theirs { theirs_next } else { None };
+            let Some(target) = floor.into_iter().chain(next).max().filter(|t| *t > counter) else { continue };
+            let n = &docs.get(side).nodes[node as usize];
+            let edits = if side == Side::Ours { &mut ours_edits } else { &mut theirs_edits };
+            edits.push((n.start as usize, n.end as usize, target.to_string()));
+            if floor.is_some() {
+                let counter_name = space.counter.unwrap_or("counter");
+                notes.push(format!(
+                    "{}' {counter_name} {counter} is raised to {target}: it went back below {}s {} added",
+                    side.name(),
+                    space.what,
+                    side.other().name()
+                ));
             }
         }
-        let next = first + colliding.len() as i64;
-        if let Some((node, _)) = found.theirs.counter.filter(|c| c.1 < next && !colliding.is_empty()) {
-            let n = &docs.theirs.nodes[node as usize];
-            edits.push((n.start as usize, n.end as usize, next.to_string()));
-        }
-        if !colliding.is_empty() {
-            let moves: Vec<String> = colliding.iter().map(|old| format!("{} → {}", old.1, fresh[old])).collect();
-            notes.push(levelmerge_core::text::renumbered_note(&format!("{}s", space.what), "theirs", &moves));
-        }
-        let mut taken: Vec<(&ScopedId<'_>, &ScopedId<'_>)> = same_named.iter().collect();
-        taken.sort_unstable();
-        for ((_, old), (_, new)) in taken {
-            notes.push(format!("theirs' new {} {old} is ours' {new}: both sides added one of that name", space.what));
+    }
+    let rewrite = |doc: &Document<'_>, edits: Vec<(usize, usize, String)>| (!edits.is_empty()).then(|| splice(doc.src, edits).into_bytes());
+    let rewritten = Rewritten { ours: rewrite(&docs.ours, ours_edits), theirs: rewrite(&docs.theirs, theirs_edits), notes };
+    (rewritten.ours.is_some() || rewritten.theirs.is_some()).then_some(rewritten)
+}
+
+/// Theirs' new objects whose id ours gave a different new object get fresh ids, above every
+/// id and counter of the three versions, with theirs' references to them; theirs' new objects
+/// named as one ours added take ours' id. The edits of theirs, a note per change, and the
+/// number theirs' counter must reach where ids moved.
+fn move_colliding(
+    space: &IdSpace,
+    found: &Sides<Found<'_>>,
+    theirs: &Document<'_>,
+    edits: &mut Vec<(usize, usize, String)>,
+    notes: &mut Vec<String>,
+) -> Option<i64> {
+    // Theirs' new objects named as one ours added under another id are that object: they
+    // take ours' id (the merge then sees one object, or a conflict where the two differ).
+    let same_named = same_named_ids(found);
+    let mut colliding: Vec<ScopedId<'_>> = found
+        .theirs
+        .ids
+        .iter()
+        .filter(|(id, theirs)| {
+            !found.base.ids.contains_key(id)
+                && !same_named.contains_key(id)
+                && found
+                    .ours
+                    .ids
+                    .get(id)
+                    .is_some_and(|ours| ours.array == theirs.array && (ours.text != theirs.text || ours.holder != theirs.holder))
+        })
+        .map(|(id, _)| *id)
+        .collect();
+    // An id taken over by a same-named object must be free in theirs: held there by
+    // nothing, by an object moving away, or by one that collides (and moves).
+    let taken_over_is_free = same_named
+        .values()
+        .all(|target| !found.theirs.ids.contains_key(target) || same_named.contains_key(target) || colliding.contains(target));
+    if !taken_over_is_free || (colliding.is_empty() && same_named.is_empty()) {
+        return None;
+    }
+    colliding.sort_unstable();
+    let all = [&found.base, &found.ours, &found.theirs];
+    let above_ids = all.iter().flat_map(|f| f.ids.keys()).map(|(_, id)| id).max().map_or(1, |m| m + 1);
+    let above_counters = all.iter().filter_map(|f| f.counter.map(|c| c.1)).max().unwrap_or(1);
+    let first = above_ids.max(above_counters);
+    let fresh: FxHashMap<ScopedId<'_>, i64> = colliding.iter().zip(first..).map(|(&old, new)| (old, new)).collect();
+    let new_id = |old: &ScopedId<'_>| fresh.get(old).copied().or_else(|| same_named.get(old).map(|target| target.1));
+    for old in colliding.iter().chain(same_named.keys()) {
+        let n = &theirs.nodes[found.theirs.ids[old].value as usize];
+        edits.push((n.start as usize, n.end as usize, new_id(old).expect("a moved id").to_string()));
+    }
+    for &(node, id, wrapper) in &found.theirs.references {
+        if let Some(new) = new_id(&("", id)) {
+            let n = &theirs.nodes[node as usize];
+            let text = wrapper.map_or_else(|| new.to_string(), |w| format!("\"{w}({new})\""));
+            edits.push((n.start as usize, n.end as usize, text));
         }
     }
-    (!edits.is_empty()).then(|| (splice(docs.theirs.src, edits).into_bytes(), notes))
+    if !colliding.is_empty() {
+        let moves: Vec<String> = colliding.iter().map(|old| format!("{} → {}", old.1, fresh[old])).collect();
+        notes.push(levelmerge_core::text::renumbered_note(&format!("{}s", space.what), "theirs", &moves));
+    }
+    let mut taken: Vec<(&ScopedId<'_>, &ScopedId<'_>)> = same_named.iter().collect();
+    taken.sort_unstable();
+    for ((_, old), (_, new)) in taken {
+        notes.push(format!("theirs' new {} {old} is ours' {new}: both sides added one of that name", space.what));
+    }
+    (!colliding.is_empty()).then(|| first + colliding.len() as i64)
+}
+
+/// Where `side` went back to a counter below base's (a file reverted to an older version)
+/// while the other side added ids at or above it (up to `other_top` where they move), the
+/// number its counter must reach so that its editor hands none of them out again. A side
+/// whose counter did not go down needs none: the counter rule takes the larger.
+fn counter_floor(found: &Sides<Found<'_>>, side: Side, other_top: Option<i64>) -> Option<i64> {
+    let (_, counter) = found.get(side).counter?;
+    let (_, base_counter) = found.base.counter?;
+    if counter >= base_counter {
+        return None;
+    }
+    let other = found.get(side.other());
+    let added = other.ids.keys().filter(|id| !found.base.ids.contains_key(*id)).map(|(_, id)| *id);
+    let top = added.chain(other_top).max().filter(|top| *top >= counter)?;
+    Some((top + 1).max(other.counter.map_or(0, |c| c.1)))
 }
 
 /// The first number written as the value of a member `name` in `text` (as written: digits,
@@ -309,7 +362,11 @@ mod tests {
         let base = r#"{"nextobjectid": 3, "layers": [{"id": 1, "objects": [{"id": 1}, {"id": 2}]}]}"#;
         let ours = r#"{"nextobjectid": 4, "layers": [{"id": 1, "objects": [{"id": 1}, {"id": 2}, {"id": 3, "name": "a"}]}]}"#;
         let theirs = r#"{"nextobjectid": 5, "layers": [{"id": 1, "objects": [{"id": 1, "properties": [{"name": "t", "type": "object", "value": 3}]}, {"id": 2}, {"id": 3, "name": "b"}, {"id": 4}]}]}"#;
-        let (out, notes) = renumber(Sides::new(base.as_bytes(), ours.as_bytes(), theirs.as_bytes()), &[OBJECTS], read_whole).unwrap();
+        let Rewritten { theirs: Some(out), notes, .. } =
+            renumber(Sides::new(base.as_bytes(), ours.as_bytes(), theirs.as_bytes()), &[OBJECTS], read_whole).unwrap()
+        else {
+            panic!("theirs renumbered")
+        };
         assert_eq!(
             String::from_utf8(out).unwrap(),
             r#"{"nextobjectid": 6, "layers": [{"id": 1, "objects": [{"id": 1, "properties": [{"name": "t", "type": "object", "value": 5}]}, {"id": 2}, {"id": 5, "name": "b"}, {"id": 4}]}]}"#
@@ -322,7 +379,8 @@ mod tests {
         let base = r#"{"nextobjectid": 3, "layers": [{"id": 1, "objects": []}, {"id": 2, "objects": []}]}"#;
         let ours = r#"{"nextobjectid": 4, "layers": [{"id": 1, "objects": [{"id": 3}]}, {"id": 2, "objects": []}]}"#;
         let theirs = r#"{"nextobjectid": 4, "layers": [{"id": 1, "objects": []}, {"id": 2, "objects": [{"id": 3}]}]}"#;
-        let (out, _) = renumber(Sides::new(base.as_bytes(), ours.as_bytes(), theirs.as_bytes()), &[OBJECTS], read_whole).unwrap();
+        let out =
+            renumber(Sides::new(base.as_bytes(), ours.as_bytes(), theirs.as_bytes()), &[OBJECTS], read_whole).unwrap().theirs.unwrap();
         assert_eq!(
             String::from_utf8(out).unwrap(),
             theirs.replace("[{\"id\": 3}]", "[{\"id\": 4}]").replace("\"nextobjectid\": 4", "\"nextobjectid\": 5")

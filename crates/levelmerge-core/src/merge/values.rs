@@ -9,7 +9,7 @@ use crate::conflict::{Conflict, ConflictKind};
 use crate::diff3::{diff3, Chunk, Take};
 use crate::model::{Key, ObjectId, PathSeg, PropPath, Value, ValueKind};
 use crate::order::{merge_order, sort_concurrent_insertions};
-use crate::policy::{Policy, RuleAction};
+use crate::policy::Policy;
 use crate::resolve::Note;
 use crate::side::{Side, Sides};
 
@@ -42,8 +42,6 @@ pub(super) struct Merger<'a> {
     pub(super) empty_values: &'static [&'static str],
     /// The policy, when it names volatile properties.
     pub(super) volatile: Option<Policy>,
-    /// The policy, when it names counters ([`RuleAction::Max`]).
-    pub(super) counters: Option<Policy>,
     pub(super) object: ObjectId,
     pub(super) object_kind: &'a str,
     pub(super) alive: FxHashSet<ObjectId>,
@@ -169,24 +167,6 @@ impl<'a> Merger<'a> {
         MValue::Conflict(self.conflicts.len() - 1)
     }
 
-    /// A counter ([`RuleAction::Max`]) one side alone lowered below the other's number (a file
-    /// reverted to an older version): a conflict, which the rule settles with the larger, so
-    /// that the merged counter stays above every id the other side handed out.
-    fn lowered_counter(&mut self, path: &[Seg<'a>], bv: &'a Value<'a>, ov: &'a Value<'a>, tv: &'a Value<'a>) -> Option<MValue<'a>> {
-        let policy = self.counters.as_ref()?;
-        let lowered = |changed: &Value<'_>, kept: &Value<'_>| {
-            let number = |v: &Value<'_>| v.raw.trim().parse::<f64>().ok().filter(|n| n.is_finite());
-            matches!((number(changed), number(kept)), (Some(c), Some(k)) if c < k)
-        };
-        let one_side_lowered = (tv.identical(bv) && lowered(ov, tv)) || (ov.identical(bv) && lowered(tv, ov));
-        let is_counter = || {
-            let rule = policy.rule_at(self.object.as_str(), self.object_kind, &to_path(path).to_string());
-            rule.is_some_and(|r| r.action == RuleAction::Max)
-        };
-        (one_side_lowered && is_counter())
-            .then(|| self.conflict(path, ConflictKind::BothModified, Sides::new(vec![bv], vec![ov], vec![tv])))
-    }
-
     /// Merge one value. `None` in means absent on that side; `None` out means absent in the result.
     pub(super) fn value(
         &mut self,
@@ -216,9 +196,6 @@ impl<'a> Merger<'a> {
                 let structural = b.is_some_and(|b| b.has_children) || ov.has_children || tv.has_children;
                 if !structural {
                     if let Some(bv) = b {
-                        if let Some(kept) = self.lowered_counter(path, bv, ov, tv) {
-                            return Some(kept);
-                        }
                         if tv.identical(bv) {
                             if let Some(whole) = self.taken_whole(bv, ov) {
                                 return Some(whole);
