@@ -46,15 +46,27 @@ pub fn check_placed<C: Codec>(codec: &C, text: &[u8]) -> Vec<(Problem, Option<Lo
     if problems.is_empty() {
         return Vec::new();
     }
+    let outline = codec.outline(&level);
     let lines: Vec<usize> = problems.iter().filter_map(Problem::line).collect();
-    let mut objects = located(&level, &codec.outline(&level), &lines).into_iter();
+    let mut objects = located(&level, &outline, &lines).into_iter();
     problems
         .into_iter()
         .map(|p| {
-            let object = p.line().and_then(|_| objects.next().flatten());
-            (p, object)
+            let at_line = p.line().and_then(|_| objects.next().flatten());
+            // A problem naming its object is placed there: a line after an object's end (a
+            // member of the file after its last object) is not in that object.
+            let named = named_object(&p).and_then(|id| level.objects.get(id)).map(|o| located_object(o, &outline));
+            (p, named.or(at_line))
         })
         .collect()
+}
+
+/// The object a problem names as the one holding it.
+fn named_object(problem: &Problem) -> Option<&ObjectId> {
+    match problem {
+        Problem::Inconsistent { object, .. } | Problem::Orphan { object, .. } | Problem::DanglingReference { object, .. } => Some(object),
+        _ => None,
+    }
 }
 
 /// Whether `problem` is a reference without its property to a missing object that one of
@@ -104,9 +116,14 @@ fn located(level: &Level<'_>, outline: &Outline, lines: &[usize]) -> Vec<Option<
         .map(|&line| {
             let at = starts.partition_point(|(start, _)| *start <= line);
             let (_, obj) = starts.get(at.checked_sub(1)?)?;
-            Some(Located { id: obj.id.clone(), kind: outline.kind(&obj.id).unwrap_or(&obj.kind).to_owned(), path: outline.path(&obj.id) })
+            Some(located_object(obj, outline))
         })
         .collect()
+}
+
+/// An object as people see it.
+fn located_object(obj: &crate::model::Object<'_>, outline: &Outline) -> Located {
+    Located { id: obj.id.clone(), kind: outline.kind(&obj.id).unwrap_or(&obj.kind).to_owned(), path: outline.path(&obj.id) }
 }
 
 /// The hierarchy paths of some objects of a text, read whole ([`Codec::object_paths`] for a

@@ -224,6 +224,11 @@ impl Codec for JsonCodec {
         Some(levelmerge_core::inspect::paths_in_whole_text(self, text, ids))
     }
 
+    /// A counter (`nextobjectid`, `nextUid`) at or below an id it counts.
+    fn level_problems(&self, doc: &Document<'_>, _level: &Level<'_>) -> Vec<Problem> {
+        doc.profile().map_or_else(Vec::new, |profile| renumber::counter_problems(doc, &profile.id_spaces()))
+    }
+
     fn rules(&self, docs: Sides<&Document<'_>>) -> Vec<levelmerge_core::policy::Rule> {
         // Each document found its editor when it was lowered.
         Profile::first([docs.base, docs.ours, docs.theirs].map(Document::profile)).map_or_else(Vec::new, Profile::rules)

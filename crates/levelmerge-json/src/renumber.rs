@@ -11,8 +11,9 @@
 //! `identifier`) is that object: it takes ours' id, and the merge sees one object, or a
 //! conflict where the two sides made it differently.
 
+use levelmerge_core::model::ObjectId;
 use levelmerge_core::text::splice;
-use levelmerge_core::{Side, Sides};
+use levelmerge_core::{Problem, Side, Sides};
 use rustc_hash::FxHashMap;
 
 use crate::parse::{parse_skipping, Closed, Dialect, Document, NodeKind};
@@ -310,6 +311,23 @@ fn counter_floor(found: &Sides<Found<'_>>, side: Side, other_top: Option<i64>) -
     Some((top + 1).max(other.counter.map_or(0, |c| c.1)))
 }
 
+/// A counter the file keeps at or below an id it counts, which the editor would hand out
+/// again: one problem per space, on the counter's line.
+pub fn counter_problems(doc: &Document<'_>, spaces: &[IdSpace]) -> Vec<Problem> {
+    let mut problems = Vec::new();
+    for space in spaces {
+        let (Some(name), found) = (space.counter, find(doc, space)) else { continue };
+        let Some((node, counter)) = found.counter else { continue };
+        let Some(top) = found.ids.keys().map(|(_, id)| *id).max().filter(|top| *top >= counter) else { continue };
+        problems.push(Problem::Inconsistent {
+            object: ObjectId::new(crate::lower::ROOT_ID),
+            message: format!("{name} is {counter}, not above {} {top}: the editor would give that id again", space.what),
+            line: doc.line_of(doc.nodes[node as usize].start) as usize,
+        });
+    }
+    problems
+}
+
 /// The first number written as the value of a member `name` in `text` (as written: digits,
 /// after a minus sign for a negative one).
 fn written_number<'t>(text: &'t [u8], name: &str) -> Option<&'t str> {
@@ -385,6 +403,19 @@ mod tests {
             String::from_utf8(out).unwrap(),
             theirs.replace("[{\"id\": 3}]", "[{\"id\": 4}]").replace("\"nextobjectid\": 4", "\"nextobjectid\": 5")
         );
+    }
+
+    #[test]
+    fn a_counter_at_or_below_an_id_it_counts_is_a_problem_on_its_line() {
+        let text = "{\"layers\": [{\"id\": 1, \"objects\": [{\"id\": 4}]}],\n \"nextobjectid\": 4}";
+        let doc = crate::parse::parse(text.as_bytes(), Dialect::Json).unwrap();
+        let problems = counter_problems(&doc, &[OBJECTS]);
+        assert_eq!(problems.len(), 1);
+        assert_eq!(problems[0].line(), Some(2));
+        assert!(problems[0].to_string().contains("nextobjectid is 4, not above object 4"), "{}", problems[0]);
+        let counted = text.replace("\"nextobjectid\": 4", "\"nextobjectid\": 5");
+        let fine = crate::parse::parse(counted.as_bytes(), Dialect::Json).unwrap();
+        assert!(counter_problems(&fine, &[OBJECTS]).is_empty());
     }
 
     #[test]
