@@ -4,8 +4,8 @@
 //! whose id ours also gave a different new object get fresh ids, above every id and counter
 //! of the three versions, and theirs' references to them and its counter follow.
 //!
-//! A side whose counter went back below base's (a file reverted to an older version) while
-//! the other side added ids at or above it has its counter raised above them.
+//! The counter the merge keeps is raised above ids the other side added that it does not
+//! count (a side gone back to an older file, or one adding ids without counting them).
 //!
 //! A new object of theirs named as one ours added under another id (an LDtk definition's
 //! `identifier`) is that object: it takes ours' id, and the merge sees one object, or a
@@ -204,21 +204,22 @@ pub fn renumber(texts: Sides<&[u8]>, spaces: &[IdSpace], unread: impl FnOnce() -
     for space in spaces {
         let found = Sides::new(find(&docs.base, space), find(&docs.ours, space), find(&docs.theirs, space));
         let theirs_next = move_colliding(space, &found, &docs.theirs, &mut theirs_edits, &mut notes);
-        let floors = [counter_floor(&found, Side::Ours, theirs_next.map(|next| next - 1)), counter_floor(&found, Side::Theirs, None)];
-        for (side, floor) in [Side::Ours, Side::Theirs].into_iter().zip(floors) {
+        let floor = counter_floor(&found, theirs_next);
+        for side in [Side::Ours, Side::Theirs] {
             let Some((node, counter)) = found.get(side).counter else { continue };
             let next = if side == Side::Theirs { theirs_next } else { None };
-            let Some(target) = floor.into_iter().chain(next).max().filter(|t| *t > counter) else { continue };
+            let raised = floor.filter(|(s, _)| *s == side).map(|(_, n)| n);
+            let Some(target) = raised.into_iter().chain(next).max().filter(|t| *t > counter) else { continue };
             let n = &docs.get(side).nodes[node as usize];
             let edits = if side == Side::Ours { &mut ours_edits } else { &mut theirs_edits };
             edits.push((n.start as usize, n.end as usize, target.to_string()));
-            if floor.is_some() {
+            if raised.is_some() {
                 let counter_name = space.counter.unwrap_or("counter");
                 notes.push(format!(
-                    "{}' {counter_name} {counter} is raised to {target}: it went back below {}s {} added",
+                    "{}' {counter_name} {counter} is raised to {target}: {} added {}s at or above it",
                     side.name(),
-                    space.what,
-                    side.other().name()
+                    side.other().name(),
+                    space.what
                 ));
             }
         }
@@ -295,20 +296,35 @@ fn move_colliding(
     (!colliding.is_empty()).then(|| first + colliding.len() as i64)
 }
 
-/// Where `side` went back to a counter below base's (a file reverted to an older version)
-/// while the other side added ids at or above it (up to `other_top` where they move), the
-/// number its counter must reach so that its editor hands none of them out again. A side
-/// whose counter did not go down needs none: the counter rule takes the larger.
-fn counter_floor(found: &Sides<Found<'_>>, side: Side, other_top: Option<i64>) -> Option<i64> {
-    let (_, counter) = found.get(side).counter?;
-    let (_, base_counter) = found.base.counter?;
-    if counter >= base_counter {
-        return None;
-    }
-    let other = found.get(side.other());
-    let added = other.ids.keys().filter(|id| !found.base.ids.contains_key(*id)).map(|(_, id)| *id);
-    let top = added.chain(other_top).max().filter(|top| *top >= counter)?;
-    Some((top + 1).max(other.counter.map_or(0, |c| c.1)))
+/// Where the counter the merge takes (the changed side's; the larger where both sides moved
+/// it) lies at or below ids the other side added and the counter's side does not hold (a side
+/// gone back to an older file, or one adding ids without counting them), that side and the
+/// number its counter must reach so that the editor hands none of them out again.
+/// `theirs_next`: what theirs' counter reaches where its ids moved. A side's own ids above its
+/// own counter are its own problem, left as they are (`merge(b, o, b)` is `o`).
+fn counter_floor(found: &Sides<Found<'_>>, theirs_next: Option<i64>) -> Option<(Side, i64)> {
+    let value = |side: Side| {
+        let counter = found.get(side).counter.map(|c| c.1);
+        if side == Side::Theirs {
+            counter.map(|c| theirs_next.map_or(c, |n| c.max(n)))
+        } else {
+            counter
+        }
+    };
+    let base = found.base.counter.map(|c| c.1);
+    let source = match (value(Side::Ours) != base, value(Side::Theirs) != base) {
+        (true, true) if value(Side::Theirs) > value(Side::Ours) => Side::Theirs,
+        (true, _) => Side::Ours,
+        (false, true) => Side::Theirs,
+        (false, false) => return None,
+    };
+    let counter = value(source)?;
+    let (held, other) = (&found.get(source).ids, found.get(source.other()));
+    let added = other.ids.keys().filter(|id| !found.base.ids.contains_key(*id) && !held.contains_key(*id)).map(|(_, id)| *id);
+    let moved = if source == Side::Ours { theirs_next.map(|next| next - 1) } else { None };
+    let top = added.chain(moved).max().filter(|top| *top >= counter)?;
+    let other_counter = value(source.other()).unwrap_or(0);
+    Some((source, (top + 1).max(other_counter)))
 }
 
 /// A counter the file keeps at or below an id it counts, which the editor would hand out
