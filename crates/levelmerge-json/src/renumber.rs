@@ -204,11 +204,10 @@ pub fn renumber(texts: Sides<&[u8]>, spaces: &[IdSpace], unread: impl FnOnce() -
     for space in spaces {
         let found = Sides::new(find(&docs.base, space), find(&docs.ours, space), find(&docs.theirs, space));
         let theirs_next = move_colliding(space, &found, &docs.theirs, &mut theirs_edits, &mut notes);
-        let floor = counter_floor(&found, theirs_next);
         for side in [Side::Ours, Side::Theirs] {
             let Some((node, counter)) = found.get(side).counter else { continue };
             let next = if side == Side::Theirs { theirs_next } else { None };
-            let raised = floor.filter(|(s, _)| *s == side).map(|(_, n)| n);
+            let raised = counter_floor(&found, side, theirs_next);
             let Some(target) = raised.into_iter().chain(next).max().filter(|t| *t > counter) else { continue };
             let n = &docs.get(side).nodes[node as usize];
             let edits = if side == Side::Ours { &mut ours_edits } else { &mut theirs_edits };
@@ -296,13 +295,13 @@ fn move_colliding(
     (!colliding.is_empty()).then(|| first + colliding.len() as i64)
 }
 
-/// Where the counter the merge takes (the changed side's; the larger where both sides moved
-/// it) lies at or below ids the other side added and the counter's side does not hold (a side
-/// gone back to an older file, or one adding ids without counting them), that side and the
-/// number its counter must reach so that the editor hands none of them out again.
-/// `theirs_next`: what theirs' counter reaches where its ids moved. A side's own ids above its
-/// own counter are its own problem, left as they are (`merge(b, o, b)` is `o`).
-fn counter_floor(found: &Sides<Found<'_>>, theirs_next: Option<i64>) -> Option<(Side, i64)> {
+/// Where `side` changed its counter (a side gone back to an older file, one adding ids
+/// without counting them) and the other side added ids at or above it that `side` does not
+/// hold, the number its counter must reach so that the editor hands none of them out again,
+/// whichever side's counter the merge keeps. `theirs_next`: what theirs' counter reaches where
+/// its ids moved. A side's own ids above its own counter are its own problem, left as they
+/// are (`merge(b, o, b)` is `o`); a counter the side did not change is not the one kept.
+fn counter_floor(found: &Sides<Found<'_>>, side: Side, theirs_next: Option<i64>) -> Option<i64> {
     let value = |side: Side| {
         let counter = found.get(side).counter.map(|c| c.1);
         if side == Side::Theirs {
@@ -311,20 +310,18 @@ fn counter_floor(found: &Sides<Found<'_>>, theirs_next: Option<i64>) -> Option<(
             counter
         }
     };
-    let base = found.base.counter.map(|c| c.1);
-    let source = match (value(Side::Ours) != base, value(Side::Theirs) != base) {
-        (true, true) if value(Side::Theirs) > value(Side::Ours) => Side::Theirs,
-        (true, _) => Side::Ours,
-        (false, true) => Side::Theirs,
-        (false, false) => return None,
-    };
-    let counter = value(source)?;
-    let (held, other) = (&found.get(source).ids, found.get(source.other()));
+    let counter = value(side).filter(|_| value(side) != found.base.counter.map(|c| c.1))?;
+    let (held, other) = (&found.get(side).ids, found.get(side.other()));
     let added = other.ids.keys().filter(|id| !found.base.ids.contains_key(*id) && !held.contains_key(*id)).map(|(_, id)| *id);
-    let moved = if source == Side::Ours { theirs_next.map(|next| next - 1) } else { None };
-    let top = added.chain(moved).max().filter(|top| *top >= counter)?;
-    let other_counter = value(source.other()).unwrap_or(0);
-    Some((source, (top + 1).max(other_counter)))
+    let top = added.max().filter(|top| *top >= counter)?;
+    // Where both sides moved the counter from base's, the rule keeps the larger: the other
+    // side's, above its own ids, needs no help.
+    let base = found.base.counter.map(|c| c.1);
+    let other_value = value(side.other());
+    if base.is_some() && other_value != base && other_value.is_some_and(|o| o > top) {
+        return None;
+    }
+    Some((top + 1).max(other_value.unwrap_or(0)))
 }
 
 /// A counter the file keeps at or below an id it counts, which the editor would hand out
