@@ -4,8 +4,8 @@
 //! whose id ours also gave a different new object get fresh ids, above every id and counter
 //! of the three versions, and theirs' references to them and its counter follow.
 //!
-//! The counter the merge keeps is raised above ids the other side added that it does not
-//! count (a side gone back to an older file, or one adding ids without counting them).
+//! A side's changed counter is raised above ids the other side added that it does not count
+//! (a side gone back to an older file, or one adding ids without counting them).
 //!
 //! A new object of theirs named as one ours added under another id (an LDtk definition's
 //! `identifier`) is that object: it takes ours' id, and the merge sees one object, or a
