@@ -313,7 +313,9 @@ fn counter_floor(found: &Sides<Found<'_>>, side: Side, theirs_next: Option<i64>)
     let counter = value(side).filter(|_| value(side) != found.base.counter.map(|c| c.1))?;
     let (held, other) = (&found.get(side).ids, found.get(side.other()));
     let added = other.ids.keys().filter(|id| !found.base.ids.contains_key(*id) && !held.contains_key(*id)).map(|(_, id)| *id);
-    let top = added.max().filter(|top| *top >= counter)?;
+    // Theirs' ids that moved hold numbers up to the one before `theirs_next`.
+    let moved = theirs_next.filter(|_| side == Side::Ours).map(|next| next - 1);
+    let top = added.chain(moved).max().filter(|top| *top >= counter)?;
     // Where both sides moved the counter from base's, the rule keeps the larger: the other
     // side's, above its own ids, needs no help.
     let base = found.base.counter.map(|c| c.1);
