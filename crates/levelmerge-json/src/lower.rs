@@ -176,7 +176,7 @@ fn position_of<'d>(doc: &Document<'d>, element: u32, key: &str) -> Option<Cow<'d
     if doc.nodes[element as usize].kind != NodeKind::Object {
         return None;
     }
-    let member = |name: &str| doc.slots_of(element).iter().find(|m| doc.text(m.name) == name.trim()).map(|m| m.value);
+    let member = |name: &str| doc.member(element, name.trim());
     if !key.contains(',') {
         let node = member(key)?;
         return (doc.nodes[node as usize].kind == NodeKind::Array).then(|| position_numbers(doc.node_text(node))).flatten();

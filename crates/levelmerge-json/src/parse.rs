@@ -113,6 +113,16 @@ impl<'s> Document<'s> {
         &self.slots[n.first_slot as usize..(n.first_slot + n.slot_count) as usize]
     }
 
+    /// The value of `object`'s member `name`, if it has one.
+    pub fn member(&self, object: u32, name: &str) -> Option<u32> {
+        self.slots_of(object).iter().find(|s| self.text(s.name) == name).map(|s| s.value)
+    }
+
+    /// The value at `node` as an integer, where it is written as one.
+    pub fn integer(&self, node: u32) -> Option<i64> {
+        (self.nodes[node as usize].kind == NodeKind::Number).then(|| self.node_text(node).parse().ok()).flatten()
+    }
+
     /// Between a member's name and its value (`": "`, `" = "`).
     pub fn sep(&self, slot: &Slot) -> Span {
         (slot.key().1, self.nodes[slot.value as usize].start)

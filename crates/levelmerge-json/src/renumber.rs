@@ -86,18 +86,10 @@ struct Found<'s> {
     counter: Option<(u32, i64)>,
 }
 
-fn integer(doc: &Document<'_>, node: u32) -> Option<i64> {
-    (doc.nodes[node as usize].kind == NodeKind::Number).then(|| doc.node_text(node).parse().ok()).flatten()
-}
-
-fn member(doc: &Document<'_>, object: u32, name: &str) -> Option<u32> {
-    doc.slots_of(object).iter().find(|s| doc.text(s.name) == name).map(|s| s.value)
-}
-
 fn find<'s>(doc: &Document<'s>, space: &IdSpace) -> Found<'s> {
     let mut found = Found { ids: FxHashMap::default(), references: Vec::new(), counter: None };
     if doc.nodes[doc.root as usize].kind == NodeKind::Object {
-        found.counter = space.counter.and_then(|c| member(doc, doc.root, c)).and_then(|n| Some((n, integer(doc, n)?)));
+        found.counter = space.counter.and_then(|c| doc.member(doc.root, c)).and_then(|n| Some((n, doc.integer(n)?)));
     }
     let mut path = Vec::new();
     walk(doc, doc.root, &mut path, None, space, &mut found);
@@ -110,9 +102,9 @@ fn walk<'s>(doc: &Document<'s>, node: u32, path: &mut Vec<&'s str>, holder: Opti
     match doc.nodes[node as usize].kind {
         NodeKind::Object => {
             if let References::Typed(r) = space.references {
-                let typed = member(doc, node, r.type_member).is_some_and(|t| doc.node_text(t).trim_matches('"') == r.type_value);
-                if let Some(v) = member(doc, node, r.value_member).filter(|_| typed) {
-                    if let Some(id) = integer(doc, v) {
+                let typed = doc.member(node, r.type_member).is_some_and(|t| doc.node_text(t).trim_matches('"') == r.type_value);
+                if let Some(v) = doc.member(node, r.value_member).filter(|_| typed) {
+                    if let Some(id) = doc.integer(v) {
                         found.references.push((v, id, None));
                     }
                 }
@@ -121,7 +113,7 @@ fn walk<'s>(doc: &Document<'s>, node: u32, path: &mut Vec<&'s str>, holder: Opti
                 if let References::Named { member, wrapper } = space.references {
                     let name = doc.text(slot.name);
                     if member(name) && name != space.key {
-                        if let Some(id) = integer(doc, slot.value) {
+                        if let Some(id) = doc.integer(slot.value) {
                             found.references.push((slot.value, id, None));
                         }
                     } else if let Some(wrapper) = wrapper.filter(|_| name == "type") {
@@ -136,7 +128,7 @@ fn walk<'s>(doc: &Document<'s>, node: u32, path: &mut Vec<&'s str>, holder: Opti
                         }
                     }
                 }
-                let own_id = member(doc, node, space.scope.unwrap_or(space.key)).map(|v| doc.node_text(v));
+                let own_id = doc.member(node, space.scope.unwrap_or(space.key)).map(|v| doc.node_text(v));
                 path.push(doc.text(slot.name));
                 walk(doc, slot.value, path, own_id.or(holder), space, found);
                 path.pop();
@@ -148,14 +140,14 @@ fn walk<'s>(doc: &Document<'s>, node: u32, path: &mut Vec<&'s str>, holder: Opti
             for slot in doc.slots_of(node) {
                 let element = slot.value;
                 if holds_ids && doc.nodes[element as usize].kind == NodeKind::Object {
-                    if let Some((value, id)) = member(doc, element, space.key).and_then(|v| Some((v, integer(doc, v)?))) {
+                    if let Some((value, id)) = doc.member(element, space.key).and_then(|v| Some((v, doc.integer(v)?))) {
                         let scope = if space.scope.is_some() { holder.unwrap_or("") } else { "" };
                         found.ids.entry((scope, id)).or_insert_with(|| Element {
                             value,
                             text: doc.node_text(element),
                             array: if space.per_array { array.clone() } else { String::new() },
                             holder,
-                            name: space.name.and_then(|n| member(doc, element, n)).map(|n| doc.node_text(n)),
+                            name: space.name.and_then(|n| doc.member(element, n)).map(|n| doc.node_text(n)),
                         });
                     }
                 }
@@ -351,13 +343,17 @@ pub fn counter_problems(doc: &Document<'_>, spaces: &[IdSpace]) -> Vec<Problem> 
 /// after a minus sign for a negative one).
 fn written_number<'t>(text: &'t [u8], name: &str) -> Option<&'t str> {
     let key = format!("\"{name}\"");
-    memchr::memmem::find_iter(text, key.as_bytes()).find_map(|at| {
-        // A string that reads as the name (`"name": "id"`) is followed by no colon.
-        let value = text[at + key.len()..].trim_ascii_start().strip_prefix(b":")?.trim_ascii_start();
-        let sign = usize::from(value.first() == Some(&b'-'));
-        let digits = value[sign..].iter().take_while(|b| b.is_ascii_digit()).count();
-        (digits > 0).then(|| std::str::from_utf8(&value[..sign + digits]).ok()).flatten()
-    })
+    memchr::memmem::find_iter(text, key.as_bytes()).find_map(|at| number_after_key(&text[at + key.len()..]))
+}
+
+/// The number written as a member's value in `rest`, the text after the member's quoted name
+/// (as written: digits, after a minus sign for a negative one).
+pub(crate) fn number_after_key(rest: &[u8]) -> Option<&str> {
+    // A string that reads as the name (`"name": "id"`) is followed by no colon.
+    let value = rest.trim_ascii_start().strip_prefix(b":")?.trim_ascii_start();
+    let sign = usize::from(value.first() == Some(&b'-'));
+    let digits = value[sign..].iter().take_while(|b| b.is_ascii_digit()).count();
+    (digits > 0).then(|| std::str::from_utf8(&value[..sign + digits]).ok()).flatten()
 }
 
 /// Theirs' new objects each named as a new object of ours in the same array under another id

@@ -26,43 +26,31 @@ struct Tileset<'s> {
     tilecount: Option<u32>,
 }
 
-fn member(doc: &Document<'_>, object: u32, name: &str) -> Option<u32> {
-    doc.slots_of(object).iter().find(|s| doc.text(s.name) == name).map(|s| s.value)
-}
-
-fn number(doc: &Document<'_>, node: u32) -> Option<u32> {
-    (doc.nodes[node as usize].kind == NodeKind::Number).then(|| doc.node_text(node).parse().ok()).flatten()
-}
-
 /// The map's tilesets, or `None` when the document is not a map whose tilesets each have a
 /// `firstgid` and a `source` or `name`.
 fn tilesets<'s>(doc: &Document<'s>) -> Option<Vec<Tileset<'s>>> {
-    let list = member(doc, doc.root, "tilesets")?;
+    let number = |node: u32| doc.integer(node).and_then(|n| u32::try_from(n).ok());
+    let list = doc.member(doc.root, "tilesets")?;
     doc.slots_of(list)
         .iter()
         .map(|slot| {
             let tileset = slot.value;
-            let firstgid_node = member(doc, tileset, "firstgid")?;
-            let identity = member(doc, tileset, "source").or_else(|| member(doc, tileset, "name"))?;
+            let firstgid_node = doc.member(tileset, "firstgid")?;
+            let identity = doc.member(tileset, "source").or_else(|| doc.member(tileset, "name"))?;
             Some(Tileset {
                 identity: doc.node_text(identity),
                 firstgid_node,
-                firstgid: number(doc, firstgid_node)?,
-                tilecount: member(doc, tileset, "tilecount").and_then(|n| number(doc, n)),
+                firstgid: number(firstgid_node)?,
+                tilecount: doc.member(tileset, "tilecount").and_then(number),
             })
         })
         .collect()
 }
 
 /// The `firstgid` values written in a text, found without reading it.
-fn written_firstgids(text: &[u8]) -> Vec<&[u8]> {
+fn written_firstgids(text: &[u8]) -> Vec<&str> {
     const KEY: &[u8] = b"\"firstgid\"";
-    memchr::memmem::find_iter(text, KEY)
-        .filter_map(|at| {
-            let value = text[at + KEY.len()..].trim_ascii_start().strip_prefix(b":")?.trim_ascii_start();
-            Some(&value[..value.iter().take_while(|b| b.is_ascii_digit()).count()])
-        })
-        .collect()
+    memchr::memmem::find_iter(text, KEY).filter_map(|at| crate::renumber::number_after_key(&text[at + KEY.len()..])).collect()
 }
 
 /// A side's tilesets added to base's: those at a `firstgid` base has none at, `None` unless
@@ -113,7 +101,7 @@ pub fn shift_theirs(texts: Sides<&[u8]>) -> Option<(Vec<u8>, String)> {
         renumber(tileset.firstgid_node, tileset.firstgid.checked_add(shift)?);
     }
     let mut gids = Vec::new();
-    gid_nodes(doc, member(doc, doc.root, "layers")?, &mut gids)?;
+    gid_nodes(doc, doc.member(doc.root, "layers")?, &mut gids)?;
     for node in gids {
         let written = doc.node_text(node);
         let Ok(gid) = written.parse::<u32>() else { continue };
@@ -143,18 +131,18 @@ fn gid_nodes(doc: &Document<'_>, layers: u32, out: &mut Vec<u32>) -> Option<()> 
     };
     for slot in doc.slots_of(layers) {
         let layer = slot.value;
-        if let Some(data) = member(doc, layer, "data") {
+        if let Some(data) = doc.member(layer, "data") {
             numbers_of(data, out)?;
         }
-        for chunk in member(doc, layer, "chunks").map_or(&[][..], |c| doc.slots_of(c)) {
-            if let Some(data) = member(doc, chunk.value, "data") {
+        for chunk in doc.member(layer, "chunks").map_or(&[][..], |c| doc.slots_of(c)) {
+            if let Some(data) = doc.member(chunk.value, "data") {
                 numbers_of(data, out)?;
             }
         }
-        for object in member(doc, layer, "objects").map_or(&[][..], |o| doc.slots_of(o)) {
-            out.extend(member(doc, object.value, "gid").filter(|&g| doc.nodes[g as usize].kind == NodeKind::Number));
+        for object in doc.member(layer, "objects").map_or(&[][..], |o| doc.slots_of(o)) {
+            out.extend(doc.member(object.value, "gid").filter(|&g| doc.nodes[g as usize].kind == NodeKind::Number));
         }
-        if let Some(group) = member(doc, layer, "layers") {
+        if let Some(group) = doc.member(layer, "layers") {
             gid_nodes(doc, group, out)?;
         }
     }
