@@ -70,9 +70,9 @@ pub trait Codec {
         false
     }
 
-    /// Whether a clean merge's written file is read back and checked against the format's own
-    /// rules before it is returned.
-    fn checks_output(&self) -> bool {
+    /// Whether a clean merge of `docs` is read back from the written file and checked against
+    /// the format's own rules ([`Codec::level_problems`]) before it is returned.
+    fn checks_output(&self, _docs: Sides<&Self::Document<'_>>) -> bool {
         false
     }
 

@@ -343,7 +343,7 @@ fn write_checked<'a, C: Codec>(
     if merged.open_conflicts() > 0 {
         return Ok((finish(codec.render(docs, &merged.resolve(Side::Ours)))?, Vec::new()));
     }
-    if codec.checks_output() {
+    if codec.checks_output(docs) {
         // The written text is read back and checked against the inputs in the file's own
         // form: the fullest account, so the model is not checked first.
         return keep_deleted_while_broken(merged, |m| {
@@ -512,7 +512,7 @@ where
         [&levels.ours, &levels.theirs, &levels.base].iter().map(|l| codec.outline(l)).collect()
     };
     let path_of = |id: &ObjectId| outlines.iter().find(|o| o.kind(id).is_some()).map(|o| o.path(id));
-    clock.lap(if open == 0 && codec.checks_output() { "write and verify" } else { "write" });
+    clock.lap(if open == 0 && codec.checks_output(doc_refs) { "write and verify" } else { "write" });
     let mut notes: Vec<String> = renumbered.as_ref().map(|r| r.notes.clone()).unwrap_or_default();
     // A note names its object as people see it, where its place is known.
     notes.extend(merged.notes.iter().map(|n| match path_of(&n.object) {
@@ -550,7 +550,7 @@ where
     // be settled and checked).
     let (open, problems, views) = if marked.conflicts == 0 {
         let versions = Versions { inputs, originals };
-        let problems = if codec.checks_output() {
+        let problems = if codec.checks_output(doc_refs) {
             verify_output(codec, &marked.text, inputs, originals)?
         } else {
             model_problems(codec, &merged.resolve(Side::Ours), merged.references, &levels, versions)?

@@ -89,7 +89,7 @@ impl Codec for GodotCodec {
         outline::outline(level)
     }
 
-    fn checks_output(&self) -> bool {
+    fn checks_output(&self, _docs: Sides<&Self::Document<'_>>) -> bool {
         true
     }
 

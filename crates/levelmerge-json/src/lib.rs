@@ -10,6 +10,8 @@
 //! * [`outline`]: how a level is shown to people (a Cocos file as the editor's hierarchy).
 //! * [`renumber`]: new objects both sides added under one counter-given id told apart.
 //! * [`tile_gids`]: Tiled tilesets both sides added at one `firstgid` told apart, with their tiles.
+//! * [`tile_renumbering`]: a side that renumbered its Tiled tilesets (one removed or grown):
+//!   the other versions' tiles read in its numbering.
 //! * [`fuzzing`]: the properties the fuzz targets check.
 #![forbid(unsafe_code)]
 
@@ -22,6 +24,7 @@ pub mod profile;
 pub mod render;
 pub mod renumber;
 pub mod tile_gids;
+pub mod tile_renumbering;
 
 use levelmerge_core::resolve::Resolved;
 use levelmerge_core::{Codec, ConcurrentInsertions, Level, Problem, Side, Sides};
@@ -224,9 +227,21 @@ impl Codec for JsonCodec {
         Some(levelmerge_core::inspect::paths_in_whole_text(self, text, ids))
     }
 
-    /// A counter (`nextobjectid`, `nextUid`) at or below an id it counts.
+    /// A counter (`nextobjectid`, `nextUid`) at or below an id it counts; in a Tiled map,
+    /// tilesets sharing gids and tiles no tileset holds.
     fn level_problems(&self, doc: &Document<'_>, _level: &Level<'_>) -> Vec<Problem> {
-        doc.profile().map_or_else(Vec::new, |profile| renumber::counter_problems(doc, &profile.id_spaces()))
+        let Some(profile) = doc.profile() else { return Vec::new() };
+        let mut problems = renumber::counter_problems(doc, &profile.id_spaces());
+        if profile == Profile::Tiled {
+            problems.extend(tile_gids::gid_problems(doc));
+        }
+        problems
+    }
+
+    /// Tiled maps are read back: a gid no tileset holds shows where the tiles of two versions
+    /// were numbered by different lists of tilesets, which nothing in the model sees.
+    fn checks_output(&self, docs: Sides<&Document<'_>>) -> bool {
+        Profile::first([docs.base, docs.ours, docs.theirs].map(Document::profile)) == Some(Profile::Tiled)
     }
 
     fn rules(&self, docs: Sides<&Document<'_>>) -> Vec<levelmerge_core::policy::Rule> {
@@ -272,18 +287,25 @@ impl Codec for JsonCodec {
                 let parallel = all.iter().map(|t| t.len()).sum::<usize>() > levelmerge_core::codec::PARALLEL_FROM;
                 let unread = || self.unread_containers(texts, Some(profile), parallel);
                 let renumbered = renumber::renumber(texts, &profile.id_spaces(), unread);
-                let (ours, mut theirs, mut notes) = match renumbered {
+                let (mut ours, mut theirs, mut notes) = match renumbered {
                     Some(r) => (r.ours, r.theirs, r.notes),
                     None => (None, None, Vec::new()),
                 };
+                let mut base = None;
                 if profile == Profile::Tiled {
                     let current = Sides::new(texts.base, ours.as_deref().unwrap_or(texts.ours), theirs.as_deref().unwrap_or(texts.theirs));
-                    if let Some((shifted, note)) = tile_gids::shift_theirs(current) {
+                    if let Some((rewritten, note)) = tile_renumbering::follow_renumbered(current) {
+                        base = rewritten.base;
+                        ours = rewritten.ours.or(ours);
+                        theirs = rewritten.theirs.or(theirs);
+                        notes.push(note);
+                    } else if let Some((shifted, note)) = tile_gids::shift_theirs(current) {
                         theirs = Some(shifted);
                         notes.push(note);
                     }
                 }
-                (ours.is_some() || theirs.is_some()).then_some(levelmerge_core::Renumbered { ours, theirs, notes, ..Default::default() })
+                let any = base.is_some() || ours.is_some() || theirs.is_some();
+                any.then_some(levelmerge_core::Renumbered { base, ours, theirs, notes, restore: false })
             }
         }
     }

@@ -9,26 +9,37 @@
 //! sees two tilesets added at one `firstgid`, a conflict), and theirs writes its gids as
 //! numbers (not base64 `data`).
 
-use levelmerge_core::Sides;
+use levelmerge_core::model::ObjectId;
+use levelmerge_core::{Problem, Sides};
 
 use crate::parse::{parse, Dialect, Document, NodeKind};
 
 /// The flip and rotation flags Tiled keeps in a gid's top bits.
-const GID_FLAGS: u32 = 0xF000_0000;
+pub(crate) const GID_FLAGS: u32 = 0xF000_0000;
 
 /// A tileset of a map, as one version lists it.
-struct Tileset<'s> {
+pub(crate) struct Tileset<'s> {
     /// Its `source` (an external tileset) or its `name` (an embedded one), as written.
-    identity: &'s str,
+    pub identity: &'s str,
     /// The value node of its `firstgid`.
-    firstgid_node: u32,
-    firstgid: u32,
-    tilecount: Option<u32>,
+    pub firstgid_node: u32,
+    pub firstgid: u32,
+    /// How many gids its tiles take: its `tilecount`, or one past its highest tile id where
+    /// that is higher (an image collection whose tiles were removed keeps the others' ids);
+    /// `None` for an external tileset, whose count is in its own file.
+    pub span: Option<u32>,
+}
+
+impl Tileset<'_> {
+    /// Where its gids end, where the map says.
+    pub fn end(&self) -> Option<u32> {
+        self.firstgid.checked_add(self.span?)
+    }
 }
 
 /// The map's tilesets, or `None` when the document is not a map whose tilesets each have a
 /// `firstgid` and a `source` or `name`.
-fn tilesets<'s>(doc: &Document<'s>) -> Option<Vec<Tileset<'s>>> {
+pub(crate) fn tilesets<'s>(doc: &Document<'s>) -> Option<Vec<Tileset<'s>>> {
     let number = |node: u32| doc.integer(node).and_then(|n| u32::try_from(n).ok());
     let list = doc.member(doc.root, "tilesets")?;
     doc.slots_of(list)
@@ -37,14 +48,58 @@ fn tilesets<'s>(doc: &Document<'s>) -> Option<Vec<Tileset<'s>>> {
             let tileset = slot.value;
             let firstgid_node = doc.member(tileset, "firstgid")?;
             let identity = doc.member(tileset, "source").or_else(|| doc.member(tileset, "name"))?;
+            let tile_ids = doc.member(tileset, "tiles").map_or(&[][..], |tiles| doc.slots_of(tiles));
+            let past_ids = tile_ids.iter().filter_map(|t| doc.member(t.value, "id").and_then(number)?.checked_add(1)).max();
             Some(Tileset {
                 identity: doc.node_text(identity),
                 firstgid_node,
                 firstgid: number(firstgid_node)?,
-                tilecount: doc.member(tileset, "tilecount").and_then(number),
+                span: doc.member(tileset, "tilecount").and_then(number).map(|count| past_ids.map_or(count, |past| past.max(count))),
             })
         })
         .collect()
+}
+
+/// The tileset of `sorted` (by `firstgid`) whose gids hold `gid` (flags taken off), where the
+/// map says: below the next one's `firstgid` and, where its count is known, within it.
+pub(crate) fn holder<'a, 's>(sorted: &'a [Tileset<'s>], gid: u32) -> Option<&'a Tileset<'s>> {
+    let at = sorted.partition_point(|t| t.firstgid <= gid).checked_sub(1)?;
+    let tileset = &sorted[at];
+    tileset.end().is_none_or(|end| gid < end).then_some(tileset)
+}
+
+/// The text of each `"tilesets"` array written in a text, found without reading the rest
+/// (an unclosed one runs to the end): texts whose lists agree hold the same tilesets.
+pub(crate) fn written_tileset_lists(text: &[u8]) -> Vec<&[u8]> {
+    const KEY: &[u8] = b"\"tilesets\"";
+    memchr::memmem::find_iter(text, KEY)
+        .filter_map(|at| {
+            let rest = &text[at + KEY.len()..];
+            let list = rest.trim_ascii_start().strip_prefix(b":")?.trim_ascii_start();
+            list.starts_with(b"[").then(|| &list[..closing_bracket(list).map_or(list.len(), |end| end + 1)])
+        })
+        .collect()
+}
+
+/// Where the bracket opening `text` closes, strings skipped.
+fn closing_bracket(text: &[u8]) -> Option<usize> {
+    let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
+    for (i, &byte) in text.iter().enumerate() {
+        match (in_string, byte) {
+            (true, _) if escaped => escaped = false,
+            (true, b'\\') => escaped = true,
+            (true, b'"') | (false, b'"') => in_string = !in_string,
+            (false, b'[' | b'{') => depth += 1,
+            (false, b']' | b'}') => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
 }
 
 /// The `firstgid` values written in a text, found without reading it.
@@ -85,8 +140,7 @@ pub fn shift_theirs(texts: Sides<&[u8]>) -> Option<(Vec<u8>, String)> {
         .filter(|t| !ours_added.iter().any(|o| o.identity == t.identity && o.firstgid == t.firstgid))
         .collect();
     let theirs_first = theirs_added.iter().map(|t| t.firstgid).min()?;
-    let ours_last = lists.ours.iter().max_by_key(|t| t.firstgid)?;
-    let ours_end = ours_last.firstgid.checked_add(ours_last.tilecount?)?;
+    let ours_end = lists.ours.iter().max_by_key(|t| t.firstgid)?.end()?;
     if ours_added.is_empty() || ours_end <= theirs_first {
         return None;
     }
@@ -120,7 +174,23 @@ pub fn shift_theirs(texts: Sides<&[u8]>) -> Option<(Vec<u8>, String)> {
 /// The gid nodes of the layers in `layers` and the groups among them: each number of a tile
 /// layer's or chunk's `data`, and each object's `gid`. `None` where a layer writes its data
 /// as a string (base64, maybe compressed), whose gids cannot be moved in place.
-fn gid_nodes(doc: &Document<'_>, layers: u32, out: &mut Vec<u32>) -> Option<()> {
+pub(crate) fn gid_nodes(doc: &Document<'_>, layers: u32, out: &mut Vec<u32>) -> Option<()> {
+    each_layer(doc, layers, &mut |layer| layer_gid_nodes(doc, layer, out))
+}
+
+/// `visit` on each layer of `layers` and of the groups among them, until it gives `None`.
+fn each_layer(doc: &Document<'_>, layers: u32, visit: &mut impl FnMut(u32) -> Option<()>) -> Option<()> {
+    for slot in doc.slots_of(layers) {
+        visit(slot.value)?;
+        if let Some(group) = doc.member(slot.value, "layers") {
+            each_layer(doc, group, visit)?;
+        }
+    }
+    Some(())
+}
+
+/// The gid nodes of one layer (not of the layers of a group): see [`gid_nodes`].
+fn layer_gid_nodes(doc: &Document<'_>, layer: u32, out: &mut Vec<u32>) -> Option<()> {
     let numbers_of = |data: u32, out: &mut Vec<u32>| match doc.nodes[data as usize].kind {
         NodeKind::Array => {
             out.extend(doc.slots_of(data).iter().map(|s| s.value).filter(|&v| doc.nodes[v as usize].kind == NodeKind::Number));
@@ -129,24 +199,53 @@ fn gid_nodes(doc: &Document<'_>, layers: u32, out: &mut Vec<u32>) -> Option<()> 
         NodeKind::String => None,
         _ => Some(()),
     };
-    for slot in doc.slots_of(layers) {
-        let layer = slot.value;
-        if let Some(data) = doc.member(layer, "data") {
+    if let Some(data) = doc.member(layer, "data") {
+        numbers_of(data, out)?;
+    }
+    for chunk in doc.member(layer, "chunks").map_or(&[][..], |c| doc.slots_of(c)) {
+        if let Some(data) = doc.member(chunk.value, "data") {
             numbers_of(data, out)?;
         }
-        for chunk in doc.member(layer, "chunks").map_or(&[][..], |c| doc.slots_of(c)) {
-            if let Some(data) = doc.member(chunk.value, "data") {
-                numbers_of(data, out)?;
-            }
-        }
-        for object in doc.member(layer, "objects").map_or(&[][..], |o| doc.slots_of(o)) {
-            out.extend(doc.member(object.value, "gid").filter(|&g| doc.nodes[g as usize].kind == NodeKind::Number));
-        }
-        if let Some(group) = doc.member(layer, "layers") {
-            gid_nodes(doc, group, out)?;
-        }
+    }
+    for object in doc.member(layer, "objects").map_or(&[][..], |o| doc.slots_of(o)) {
+        out.extend(doc.member(object.value, "gid").filter(|&g| doc.nodes[g as usize].kind == NodeKind::Number));
     }
     Some(())
+}
+
+/// What Tiled cannot show in a map: two tilesets whose tiles take the same gids, and a layer
+/// showing a tile no tileset holds (a merge that numbered tiles by two different lists of
+/// tilesets gives both). One problem per pair and per layer, where first found, without
+/// numbers: a merge of a map that had one keeps it, not a new one.
+pub fn gid_problems(doc: &Document<'_>) -> Vec<Problem> {
+    let (Some(mut sorted), Some(layers)) = (tilesets(doc), doc.member(doc.root, "layers")) else { return Vec::new() };
+    sorted.sort_by_key(|t| t.firstgid);
+    let problem = |message: String, node: u32| Problem::Inconsistent {
+        object: ObjectId::new(crate::lower::ROOT_ID),
+        message,
+        line: doc.line_of(doc.nodes[node as usize].start) as usize,
+    };
+    let mut problems: Vec<Problem> = sorted
+        .windows(2)
+        .filter(|pair| pair[0].end().is_some_and(|end| end > pair[1].firstgid) || pair[0].firstgid == pair[1].firstgid)
+        .map(|pair| problem(format!("tilesets {} and {} take the same gids", pair[0].identity, pair[1].identity), pair[1].firstgid_node))
+        .collect();
+    let _ = each_layer(doc, layers, &mut |layer| {
+        let mut gids = Vec::new();
+        if layer_gid_nodes(doc, layer, &mut gids).is_none() {
+            return Some(());
+        }
+        let unheld = gids.into_iter().find(|&node| {
+            let gid = doc.integer(node).and_then(|n| u32::try_from(n).ok()).map(|g| g & !GID_FLAGS);
+            gid.is_some_and(|gid| gid != 0 && holder(&sorted, gid).is_none())
+        });
+        if let Some(node) = unheld {
+            let name = doc.member(layer, "name").map_or("(unnamed)", |n| doc.node_text(n));
+            problems.push(problem(format!("layer {name} shows a tile no tileset holds"), node));
+        }
+        Some(())
+    });
+    problems
 }
 
 #[cfg(test)]

@@ -69,7 +69,7 @@ impl Codec for UnityCodec {
         hierarchy_problems(level)
     }
 
-    fn checks_output(&self) -> bool {
+    fn checks_output(&self, _docs: Sides<&Self::Document<'_>>) -> bool {
         true
     }
 
