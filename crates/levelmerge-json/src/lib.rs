@@ -238,10 +238,14 @@ impl Codec for JsonCodec {
         problems
     }
 
-    /// Tiled maps are read back: a gid no tileset holds shows where the tiles of two versions
-    /// were numbered by different lists of tilesets, which nothing in the model sees.
+    /// Tiled maps whose versions list different tilesets are read back: a gid no tileset holds
+    /// shows where the tiles of two versions were numbered by different lists of tilesets,
+    /// which nothing in the model sees. (Where the lists agree, every gid merged is one a
+    /// version holds in the same numbering.)
     fn checks_output(&self, docs: Sides<&Document<'_>>) -> bool {
-        Profile::first([docs.base, docs.ours, docs.theirs].map(Document::profile)) == Some(Profile::Tiled)
+        let tiled = Profile::first([docs.base, docs.ours, docs.theirs].map(Document::profile)) == Some(Profile::Tiled);
+        let lists = docs.map(|_, doc| tile_gids::written_tileset_lists(doc.src.as_bytes()));
+        tiled && (lists.ours != lists.base || lists.theirs != lists.base)
     }
 
     fn rules(&self, docs: Sides<&Document<'_>>) -> Vec<levelmerge_core::policy::Rule> {
