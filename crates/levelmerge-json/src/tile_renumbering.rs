@@ -157,13 +157,18 @@ fn placements<'s>(
     let fits = |start: u64| u32::try_from(start).ok().filter(|s| s & GID_FLAGS == 0);
     let mut starts: FxHashMap<&'s str, u32> = FxHashMap::default();
     let mut taken: Vec<(u64, u64)> = Vec::new();
-    let mut end_before = 0u64;
-    for tileset in lists.get(target) {
-        let start = fits(u64::from(tileset.firstgid).max(end_before))?;
-        let placed = range(tileset.identity, start);
-        starts.insert(tileset.identity, start);
+    // Pushed up only past another's growth: tilesets `target` itself lists overlapping (a
+    // broken file) stay as they are, moved only as far as the one before moved.
+    let (mut end_before, mut shift, mut own_end_before) = (0u64, 0u64, 0u64);
+    let target_list = lists.get(target);
+    for (i, tileset) in target_list.iter().enumerate() {
+        let first = u64::from(tileset.firstgid);
+        let start = if first >= own_end_before { (first + shift).max(end_before) } else { first + shift };
+        let placed = range(tileset.identity, fits(start)?);
+        starts.insert(tileset.identity, fits(start)?);
         taken.push(placed);
-        end_before = placed.1;
+        (end_before, shift) = (placed.1, start - first);
+        own_end_before = own_span(target_list, i).map_or(u64::MAX, |span| first + u64::from(span));
     }
     // Above every gid any version writes and every tileset's end.
     let top_gid = SIDES
