@@ -5,6 +5,8 @@
 //! * `m_RemovedComponents`, `m_RemovedGameObjects`: a set of references into the source prefab;
 //! * `m_AddedGameObjects`, `m_AddedComponents`: identified by the local `addedObject`.
 //!
+//! A tilemap's cells (`m_Tiles`, `m_AnimatedTiles`) are keyed by their place (`first`).
+//!
 //! Keys are computed once per file, when it is parsed, so that lowering can borrow them; they
 //! ignore how a flow map was wrapped over lines.
 //!
@@ -17,8 +19,15 @@ use rustc_hash::FxHashMap;
 use crate::parse::{UnityFile, YKind};
 
 /// The lists whose items carry an identity, by the key that holds them.
-const KEYED_LISTS: [&str; 5] =
-    ["m_Modifications", "m_RemovedComponents", "m_RemovedGameObjects", "m_AddedGameObjects", "m_AddedComponents"];
+const KEYED_LISTS: [&str; 7] = [
+    "m_Modifications",
+    "m_RemovedComponents",
+    "m_RemovedGameObjects",
+    "m_AddedGameObjects",
+    "m_AddedComponents",
+    "m_Tiles",
+    "m_AnimatedTiles",
+];
 
 /// Whether `key` names a list of identified items.
 pub fn is_keyed_list(key: &str) -> bool {
@@ -53,6 +62,11 @@ fn item_key(file: &UnityFile<'_>, list_key: &str, item: u32) -> Option<String> {
             Some(format!("{target}|{}", unquoted(file.text(file.nodes[path as usize].span))))
         }
         "m_AddedGameObjects" | "m_AddedComponents" => reference_key(file, file.get(item, "addedObject")?),
+        // A tilemap's cells, by their place (`first: {x: 0, y: 0, z: 0}`).
+        "m_Tiles" | "m_AnimatedTiles" => {
+            let place = file.text(file.nodes[file.get(item, "first")? as usize].span);
+            Some(place.chars().filter(|c| !c.is_whitespace()).collect())
+        }
         _ => reference_key(file, item),
     }
 }
@@ -61,9 +75,23 @@ fn item_key(file: &UnityFile<'_>, list_key: &str, item: u32) -> Option<String> {
 /// before Unity 2018.3.
 const PREFAB_INSTANCE_CLASS: i64 = 1001;
 
+/// The class id of `Tilemap`, whose cells are keyed by their place.
+const TILEMAP_CLASS: i64 = 1_839_735_485;
+
 /// For every item of every keyed list in `file`, its identity (by item node).
 pub fn item_keys(file: &UnityFile<'_>) -> FxHashMap<u32, String> {
     let mut keys = FxHashMap::default();
+    for doc in file.docs.iter().filter(|d| d.class_id == TILEMAP_CLASS) {
+        let Some(fields) = file.fields(doc) else { continue };
+        for list_key in ["m_Tiles", "m_AnimatedTiles"] {
+            let Some(list) = file.get(fields, list_key) else { continue };
+            for &item in file.items_of(list) {
+                if let Some(key) = item_key(file, list_key, item) {
+                    keys.insert(item, key);
+                }
+            }
+        }
+    }
     for doc in file.docs.iter().filter(|d| d.class_id == PREFAB_INSTANCE_CLASS) {
         let Some(modification) = file.fields(doc).and_then(|f| file.get(f, "m_Modification")) else { continue };
         for entry in file.entries_of(modification) {

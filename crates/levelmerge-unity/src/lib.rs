@@ -12,7 +12,9 @@
 //!   versions too.
 //! * [`renumber`]: different objects added under one fileID on both sides: theirs is renumbered.
 //! * [`derived`]: values Unity computes on save (an auto-sized text's font size), volatile.
-//! * [`UnityCodec::level_problems`]: `m_Father` and `m_Children` must agree.
+//! * [`tilemap`]: a tilemap's cells name entries its arrays have and count.
+//! * [`UnityCodec::level_problems`]: `m_Father` and `m_Children` must agree, and the rules of
+//!   [`tilemap`].
 #![forbid(unsafe_code)]
 
 pub mod derived;
@@ -25,6 +27,7 @@ pub mod parse;
 pub mod recreated;
 pub mod render;
 pub mod renumber;
+pub mod tilemap;
 
 use levelmerge_core::model::{Level, Object, ObjectId, Value, ValueKind};
 use levelmerge_core::resolve::Resolved;
@@ -138,11 +141,26 @@ impl Codec for UnityCodec {
     }
 
     fn renumber(&self, texts: Sides<&[u8]>) -> Option<Renumbered> {
+        let given = texts;
         let recreated = recreated::align(texts);
         let texts = recreated.as_ref().map_or(texts, |r| r.applied_to(texts));
         let collisions =
             renumber::renumber(texts).map(|(theirs, notes)| Renumbered { theirs: Some(theirs), notes, ..Renumbered::default() });
-        Renumbered::chain(recreated, collisions)
+        let renumbered = Renumbered::chain(recreated, collisions);
+        let texts = renumbered.as_ref().map_or(given, |r| r.applied_to(given));
+        // Tilemaps' counts are left out of the merge and counted again after it (`restore`).
+        let uncounted = tilemap::uncounted(texts).map(|zeroed| Renumbered {
+            base: Some(zeroed.base),
+            ours: Some(zeroed.ours),
+            theirs: Some(zeroed.theirs),
+            notes: Vec::new(),
+            restore: true,
+        });
+        Renumbered::chain(renumbered, uncounted)
+    }
+
+    fn restore(&self, text: Vec<u8>) -> Result<Vec<u8>, Problem> {
+        Ok(tilemap::recount(text))
     }
 }
 
@@ -208,11 +226,13 @@ fn component_problems(level: &Level<'_>, problems: &mut Vec<Problem>) {
     }
 }
 
-/// `m_Father` and `m_Children` must agree, no child may be listed twice, and `m_GameObject`
-/// and `m_Component` must agree.
+/// `m_Father` and `m_Children` must agree, no child may be listed twice, `m_GameObject` and
+/// `m_Component` must agree, and a tilemap's cells must name entries its arrays have and count
+/// ([`tilemap::tilemap_problems`]).
 pub fn hierarchy_problems(level: &Level<'_>) -> Vec<Problem> {
     let mut problems = Vec::new();
     component_problems(level, &mut problems);
+    tilemap::tilemap_problems(level, &mut problems);
     let is_transform = |o: &Object<'_>| o.kind == "Transform" || o.kind == "RectTransform";
     for obj in level.objects.values().filter(|o| is_transform(o)) {
         let line = obj.line as usize;
