@@ -29,6 +29,12 @@ const KEYED_LISTS: [&str; 7] = [
     "m_AnimatedTiles",
 ];
 
+/// Whether `key` names a list of identified items that Unity keeps as a map, written `{}` when
+/// empty (a tilemap's cells).
+pub fn written_as_map(key: &str) -> bool {
+    matches!(key, "m_Tiles" | "m_AnimatedTiles")
+}
+
 /// Whether `key` names a list of identified items.
 pub fn is_keyed_list(key: &str) -> bool {
     KEYED_LISTS.contains(&key)

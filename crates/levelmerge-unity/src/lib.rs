@@ -148,8 +148,9 @@ impl Codec for UnityCodec {
             renumber::renumber(texts).map(|(theirs, notes)| Renumbered { theirs: Some(theirs), notes, ..Renumbered::default() });
         let renumbered = Renumbered::chain(recreated, collisions);
         let texts = renumbered.as_ref().map_or(given, |r| r.applied_to(given));
-        // Tilemaps' counts are left out of the merge and counted again after it (`restore`).
-        let uncounted = tilemap::uncounted(texts).map(|zeroed| Renumbered {
+        // Tilemaps are read in one numbering of their arrays, counted again after the merge
+        // (`restore`).
+        let uncounted = tilemap::aligned(texts).map(|zeroed| Renumbered {
             base: Some(zeroed.base),
             ours: Some(zeroed.ours),
             theirs: Some(zeroed.theirs),

@@ -5,6 +5,7 @@
 
 use levelmerge_core::codec::merged_capacity;
 use levelmerge_core::model::written_key;
+use levelmerge_core::model::ValueKind;
 use levelmerge_core::resolve::{RValue, Resolved};
 use levelmerge_core::{Side, Sides, Value};
 use rustc_hash::FxHashMap;
@@ -137,6 +138,16 @@ impl<'r, 'd> Renderer<'r, 'd> {
             RValue::Map { template, entries } => {
                 out.push_str(&self.key_text(key, rv, map_template));
                 match self.kind_of(template) {
+                    // Unity writes a container it keeps as a map (a tilemap's cells) `{}` when
+                    // empty, and as block items otherwise.
+                    _ if entries.is_empty() && crate::identity::written_as_map(key) && self.held_as_map(template) => {
+                        out.push_str(": {}");
+                        out.push_str(eol);
+                    }
+                    Some(YKind::FlowMap) if crate::identity::is_keyed_list(key) && !entries.is_empty() => {
+                        let items: Vec<&RValue<'_>> = entries.iter().map(|(_, v)| v).collect();
+                        self.seq_after_key(&items, template, indent, out);
+                    }
                     Some(YKind::FlowMap) => {
                         out.push_str(": ");
                         self.flow(rv, out);
@@ -165,6 +176,17 @@ impl<'r, 'd> Renderer<'r, 'd> {
                 self.seq_after_key(&items, template, indent, out);
             }
             RValue::Children { .. } => {}
+        }
+    }
+
+    /// Whether a container's template is one Unity keeps as a map: `{}`, or items of `first`
+    /// and `second`.
+    fn held_as_map(&self, template: &Value<'_>) -> bool {
+        match &template.kind {
+            ValueKind::Map(entries) => {
+                entries.is_empty() || entries.iter().all(|(_, item)| item.get("first").is_some() && item.get("second").is_some())
+            }
+            _ => false,
         }
     }
 

@@ -14,7 +14,7 @@
 //! the rule refuses what that leaves.
 
 use levelmerge_core::model::{Level, Value, ValueKind};
-use levelmerge_core::{Problem, Sides};
+use levelmerge_core::{Problem, Side, Sides};
 
 use crate::parse::{parse, UnityFile};
 
@@ -43,7 +43,7 @@ fn items<'v, 'a>(value: &'v Value<'a>) -> Option<Vec<&'v Value<'a>>> {
     }
 }
 
-fn number(value: &Value<'_>) -> Option<usize> {
+fn value_number(value: &Value<'_>) -> Option<usize> {
     value.raw.trim().parse().ok()
 }
 
@@ -59,14 +59,14 @@ pub fn tilemap_problems(level: &Level<'_>, problems: &mut Vec<Problem>) {
             let mut uses = vec![0usize; entries.len()];
             let mut beyond = false;
             for cell in &cells {
-                let Some(index) = cell.get("second").and_then(|s| s.get(index_key)).and_then(number) else { continue };
+                let Some(index) = cell.get("second").and_then(|s| s.get(index_key)).and_then(value_number) else { continue };
                 match uses.get_mut(index) {
                     Some(used) => *used += 1,
                     None => beyond |= index != NONE,
                 }
             }
             let miscounted =
-                entries.iter().zip(&uses).any(|(entry, used)| entry.get("m_RefCount").and_then(number).is_some_and(|n| n != *used));
+                entries.iter().zip(&uses).any(|(entry, used)| entry.get("m_RefCount").and_then(value_number).is_some_and(|n| n != *used));
             let message = if beyond {
                 format!("a tile of m_Tiles names an entry {array_key} does not have")
             } else if miscounted {
@@ -79,119 +79,94 @@ pub fn tilemap_problems(level: &Level<'_>, problems: &mut Vec<Problem>) {
     }
 }
 
-/// One entry of a tilemap array as written: its `m_Data` (spaces taken out), and the node and
-/// number of its `m_RefCount`.
+/// One entry of a tilemap array as written: its item node, its `m_Data` (spaces taken out;
+/// `None` for a slot Unity freed), and the node and number of its `m_RefCount`.
 struct Entry {
-    data: String,
+    item: u32,
+    data: Option<String>,
     count_node: Option<u32>,
     count: Option<usize>,
 }
 
-/// A tilemap's arrays as written (in the order of [`INDEXED`]), and how many cells name each
-/// entry.
-struct Arrays {
-    entries: Vec<Vec<Entry>>,
-    uses: Vec<Vec<usize>>,
+/// One array of a tilemap as written: its node, its entries, and how many cells name each.
+struct Array {
+    node: u32,
+    entries: Vec<Entry>,
+    uses: Vec<usize>,
 }
 
-impl Arrays {
+/// A tilemap document as written: its fileID, its cells, and its arrays (in the order of
+/// [`INDEXED`]).
+struct Tilemap {
+    file_id: i64,
+    cells: Vec<u32>,
+    arrays: Vec<Array>,
+}
+
+impl Tilemap {
     /// Whether every entry counts the cells naming it.
     fn counted_right(&self) -> bool {
-        self.entries
-            .iter()
-            .zip(&self.uses)
-            .all(|(entries, uses)| entries.iter().zip(uses).all(|(e, used)| e.count.is_none_or(|c| c == *used)))
+        self.arrays.iter().all(|a| a.entries.iter().zip(&a.uses).all(|(e, used)| e.count.is_none_or(|c| c == *used)))
+    }
+
+    /// The `m_Data` of each entry of array `k`, in order.
+    fn identities(&self, k: usize) -> Vec<Option<&str>> {
+        self.arrays[k].entries.iter().map(|e| e.data.as_deref()).collect()
     }
 }
 
-/// The arrays of each tilemap of a file, by fileID; `None` where a cell names an entry an
-/// array does not have.
-fn tilemaps(file: &UnityFile<'_>) -> Option<Vec<(i64, Arrays)>> {
-    let number = |node: u32| file.text(file.nodes[node as usize].span).trim().parse::<usize>().ok();
+fn number(file: &UnityFile<'_>, node: u32) -> Option<usize> {
+    file.text(file.nodes[node as usize].span).trim().parse().ok()
+}
+
+/// The index node of array `k` in a cell.
+fn cell_index(file: &UnityFile<'_>, cell: u32, k: usize) -> Option<u32> {
+    file.get(file.get(cell, "second")?, INDEXED[k].0)
+}
+
+/// The tilemaps of a file; `None` where a cell names an entry an array does not have, or an
+/// array is not a list.
+fn tilemaps(file: &UnityFile<'_>) -> Option<Vec<Tilemap>> {
     let mut maps = Vec::new();
     for doc in file.docs.iter().filter(|d| d.class_id == TILEMAP_CLASS && !d.stripped) {
         let Some(fields) = file.fields(doc) else { continue };
-        let cells = file.get(fields, "m_Tiles").map_or(&[][..], |c| file.items_of(c));
-        let mut arrays = Arrays { entries: Vec::new(), uses: Vec::new() };
-        for (index_key, array_key) in INDEXED {
-            let items = file.get(fields, array_key).map_or(&[][..], |a| file.items_of(a));
-            let entries: Vec<Entry> = items
+        let cells = file.get(fields, "m_Tiles").map_or(&[][..], |c| file.items_of(c)).to_vec();
+        let mut arrays = Vec::new();
+        for (k, (_, array_key)) in INDEXED.iter().enumerate() {
+            let node = file.get(fields, array_key)?;
+            let entries: Vec<Entry> = file
+                .items_of(node)
                 .iter()
                 .map(|&item| {
-                    let data = file.get(item, "m_Data").map_or("", |d| file.text(file.nodes[d as usize].span));
+                    let data: String = file
+                        .get(item, "m_Data")
+                        .map_or("", |d| file.text(file.nodes[d as usize].span))
+                        .chars()
+                        .filter(|c| !c.is_whitespace())
+                        .collect();
                     let count_node = file.get(item, "m_RefCount");
-                    Entry { data: data.chars().filter(|c| !c.is_whitespace()).collect(), count_node, count: count_node.and_then(number) }
+                    Entry {
+                        item,
+                        data: (data != "{fileID:0}").then_some(data),
+                        count_node,
+                        count: count_node.and_then(|n| number(file, n)),
+                    }
                 })
                 .collect();
             let mut uses = vec![0usize; entries.len()];
-            for &cell in cells {
-                let Some(index) = file.get(cell, "second").and_then(|s| file.get(s, index_key)).and_then(number) else { continue };
+            for &cell in &cells {
+                let Some(index) = cell_index(file, cell, k).and_then(|n| number(file, n)) else { continue };
                 match uses.get_mut(index) {
                     Some(used) => *used += 1,
                     None if index == NONE => {}
                     None => return None,
                 }
             }
-            arrays.entries.push(entries);
-            arrays.uses.push(uses);
+            arrays.push(Array { node, entries, uses });
         }
-        maps.push((doc.file_id, arrays));
+        maps.push(Tilemap { file_id: doc.file_id, cells, arrays });
     }
     Some(maps)
-}
-
-/// `file` with each count of its tilemaps' arrays written as `count` gives it from the number
-/// of cells naming the entry; `None` where nothing changes.
-fn with_counts(file: &UnityFile<'_>, maps: &[(i64, Arrays)], count: impl Fn(usize) -> usize) -> Option<Vec<u8>> {
-    let mut edits: Vec<(usize, usize, String)> = Vec::new();
-    for (_, arrays) in maps {
-        for (entries, uses) in arrays.entries.iter().zip(&arrays.uses) {
-            for (entry, used) in entries.iter().zip(uses) {
-                let Some(node) = entry.count_node else { continue };
-                let span = file.nodes[node as usize].span;
-                let wanted = count(*used).to_string();
-                if file.text(span).trim() != wanted {
-                    edits.push((span.0 as usize, span.1 as usize, wanted));
-                }
-            }
-        }
-    }
-    (!edits.is_empty()).then(|| levelmerge_core::text::splice(file.src, edits).into_bytes())
-}
-
-/// The three versions with their tilemaps' counts written as 0, where some version has a
-/// tilemap, every version counts its cells right, and, for each tilemap both sides have, the
-/// two sides' arrays agree on every index both have. `None` where not.
-pub fn uncounted(texts: Sides<&[u8]>) -> Option<Sides<Vec<u8>>> {
-    let finder = memchr::memmem::Finder::new(b"m_TileAssetArray");
-    if finder.find(texts.ours).is_none() && finder.find(texts.theirs).is_none() {
-        return None;
-    }
-    let files = Sides::new(parse(texts.base).ok()?, parse(texts.ours).ok()?, parse(texts.theirs).ok()?);
-    // Only where a tilemap changes: the others merge as they are.
-    let tilemap_texts = |file: &UnityFile<'_>| -> Vec<(i64, String)> {
-        file.docs.iter().filter(|d| d.class_id == TILEMAP_CLASS).map(|d| (d.file_id, file.text(d.span).to_owned())).collect()
-    };
-    let base_maps = tilemap_texts(&files.base);
-    if tilemap_texts(&files.ours) == base_maps && tilemap_texts(&files.theirs) == base_maps {
-        return None;
-    }
-    let maps = Sides::new(tilemaps(&files.base)?, tilemaps(&files.ours)?, tilemaps(&files.theirs)?);
-    if ![&maps.base, &maps.ours, &maps.theirs].iter().all(|maps| maps.iter().all(|(_, a)| a.counted_right())) {
-        return None;
-    }
-    for (id, ours) in &maps.ours {
-        let Some((_, theirs)) = maps.theirs.iter().find(|(t, _)| t == id) else { continue };
-        let agree = ours.entries.iter().zip(&theirs.entries).all(|(o, t)| o.iter().zip(t).all(|(o, t)| o.data == t.data));
-        if !agree {
-            return None;
-        }
-    }
-    let zeroed = |side| {
-        let (file, maps) = (files.get(side), maps.get(side));
-        with_counts(file, maps, |_| 0).unwrap_or_else(|| file.src.as_bytes().to_vec())
-    };
-    Some(Sides::new(zeroed(levelmerge_core::Side::Base), zeroed(levelmerge_core::Side::Ours), zeroed(levelmerge_core::Side::Theirs)))
 }
 
 /// A merged text with its tilemaps' counts written from the cells naming each entry; the text
@@ -200,5 +175,176 @@ pub fn uncounted(texts: Sides<&[u8]>) -> Option<Sides<Vec<u8>>> {
 pub fn recount(text: Vec<u8>) -> Vec<u8> {
     let Ok(file) = parse(&text) else { return text };
     let Some(maps) = tilemaps(&file) else { return text };
-    with_counts(&file, &maps, |used| used).unwrap_or(text)
+    let mut edits: Vec<(usize, usize, String)> = Vec::new();
+    for array in maps.iter().flat_map(|m| &m.arrays) {
+        for (entry, used) in array.entries.iter().zip(&array.uses) {
+            let Some(node) = entry.count_node else { continue };
+            let span = file.nodes[node as usize].span;
+            if file.text(span).trim() != used.to_string() {
+                edits.push((span.0 as usize, span.1 as usize, used.to_string()));
+            }
+        }
+    }
+    if edits.is_empty() {
+        return text;
+    }
+    levelmerge_core::text::splice(file.src, edits).into_bytes()
+}
+
+/// One array as the three versions are read: which version's entry each slot holds.
+struct Layout {
+    /// Per slot, the version and entry whose item is written there.
+    slots: Vec<(Side, usize)>,
+    /// Per version, the slot each of its entries moves to (`None`: a freed slot).
+    moved: Sides<Vec<Option<usize>>>,
+}
+
+/// The slots of one array: those of `target` (the side whose array changed; ours where both
+/// did), then the entries of the other side that `target` lacks and that it added or that
+/// cells it painted name (`painted`). An entry no slot holds (one `target` dropped that no
+/// cell the other side painted names) gets a number past the slots, one per entry, which a
+/// merged cell keeping it shows as a cell naming no entry.
+fn layout(maps: &Sides<&Tilemap>, k: usize, target: Side, painted: &[&str]) -> Layout {
+    let ids = maps.as_ref().map(|_, m| m.identities(k));
+    let other = if target == Side::Ours { Side::Theirs } else { Side::Ours };
+    let mut slots: Vec<(Side, usize)> = (0..ids.get(target).len()).map(|i| (target, i)).collect();
+    let mut held: Vec<Option<&str>> = ids.get(target).clone();
+    for (i, id) in ids.get(other).iter().enumerate() {
+        let wanted = id.is_some_and(|id| !ids.base.contains(&Some(id)) || painted.contains(&id));
+        if wanted && !held.contains(id) {
+            slots.push((other, i));
+            held.push(*id);
+        }
+    }
+    let mut dropped: Vec<&str> = Vec::new();
+    let moved = ids.as_ref().map(|_, list| {
+        list.iter()
+            .map(|id| {
+                let id = (*id)?;
+                Some(held.iter().position(|h| *h == Some(id)).unwrap_or_else(|| {
+                    let at = dropped.iter().position(|d| *d == id).unwrap_or_else(|| {
+                        dropped.push(id);
+                        dropped.len() - 1
+                    });
+                    slots.len() + at
+                }))
+            })
+            .collect()
+    });
+    Layout { slots, moved }
+}
+
+/// The three versions with each tilemap they all hold read in one numbering of its arrays
+/// ([`layout`]): every version writes the same arrays, counted 0, and its cells name the slots
+/// their entries moved to; the merge then counts them again ([`recount`], as
+/// `Codec::restore`). Only where a tilemap differs between the versions, each version counts
+/// its cells right, and a version's arrays are lists; `None` where nothing is rewritten.
+pub fn aligned(texts: Sides<&[u8]>) -> Option<Sides<Vec<u8>>> {
+    let finder = memchr::memmem::Finder::new(b"m_TileAssetArray");
+    if finder.find(texts.ours).is_none() && finder.find(texts.theirs).is_none() {
+        return None;
+    }
+    let files = Sides::new(parse(texts.base).ok()?, parse(texts.ours).ok()?, parse(texts.theirs).ok()?);
+    let maps = Sides::new(tilemaps(&files.base)?, tilemaps(&files.ours)?, tilemaps(&files.theirs)?);
+    if ![&maps.base, &maps.ours, &maps.theirs].iter().all(|maps| maps.iter().all(Tilemap::counted_right)) {
+        return None;
+    }
+    let (mut base_edits, mut ours_edits, mut theirs_edits) = (Vec::new(), Vec::new(), Vec::new());
+    for base_map in &maps.base {
+        let find = |side: &[Tilemap]| side.iter().position(|m| m.file_id == base_map.file_id);
+        let (Some(o), Some(t)) = (find(&maps.ours), find(&maps.theirs)) else { continue };
+        let these = Sides::new(base_map, &maps.ours[o], &maps.theirs[t]);
+        let doc_text = |side: Side| {
+            let file = files.get(side);
+            file.docs.iter().find(|d| d.class_id == TILEMAP_CLASS && d.file_id == base_map.file_id).map(|d| file.text(d.span))
+        };
+        if doc_text(Side::Ours) == doc_text(Side::Base) && doc_text(Side::Theirs) == doc_text(Side::Base) {
+            continue;
+        }
+        let changed = |side: Side| (0..INDEXED.len()).any(|k| these.get(side).identities(k) != these.base.identities(k));
+        let target = if changed(Side::Ours) || !changed(Side::Theirs) { Side::Ours } else { Side::Theirs };
+        let other = if target == Side::Ours { Side::Theirs } else { Side::Ours };
+        for k in 0..INDEXED.len() {
+            let painted = painted_entries(&files, &these, k, other);
+            let layout = layout(&these, k, target, &painted);
+            let written = array_text(&files, &these, k, &layout.slots)?;
+            for (side, edits) in [(Side::Base, &mut base_edits), (Side::Ours, &mut ours_edits), (Side::Theirs, &mut theirs_edits)] {
+                let (file, map) = (files.get(side), these.get(side));
+                let array = &map.arrays[k];
+                edits.push(array_edit(file, array.node, &written)?);
+                for &cell in &map.cells {
+                    let Some(node) = cell_index(file, cell, k) else { continue };
+                    let Some(index) = number(file, node).filter(|i| *i != NONE) else { continue };
+                    let moved = layout.moved.get(side)[index]?;
+                    if moved != index {
+                        let span = file.nodes[node as usize].span;
+                        edits.push((span.0 as usize, span.1 as usize, moved.to_string()));
+                    }
+                }
+            }
+        }
+    }
+    if base_edits.is_empty() {
+        return None;
+    }
+    let write = |file: &UnityFile<'_>, edits| levelmerge_core::text::splice(file.src, edits).into_bytes();
+    Some(Sides::new(write(&files.base, base_edits), write(&files.ours, ours_edits), write(&files.theirs, theirs_edits)))
+}
+
+/// The entries of array `k` that cells `side` painted name: cells at a place where base has
+/// no cell or one naming another entry.
+fn painted_entries<'m>(files: &Sides<UnityFile<'_>>, maps: &Sides<&'m Tilemap>, k: usize, side: Side) -> Vec<&'m str> {
+    // Each cell's place (spaces taken out) and the entry it names.
+    let cells = |side: Side| -> Vec<(String, Option<&'m str>)> {
+        let (file, map) = (files.get(side), *maps.get(side));
+        map.cells
+            .iter()
+            .filter_map(|&cell| {
+                let place = file.text(file.nodes[file.get(cell, "first")? as usize].span).chars().filter(|c| !c.is_whitespace()).collect();
+                let index = cell_index(file, cell, k).and_then(|n| number(file, n))?;
+                Some((place, map.arrays[k].entries.get(index).and_then(|e| e.data.as_deref())))
+            })
+            .collect()
+    };
+    let base = cells(Side::Base);
+    cells(side).into_iter().filter(|cell| !base.contains(cell)).filter_map(|(_, entry)| entry).collect()
+}
+
+/// The items of an array laid out as `slots` say, each counted 0, as a block list's text after
+/// its first `- ` (`None` for no slot: the array is then written `[]`).
+fn array_text(files: &Sides<UnityFile<'_>>, maps: &Sides<&Tilemap>, k: usize, slots: &[(Side, usize)]) -> Option<Option<String>> {
+    if slots.is_empty() {
+        return Some(None);
+    }
+    let newline = if files.ours.crlf { "\r\n" } else { "\n" };
+    let items: Option<Vec<String>> = slots
+        .iter()
+        .map(|&(side, i)| {
+            let (file, entry) = (files.get(side), &maps.get(side).arrays[k].entries[i]);
+            let item = file.nodes[entry.item as usize].span;
+            let count = file.nodes[entry.count_node? as usize].span;
+            Some(format!("{}0{}", &file.src[item.0 as usize..count.0 as usize], &file.src[count.1 as usize..item.1 as usize]))
+        })
+        .collect();
+    Some(Some(items?.join(&format!("{newline}  - "))))
+}
+
+/// The edit writing `written` (see [`array_text`]) as the array at `node`.
+fn array_edit(file: &UnityFile<'_>, node: u32, written: &Option<String>) -> Option<(usize, usize, String)> {
+    let span = file.nodes[node as usize].span;
+    let newline = if file.crlf { "\r\n" } else { "\n" };
+    let is_empty_flow = file.text(span).trim() == "[]";
+    Some(match (written, is_empty_flow) {
+        (Some(items), false) => (span.0 as usize, span.1 as usize, format!("- {items}")),
+        (None, true) => (span.0 as usize, span.1 as usize, "[]".to_owned()),
+        // `key: []` becomes `key:` and the list on the lines below, and back.
+        (Some(items), true) => {
+            let key = file.entries.get(*file.entry_of.get(node as usize)? as usize)?.key;
+            (key.1 as usize, span.1 as usize, format!(":{newline}  - {items}"))
+        }
+        (None, false) => {
+            let key = file.entries.get(*file.entry_of.get(node as usize)? as usize)?.key;
+            (key.1 as usize, span.1 as usize, ": []".to_owned())
+        }
+    })
 }

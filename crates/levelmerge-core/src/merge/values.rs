@@ -102,7 +102,9 @@ fn renamed_member<'a>(
     t: &'a [(Key<'a>, Value<'a>)],
 ) -> Option<(Key<'a>, Key<'a>)> {
     let has = |m: &[(Key<'a>, Value<'a>)], k: &str| member(m, k).is_some();
-    let only = |mut keys: Vec<Key<'a>>| (keys.len() == 1).then(|| keys.pop()).flatten();
+    // Only fields are renamed: items of a collection keyed by identity (an id, a place, a
+    // prefab override's target) that one key replaced are different items.
+    let only = |mut keys: Vec<Key<'a>>| (keys.len() == 1 && is_field_name(keys[0])).then(|| keys.pop()).flatten();
     let shape = |v: &'a Value<'a>| std::mem::discriminant(&v.kind);
     // Renamed on both sides.
     let gone = only(b.iter().map(|(k, _)| *k).filter(|k| !has(o, k) && !has(t, k)).collect());
@@ -122,6 +124,13 @@ fn renamed_member<'a>(
         }
     }
     None
+}
+
+/// Whether a key reads as a field's name (`m_Speed`, `speed`, Godot's `theme/constants/a`),
+/// not as an item's identity (a number, a place `{x:2,y:0,z:0}`, an iid, `fileID:guid|path`).
+fn is_field_name(key: &str) -> bool {
+    let mut chars = key.chars();
+    chars.next().is_some_and(|c| c.is_alphabetic() || c == '_') && chars.all(|c| c.is_alphanumeric() || c == '_' || c == '/')
 }
 
 /// The members of a map; an empty list counts as an empty map (`[]` and `{}` are both how
