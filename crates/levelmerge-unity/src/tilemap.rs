@@ -3,15 +3,14 @@
 //! `m_TileObjectToInstantiateArray`), each entry counting the cells that use it (`m_RefCount`).
 //! Two sides that each add a tile asset both append it at one index: merged as lists, the
 //! second lands one further while its cells still name the first, and they show the other
-//! side's tile. The rule here finds that in the merged map: a cell naming an entry an array
-//! does not have, or an entry whose count is not the number of cells naming it.
+//! side's tile.
 //!
-//! The counts are derived data: where the two sides' arrays agree on every index both have
-//! (each entry means the same on both sides), the counts of all three versions are written as
-//! 0 before the merge ([`uncounted`]), so that two sides painting with one asset do not both
-//! change its count, and counted again from the merged cells after it ([`recount`]). Where the
-//! arrays disagree (both sides added an asset at one index) they are merged as they are, and
-//! the rule refuses what that leaves.
+//! So before the merge every version of a tilemap that changed is read in one numbering
+//! ([`aligned`]): the arrays of the side that changed them, then the other side's new entries,
+//! all counted 0, and each version's cells naming the slots their entries moved to. The counts
+//! are derived data, written again from the merged cells after it ([`recount`]). The rule
+//! [`tilemap_problems`] checks every merged map: no cell naming an entry an array does not
+//! have, no entry whose count is not the number of cells naming it.
 
 use levelmerge_core::model::{Level, Value, ValueKind};
 use levelmerge_core::{Problem, Side, Sides};
@@ -235,7 +234,7 @@ fn layout(maps: &Sides<&Tilemap>, k: usize, target: Side, painted: &[&str]) -> L
 }
 
 /// The three versions with each tilemap they all hold read in one numbering of its arrays
-/// ([`layout`]): every version writes the same arrays, counted 0, and its cells name the slots
+/// (the changed side's slots, then the other side's new entries): every version writes the same arrays, counted 0, and its cells name the slots
 /// their entries moved to; the merge then counts them again ([`recount`], as
 /// `Codec::restore`). Only where a tilemap differs between the versions, each version counts
 /// its cells right, and a version's arrays are lists; `None` where nothing is rewritten.
