@@ -103,9 +103,10 @@ struct Tilemap {
 }
 
 impl Tilemap {
-    /// Whether every entry counts the cells naming it.
+    /// Whether every entry counts the cells naming it (with a number: a count that is none is
+    /// not rewritten).
     fn counted_right(&self) -> bool {
-        self.arrays.iter().all(|a| a.entries.iter().zip(&a.uses).all(|(e, used)| e.count.is_none_or(|c| c == *used)))
+        self.arrays.iter().all(|a| a.entries.iter().zip(&a.uses).all(|(e, used)| e.count_node.is_none() || e.count == Some(*used)))
     }
 
     /// The `m_Data` of each entry of array `k`, in order.
