@@ -166,7 +166,10 @@ fn tilemaps(file: &UnityFile<'_>) -> Option<Vec<Tilemap>> {
         }
         maps.push(Tilemap { file_id: doc.file_id, cells, arrays });
     }
-    Some(maps)
+    // One tilemap under one fileID: a file listing one twice is left as it is.
+    let mut ids: Vec<i64> = maps.iter().map(|m| m.file_id).collect();
+    ids.sort_unstable();
+    ids.windows(2).all(|w| w[0] != w[1]).then_some(maps)
 }
 
 /// A merged text with its tilemaps' counts written from the cells naming each entry; the text
@@ -285,6 +288,14 @@ pub fn aligned(texts: Sides<&[u8]>) -> Option<Sides<Vec<u8>>> {
         }
     }
     if base_edits.is_empty() {
+        return None;
+    }
+    // Edits that meet (a tilemap listed twice under one fileID, a broken file) are not made.
+    let apart = |edits: &mut Vec<(usize, usize, String)>| {
+        edits.sort_by_key(|e| e.0);
+        edits.windows(2).all(|w| w[0].1 <= w[1].0)
+    };
+    if !(apart(&mut base_edits) && apart(&mut ours_edits) && apart(&mut theirs_edits)) {
         return None;
     }
     let write = |file: &UnityFile<'_>, edits| levelmerge_core::text::splice(file.src, edits).into_bytes();
