@@ -104,9 +104,16 @@ struct Tilemap {
 
 impl Tilemap {
     /// Whether every entry counts the cells naming it (with a number: a count that is none is
-    /// not rewritten).
+    /// not rewritten), and no array holds one thing twice (its cells would be told apart by
+    /// index alone).
     fn counted_right(&self) -> bool {
-        self.arrays.iter().all(|a| a.entries.iter().zip(&a.uses).all(|(e, used)| e.count_node.is_none() || e.count == Some(*used)))
+        let counted =
+            self.arrays.iter().all(|a| a.entries.iter().zip(&a.uses).all(|(e, used)| e.count_node.is_none() || e.count == Some(*used)));
+        counted
+            && (0..self.arrays.len()).all(|k| {
+                let held: Vec<&str> = self.identities(k).into_iter().flatten().collect();
+                held.iter().enumerate().all(|(i, id)| !held[..i].contains(id))
+            })
     }
 
     /// The `m_Data` of each entry of array `k`, in order.
