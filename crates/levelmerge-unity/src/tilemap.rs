@@ -15,7 +15,7 @@
 use levelmerge_core::model::{Level, Value, ValueKind};
 use levelmerge_core::{Problem, Side, Sides};
 
-use crate::parse::{parse, UnityFile};
+use crate::parse::{parse, UnityFile, YKind};
 
 /// The class id of `Tilemap`.
 pub const TILEMAP_CLASS: i64 = 1_839_735_485;
@@ -140,7 +140,7 @@ fn tilemaps(file: &UnityFile<'_>) -> Option<Vec<Tilemap>> {
         let cells = file.get(fields, "m_Tiles").map_or(&[][..], |c| file.items_of(c)).to_vec();
         let mut arrays = Vec::new();
         for (k, (_, array_key)) in INDEXED.iter().enumerate() {
-            let node = file.get(fields, array_key)?;
+            let node = file.get(fields, array_key).filter(|&n| matches!(file.nodes[n as usize].kind, YKind::Seq | YKind::FlowSeq))?;
             let entries: Vec<Entry> = file
                 .items_of(node)
                 .iter()
