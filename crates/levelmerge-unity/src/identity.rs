@@ -81,13 +81,10 @@ fn item_key(file: &UnityFile<'_>, list_key: &str, item: u32) -> Option<String> {
 /// before Unity 2018.3.
 const PREFAB_INSTANCE_CLASS: i64 = 1001;
 
-/// The class id of `Tilemap`, whose cells are keyed by their place.
-const TILEMAP_CLASS: i64 = 1_839_735_485;
-
 /// For every item of every keyed list in `file`, its identity (by item node).
 pub fn item_keys(file: &UnityFile<'_>) -> FxHashMap<u32, String> {
     let mut keys = FxHashMap::default();
-    for doc in file.docs.iter().filter(|d| d.class_id == TILEMAP_CLASS) {
+    for doc in file.docs.iter().filter(|d| d.class_id == crate::tilemap::TILEMAP_CLASS) {
         let Some(fields) = file.fields(doc) else { continue };
         for list_key in ["m_Tiles", "m_AnimatedTiles"] {
             let Some(list) = file.get(fields, list_key) else { continue };

@@ -68,8 +68,10 @@ impl Codec for UnityCodec {
         outline::outline(level)
     }
 
-    fn level_problems(&self, _doc: &UnityFile<'_>, level: &Level<'_>) -> Vec<Problem> {
-        hierarchy_problems(level)
+    fn level_problems(&self, doc: &UnityFile<'_>, level: &Level<'_>) -> Vec<Problem> {
+        let mut problems = hierarchy_problems(level);
+        problems.extend(tilemap::tilemap_problems(doc));
+        problems
     }
 
     fn checks_output(&self, _docs: Sides<&Self::Document<'_>>) -> bool {
@@ -227,13 +229,11 @@ fn component_problems(level: &Level<'_>, problems: &mut Vec<Problem>) {
     }
 }
 
-/// `m_Father` and `m_Children` must agree, no child may be listed twice, `m_GameObject` and
-/// `m_Component` must agree, and a tilemap's cells must name entries its arrays have and count
-/// ([`tilemap::tilemap_problems`]).
+/// `m_Father` and `m_Children` must agree, no child may be listed twice, and `m_GameObject`
+/// and `m_Component` must agree.
 pub fn hierarchy_problems(level: &Level<'_>) -> Vec<Problem> {
     let mut problems = Vec::new();
     component_problems(level, &mut problems);
-    tilemap::tilemap_problems(level, &mut problems);
     let is_transform = |o: &Object<'_>| o.kind == "Transform" || o.kind == "RectTransform";
     for obj in level.objects.values().filter(|o| is_transform(o)) {
         let line = obj.line as usize;

@@ -12,7 +12,7 @@
 //! [`tilemap_problems`] checks every merged map: no cell naming an entry an array does not
 //! have, no entry whose count is not the number of cells naming it.
 
-use levelmerge_core::model::{Level, Value, ValueKind};
+use levelmerge_core::model::ObjectId;
 use levelmerge_core::{Problem, Side, Sides};
 
 use crate::parse::{parse, UnityFile, YKind};
@@ -32,50 +32,25 @@ const INDEXED: [(&str, &str); 5] = [
 /// The index a cell holds for "none".
 const NONE: usize = 65535;
 
-/// The items of a list: a plain one, or one read as a map by its items' identities (cells by
-/// their place); `{}`, an empty one, holds none. `None` for anything else.
-fn items<'v, 'a>(value: &'v Value<'a>) -> Option<Vec<&'v Value<'a>>> {
-    match &value.kind {
-        ValueKind::List(items) => Some(items.iter().collect()),
-        ValueKind::Map(entries) => Some(entries.iter().map(|(_, item)| item).collect()),
-        _ => None,
-    }
-}
-
-fn value_number(value: &Value<'_>) -> Option<usize> {
-    value.raw.trim().parse().ok()
-}
-
-/// The tilemaps of a level whose cells name entries their arrays do not have or do not count:
+/// The tilemaps of a file whose cells name entries their arrays do not have or do not count:
 /// one problem per array, on the tilemap's line, without numbers (a merge of a map that had
 /// one keeps it, not a new one).
-pub fn tilemap_problems(level: &Level<'_>, problems: &mut Vec<Problem>) {
-    for map in level.objects.values().filter(|o| o.kind == "Tilemap") {
-        let Some(fields) = map.props.get(&map.kind) else { continue };
-        let Some(cells) = fields.get("m_Tiles").and_then(items) else { continue };
-        for (index_key, array_key) in INDEXED {
-            let Some(entries) = fields.get(array_key).and_then(items) else { continue };
-            let mut uses = vec![0usize; entries.len()];
-            let mut beyond = false;
-            for cell in &cells {
-                let Some(index) = cell.get("second").and_then(|s| s.get(index_key)).and_then(value_number) else { continue };
-                match uses.get_mut(index) {
-                    Some(used) => *used += 1,
-                    None => beyond |= index != NONE,
-                }
-            }
-            let miscounted =
-                entries.iter().zip(&uses).any(|(entry, used)| entry.get("m_RefCount").and_then(value_number).is_some_and(|n| n != *used));
-            let message = if beyond {
+pub fn tilemap_problems(file: &UnityFile<'_>) -> Vec<Problem> {
+    let mut problems = Vec::new();
+    for map in tilemaps(file).unwrap_or_default() {
+        for (array, (_, array_key)) in map.arrays.iter().zip(INDEXED) {
+            let miscounted = array.entries.iter().zip(&array.uses).any(|(entry, used)| entry.count.is_some_and(|n| n != *used));
+            let message = if array.beyond {
                 format!("a tile of m_Tiles names an entry {array_key} does not have")
             } else if miscounted {
                 format!("{array_key} does not count the tiles of m_Tiles that use its entries")
             } else {
                 continue;
             };
-            problems.push(Problem::Inconsistent { object: map.id.clone(), message, line: map.line as usize });
+            problems.push(Problem::Inconsistent { object: ObjectId::new(map.file_id.to_string()), message, line: map.line as usize });
         }
     }
+    problems
 }
 
 /// One entry of a tilemap array as written: its item node, its `m_Data` (spaces taken out;
@@ -87,28 +62,33 @@ struct Entry {
     count: Option<usize>,
 }
 
-/// One array of a tilemap as written: its node, its entries, and how many cells name each.
+/// One array of a tilemap as written: its node, its entries, how many cells name each, and
+/// whether a cell names an entry it does not have.
 struct Array {
     node: u32,
     entries: Vec<Entry>,
     uses: Vec<usize>,
+    beyond: bool,
 }
 
-/// A tilemap document as written: its fileID, its cells, and its arrays (in the order of
-/// [`INDEXED`]).
+/// A tilemap document as written: its fileID and line, its cells, and its arrays (in the
+/// order of [`INDEXED`]).
 struct Tilemap {
     file_id: i64,
+    line: u32,
     cells: Vec<u32>,
     arrays: Vec<Array>,
 }
 
 impl Tilemap {
-    /// Whether every entry counts the cells naming it (with a number: a count that is none is
-    /// not rewritten), and no array holds one thing twice (its cells would be told apart by
-    /// index alone).
+    /// Whether every cell names entries its arrays have, every entry counts the cells naming
+    /// it (with a number: a count that is none is not rewritten), and no array holds one thing
+    /// twice (its cells would be told apart by index alone).
     fn counted_right(&self) -> bool {
-        let counted =
-            self.arrays.iter().all(|a| a.entries.iter().zip(&a.uses).all(|(e, used)| e.count_node.is_none() || e.count == Some(*used)));
+        let counted = self
+            .arrays
+            .iter()
+            .all(|a| !a.beyond && a.entries.iter().zip(&a.uses).all(|(e, used)| e.count_node.is_none() || e.count == Some(*used)));
         counted
             && (0..self.arrays.len()).all(|k| {
                 let held: Vec<&str> = self.identities(k).into_iter().flatten().collect();
@@ -131,8 +111,8 @@ fn cell_index(file: &UnityFile<'_>, cell: u32, k: usize) -> Option<u32> {
     file.get(file.get(cell, "second")?, INDEXED[k].0)
 }
 
-/// The tilemaps of a file; `None` where a cell names an entry an array does not have, or an
-/// array is not a list.
+/// The tilemaps of a file; `None` where an array is not a list, or two tilemaps share a
+/// fileID.
 fn tilemaps(file: &UnityFile<'_>) -> Option<Vec<Tilemap>> {
     let mut maps = Vec::new();
     for doc in file.docs.iter().filter(|d| d.class_id == TILEMAP_CLASS && !d.stripped) {
@@ -160,18 +140,17 @@ fn tilemaps(file: &UnityFile<'_>) -> Option<Vec<Tilemap>> {
                     }
                 })
                 .collect();
-            let mut uses = vec![0usize; entries.len()];
+            let (mut uses, mut beyond) = (vec![0usize; entries.len()], false);
             for &cell in &cells {
                 let Some(index) = cell_index(file, cell, k).and_then(|n| number(file, n)) else { continue };
                 match uses.get_mut(index) {
                     Some(used) => *used += 1,
-                    None if index == NONE => {}
-                    None => return None,
+                    None => beyond |= index != NONE,
                 }
             }
-            arrays.push(Array { node, entries, uses });
+            arrays.push(Array { node, entries, uses, beyond });
         }
-        maps.push(Tilemap { file_id: doc.file_id, cells, arrays });
+        maps.push(Tilemap { file_id: doc.file_id, line: doc.line, cells, arrays });
     }
     // One tilemap under one fileID: a file listing one twice is left as it is.
     let mut ids: Vec<i64> = maps.iter().map(|m| m.file_id).collect();
@@ -184,7 +163,7 @@ fn tilemaps(file: &UnityFile<'_>) -> Option<Vec<Tilemap>> {
 /// merge's check refuses that).
 pub fn recount(text: Vec<u8>) -> Vec<u8> {
     let Ok(file) = parse(&text) else { return text };
-    let Some(maps) = tilemaps(&file) else { return text };
+    let Some(maps) = tilemaps(&file).filter(|maps| maps.iter().all(|m| m.arrays.iter().all(|a| !a.beyond))) else { return text };
     let mut edits: Vec<(usize, usize, String)> = Vec::new();
     for array in maps.iter().flat_map(|m| &m.arrays) {
         for (entry, used) in array.entries.iter().zip(&array.uses) {
