@@ -146,29 +146,39 @@ pub fn shift_theirs(texts: Sides<&[u8]>) -> Option<(Vec<u8>, String)> {
     }
     let shift = ours_end - theirs_first;
     let doc = &docs.theirs;
-    let mut edits: Vec<(usize, usize, String)> = Vec::new();
-    let mut renumber = |node: u32, value: u32| {
-        let n = &doc.nodes[node as usize];
-        edits.push((n.start as usize, n.end as usize, value.to_string()));
-    };
+    let mut edits = Vec::new();
     for tileset in &theirs_added {
-        renumber(tileset.firstgid_node, tileset.firstgid.checked_add(shift)?);
+        edits.push(number_edit(doc, tileset.firstgid_node, tileset.firstgid.checked_add(shift)?));
     }
     let mut gids = Vec::new();
     gid_nodes(doc, doc.member(doc.root, "layers")?, &mut gids)?;
-    for node in gids {
-        let written = doc.node_text(node);
-        let Ok(gid) = written.parse::<u32>() else { continue };
-        if gid & !GID_FLAGS >= theirs_first {
-            let moved = (gid & !GID_FLAGS).checked_add(shift).filter(|m| m & GID_FLAGS == 0)?;
-            renumber(node, (gid & GID_FLAGS) | moved);
-        }
-    }
+    edits.extend(moved_gids(doc, &gids, |gid| if gid >= theirs_first { gid.checked_add(shift) } else { Some(gid) })?);
     let moves: Vec<String> =
         theirs_added.iter().map(|t| format!("{} {} → {}", t.identity.trim_matches('"'), t.firstgid, t.firstgid + shift)).collect();
     let note =
         format!("both sides added tilesets at gid {theirs_first}; theirs' are moved above ours', with their tiles: {}", moves.join(", "));
     Some((levelmerge_core::text::splice(doc.src, edits).into_bytes(), note))
+}
+
+/// The edit writing `value` as the number at `node`.
+pub(crate) fn number_edit(doc: &Document<'_>, node: u32, value: u32) -> (usize, usize, String) {
+    let n = &doc.nodes[node as usize];
+    (n.start as usize, n.end as usize, value.to_string())
+}
+
+/// The edits writing each gid of `nodes` (a number) as `moved` gives it, its flags kept; a gid
+/// `moved` leaves is not written. `None` where `moved` fails or reaches the flags' bits.
+pub(crate) fn moved_gids(doc: &Document<'_>, nodes: &[u32], moved: impl Fn(u32) -> Option<u32>) -> Option<Vec<(usize, usize, String)>> {
+    let mut edits = Vec::new();
+    for &node in nodes {
+        let Some(written) = doc.integer(node).and_then(|g| u32::try_from(g).ok()) else { continue };
+        let gid = written & !GID_FLAGS;
+        let to = moved(gid).filter(|m| m & GID_FLAGS == 0)?;
+        if to != gid {
+            edits.push(number_edit(doc, node, (written & GID_FLAGS) | to));
+        }
+    }
+    Some(edits)
 }
 
 /// The gid nodes of the layers in `layers` and the groups among them: each number of a tile

@@ -16,7 +16,7 @@ use levelmerge_core::{Side, Sides};
 use rustc_hash::FxHashMap;
 
 use crate::parse::{parse, Dialect, Document};
-use crate::tile_gids::{gid_nodes, holder, tilesets, written_tileset_lists, Tileset, GID_FLAGS};
+use crate::tile_gids::{gid_nodes, holder, moved_gids, number_edit, tilesets, written_tileset_lists, Tileset, GID_FLAGS};
 
 const SIDES: [Side; 3] = [Side::Base, Side::Ours, Side::Theirs];
 
@@ -67,6 +67,7 @@ pub fn follow_renumbered(texts: Sides<&[u8]>) -> Option<(Sides<Option<Vec<u8>>>,
     let gids = Sides::new(gids.base?, gids.ours?, gids.theirs?);
     let starts = placements(&docs, &lists, &gids, target)?;
     let rewritten = docs.as_ref().map(|side, doc| renumber(doc, lists.get(side), gids.get(side), &starts));
+    let rewritten = Sides::new(rewritten.base?, rewritten.ours?, rewritten.theirs?);
     let read_anew: Vec<&str> = SIDES
         .into_iter()
         .filter(|side| rewritten.get(*side).is_some())
@@ -212,30 +213,15 @@ fn placements<'s>(
 }
 
 /// `doc` rewritten into the numbering `starts` gives: each tileset's `firstgid`, and each gid a
-/// tileset of `doc` holds, flags kept. `None` where nothing changes.
-fn renumber(doc: &Document<'_>, list: &[Tileset<'_>], gids: &[u32], starts: &FxHashMap<&str, u32>) -> Option<Vec<u8>> {
-    let mut edits: Vec<(usize, usize, String)> = Vec::new();
-    let mut write = |node: u32, value: u32| {
-        let n = &doc.nodes[node as usize];
-        edits.push((n.start as usize, n.end as usize, value.to_string()));
-    };
-    for tileset in list {
-        let start = starts[tileset.identity];
-        if start != tileset.firstgid {
-            write(tileset.firstgid_node, start);
-        }
-    }
-    for &node in gids {
-        let Some(written) = doc.integer(node).and_then(|g| u32::try_from(g).ok()) else { continue };
-        let gid = written & !GID_FLAGS;
-        // A gid no tileset holds is left as written: it was broken before the merge.
-        let Some(tileset) = holder(list, gid) else { continue };
-        let moved = starts[tileset.identity] + (gid - tileset.firstgid);
-        if moved != gid {
-            write(node, (written & GID_FLAGS) | moved);
-        }
-    }
-    (!edits.is_empty()).then(|| levelmerge_core::text::splice(doc.src, edits).into_bytes())
+/// tileset of `doc` holds, flags kept; `Some(None)` where nothing changes, `None` where a gid
+/// would reach the flags' bits.
+fn renumber(doc: &Document<'_>, list: &[Tileset<'_>], gids: &[u32], starts: &FxHashMap<&str, u32>) -> Option<Option<Vec<u8>>> {
+    let mut edits: Vec<(usize, usize, String)> =
+        list.iter().filter(|t| starts[t.identity] != t.firstgid).map(|t| number_edit(doc, t.firstgid_node, starts[t.identity])).collect();
+    // A gid no tileset holds is left as written: it was broken before the merge.
+    let moved = |gid: u32| Some(holder(list, gid).map_or(gid, |t| starts[t.identity] + (gid - t.firstgid)));
+    edits.extend(moved_gids(doc, gids, moved)?);
+    Some((!edits.is_empty()).then(|| levelmerge_core::text::splice(doc.src, edits).into_bytes()))
 }
 
 #[cfg(test)]
