@@ -14,9 +14,12 @@
 //! elements that share all of these. Identities are built from the source text of those
 //! strings, so they are valid JSON string contents as they are.
 
+use levelmerge_core::codec::on_each_side;
 use levelmerge_core::model::ObjectId;
 use levelmerge_core::text::splice;
-use levelmerge_core::Problem;
+use levelmerge_core::{Problem, Sides};
+
+use crate::cocos_identity::{aligned, name_part, ContentKeys, Stems};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::parse::{parse, Dialect, Document, NodeKind};
@@ -31,13 +34,13 @@ const REF: &str = "__id__";
 const OWNING: [&str; 6] = ["scene", "data", "_children", "_components", "_prefab", "__prefab"];
 
 /// The text of a string node without its quotes.
-fn inner<'s>(doc: &Document<'s>, node: u32) -> &'s str {
+pub(crate) fn inner<'s>(doc: &Document<'s>, node: u32) -> &'s str {
     let t = doc.node_text(node);
     &t[1..t.len() - 1]
 }
 
 /// The value of a reference object `{"__id__": …}`, if `node` is one.
-fn ref_value(doc: &Document<'_>, node: u32) -> Option<u32> {
+pub(crate) fn ref_value(doc: &Document<'_>, node: u32) -> Option<u32> {
     if doc.nodes[node as usize].kind != NodeKind::Object {
         return None;
     }
@@ -61,7 +64,7 @@ fn references_in(doc: &Document<'_>, node: u32, out: &mut Vec<u32>) {
 }
 
 /// The string member `name` of an element, as written (escapes kept).
-fn string_member<'s>(doc: &Document<'s>, element: u32, name: &str) -> Option<&'s str> {
+pub(crate) fn string_member<'s>(doc: &Document<'s>, element: u32, name: &str) -> Option<&'s str> {
     let slot = doc.slots_of(element).iter().find(|s| doc.text(s.name) == name)?;
     (doc.nodes[slot.value as usize].kind == NodeKind::String).then(|| inner(doc, slot.value))
 }
@@ -110,24 +113,30 @@ impl<'s> Graph<'s> {
     }
 
     /// Every element reached from the asset (element 0), breadth first: through owning members
-    /// first, then through any reference. `found(owner, member, element)` is called once per
-    /// element, when it is first reached.
-    fn spread(&self, mut found: impl FnMut(usize, &str, usize)) {
+    /// first, then through any reference. `found(owner, member, elements)` is called with the
+    /// elements one member of an owner reaches first, in its order, before any of them is
+    /// followed.
+    fn spread(&self, mut found: impl FnMut(usize, &str, &[usize])) {
         let mut order = vec![0];
         let mut queued = vec![false; self.elements.len()];
         queued[0] = true;
+        let mut reached = Vec::new();
         for owning_only in [true, false] {
             let mut at = 0;
             while at < order.len() {
                 let owner = order[at];
                 at += 1;
                 for referrer in self.refs[owner].iter().filter(|r| r.owning || !owning_only) {
+                    reached.clear();
                     for &t in &referrer.positions {
                         if !queued[t] {
                             queued[t] = true;
                             order.push(t);
-                            found(owner, referrer.member, t);
+                            reached.push(t);
                         }
+                    }
+                    if !reached.is_empty() {
+                        found(owner, referrer.member, &reached);
                     }
                 }
             }
@@ -147,40 +156,88 @@ fn written_position(doc: &Document<'_>, r: u32) -> Option<usize> {
 /// The identity of every element of a Cocos array, or `None` when the document is not one
 /// this module can rewrite safely.
 pub fn identities(doc: &Document<'_>) -> Option<Vec<String>> {
+    assign_identities(doc, None, None).map(|(ids, _)| ids)
+}
+
+/// The identities of the three versions' elements (base, ours, theirs): a side's elements
+/// that share a stem are matched to the base's by content ([`crate::cocos_identity`]).
+fn identities_among(docs: Sides<&Document<'_>>) -> Sides<Option<Vec<String>>> {
+    let mut stems = Stems::default();
+    let Some((base, mut base_keys)) = assign_identities(docs.base, None, Some(&mut stems)) else {
+        return Sides::new(None, None, None);
+    };
+    let mut side = |doc: &Document<'_>| assign_identities(doc, Some((&stems, &mut base_keys)), None).map(|(ids, _)| ids);
+    let ours = side(docs.ours);
+    let theirs = side(docs.theirs);
+    Sides::new(Some(base), ours, theirs)
+}
+
+/// Identities as [`identities`] gives them, and the content keys of the document's elements;
+/// with `base`, the elements of a stem the base holds too are matched to the base's; with
+/// `record`, each element named by its stem is recorded there.
+fn assign_identities<'d, 's>(
+    doc: &'d Document<'s>,
+    mut base: Option<(&Stems, &mut ContentKeys<'_, '_>)>,
+    mut record: Option<&mut Stems>,
+) -> Option<(Vec<String>, ContentKeys<'d, 's>)> {
     let graph = Graph::of(doc, |r| written_position(doc, r))?;
     let elements = &graph.elements;
     let mut ids: Vec<Option<String>> = vec![None; elements.len()];
     ids[0] = Some("root".to_owned());
 
     // Nodes named by a unique `_id` keep it whoever refers to them (renames and moves too).
-    let node_id = |e: u32| {
+    // Not components: later Cocos Creator 2.x editors write an `_id` on them that files saved
+    // by earlier ones lack (the corpus holds both), and a re-save would make every one new.
+    let own_id = |e: u32| {
         string_member(doc, e, "_id").filter(|id| !id.is_empty() && doc.slots_of(e).iter().any(|s| doc.text(s.name) == "_children"))
     };
     let mut seen: FxHashMap<&str, usize> = FxHashMap::default();
     for &e in elements {
-        if let Some(id) = node_id(e) {
+        if let Some(id) = own_id(e) {
             *seen.entry(id).or_default() += 1;
         }
     }
     for (i, &e) in elements.iter().enumerate().skip(1) {
-        if let Some(id) = node_id(e).filter(|id| seen[id] == 1) {
+        if let Some(id) = own_id(e).filter(|id| seen[id] == 1) {
             ids[i] = Some(format!("#{id}"));
         }
     }
+    let mut keys = ContentKeys::new(doc, elements.clone(), ids.clone());
 
-    // The rest from their owners.
+    // The rest from their owners, a stem at a time.
     let mut ordinals: FxHashMap<String, usize> = FxHashMap::default();
-    graph.spread(|owner, member, t| {
-        if ids[t].is_some() {
-            return;
+    graph.spread(|owner, member, reached| {
+        let owner_id = ids[owner].clone().expect("an owner is reached before what it owns");
+        let mut stems: Vec<(String, Vec<usize>)> = Vec::new();
+        let mut stem_at: FxHashMap<String, usize> = FxHashMap::default();
+        for &t in reached.iter().filter(|&&t| ids[t].is_none()) {
+            let kind = string_member(doc, elements[t], "__type__").unwrap_or("");
+            let stem = [&owner_id, "/", member, "/", kind, "/", &name_part(doc, elements, elements[t])].concat();
+            let at = *stem_at.entry(stem.clone()).or_insert_with(|| {
+                stems.push((stem, Vec::new()));
+                stems.len() - 1
+            });
+            stems[at].1.push(t);
         }
-        let owner_id = ids[owner].as_deref().expect("an owner is reached before what it owns");
-        let kind = string_member(doc, elements[t], "__type__").unwrap_or("");
-        let name = string_member(doc, elements[t], "_name").unwrap_or("");
-        let stem = [owner_id, "/", member, "/", kind, "/", name].concat();
-        let n = ordinals.entry(stem.clone()).or_default();
-        ids[t] = Some(if *n == 0 { stem } else { format!("{stem}#{n}") });
-        *n += 1;
+        for (stem, members) in stems {
+            let matched = base.as_mut().and_then(|(stems, base_keys)| {
+                let in_base = stems.get(&stem).filter(|b| b.len() > 1 || members.len() > 1)?;
+                let in_base: Vec<(String, u64)> = in_base.iter().map(|(id, e)| (id.clone(), base_keys.key(*e))).collect();
+                Some(aligned(&stem, &keys.keys(&members), &in_base))
+            });
+            let given: Vec<String> = matched.unwrap_or_else(|| {
+                let n = ordinals.entry(stem.clone()).or_default();
+                let given = (*n..*n + members.len()).map(|i| if i == 0 { stem.clone() } else { format!("{stem}#{i}") }).collect();
+                *n += members.len();
+                given
+            });
+            for (&t, id) in members.iter().zip(given) {
+                if let Some(record) = record.as_deref_mut() {
+                    record.record(&stem, &id, t);
+                }
+                ids[t] = Some(id);
+            }
+        }
     });
     // Elements nothing refers to.
     let mut unreferenced = 0;
@@ -193,7 +250,7 @@ pub fn identities(doc: &Document<'_>) -> Option<Vec<String>> {
     }
     let ids: Vec<String> = ids.into_iter().map(|id| id.expect("every element has an identity")).collect();
     let unique: FxHashSet<&str> = ids.iter().map(String::as_str).collect();
-    (unique.len() == ids.len()).then_some(ids)
+    (unique.len() == ids.len()).then_some((ids, keys))
 }
 
 /// In a document of the identity form: the owner of each element (the element that first
@@ -206,7 +263,7 @@ pub fn owners(doc: &Document<'_>) -> Option<Vec<Option<usize>>> {
     }
     let graph = Graph::of(doc, |r| (doc.nodes[r as usize].kind == NodeKind::String).then(|| named_position(&position, inner(doc, r)))?)?;
     let mut owners = vec![None; graph.elements.len()];
-    graph.spread(|owner, _, t| owners[t] = Some(owner));
+    graph.spread(|owner, _, reached| reached.iter().for_each(|&t| owners[t] = Some(owner)));
     Some(owners)
 }
 
@@ -231,18 +288,40 @@ fn mentions_identity_member(text: &[u8]) -> bool {
 
 /// A Cocos file in the identity form, or `None` when it is not one that can be rewritten.
 pub fn to_identities(text: &[u8]) -> Option<Vec<u8>> {
+    let doc = readable(text)?;
+    written_with(&doc, &identities(&doc)?)
+}
+
+/// The three versions of a Cocos file in the identity form, the sides' elements named as the
+/// base's they match; `None` where a version cannot be rewritten.
+/// Each version is read and written on its own thread as the merge reads them (`parallel`).
+pub fn to_identities_among(texts: Sides<&[u8]>, parallel: bool) -> Sides<Option<Vec<u8>>> {
+    let docs = on_each_side(parallel, texts, |_, text| readable(text));
+    let (Some(base), Some(ours), Some(theirs)) = (&docs.base, &docs.ours, &docs.theirs) else {
+        return Sides::new(None, None, None);
+    };
+    let ids = identities_among(Sides::new(base, ours, theirs));
+    let written = Sides::new((base, ids.base), (ours, ids.ours), (theirs, ids.theirs));
+    on_each_side(parallel, written, |_, (doc, ids)| ids.and_then(|ids| written_with(doc, &ids)))
+}
+
+/// A text parsed as a Cocos file that can be turned into the identity form.
+fn readable(text: &[u8]) -> Option<Document<'_>> {
     if mentions_identity_member(text) {
         return None;
     }
-    let doc = parse(text, Dialect::Json).ok()?;
-    let ids = identities(&doc)?;
+    parse(text, Dialect::Json).ok()
+}
+
+/// A document written in the identity form with the given identities.
+fn written_with(doc: &Document<'_>, ids: &[String]) -> Option<Vec<u8>> {
     let mut edits = Vec::new();
     for (i, slot) in doc.slots_of(doc.root).iter().enumerate() {
         let element = &doc.nodes[slot.value as usize];
         let open = element.start as usize + 1;
         let comma = if element.slot_count == 0 { "" } else { "," };
         edits.push((open, open, ["\"", IDENTITY_MEMBER, "\":\"", &ids[i], "\"", comma].concat()));
-        name_targets(&doc, slot.value, &ids, &mut edits)?;
+        name_targets(doc, slot.value, ids, &mut edits)?;
     }
     Some(splice(doc.src, edits).into_bytes())
 }
@@ -501,6 +580,24 @@ mod tests {
     fn identities_come_from_ids_and_owners() {
         let doc = parse(SCENE.as_bytes(), Dialect::Json).unwrap();
         assert_eq!(identities(&doc).unwrap(), ["root", "#s1", "#p1", "#p1/_components/cc.Sprite/"]);
+    }
+
+    #[test]
+    fn a_property_override_is_named_by_the_property_and_target_it_overrides() {
+        let prefab = r#"[
+  {"__type__": "cc.Prefab", "data": {"__id__": 1}},
+  {"__type__": "cc.Node", "_name": "Row", "_children": [], "_prefab": {"__id__": 2}, "_id": ""},
+  {"__type__": "cc.PrefabInfo", "fileId": "f1", "instance": {"__id__": 3}},
+  {"__type__": "cc.PrefabInstance", "propertyOverrides": [{"__id__": 4}, {"__id__": 6}]},
+  {"__type__": "CCPropertyOverrideInfo", "targetInfo": {"__id__": 5}, "propertyPath": ["_lpos"], "value": 1},
+  {"__type__": "cc.TargetInfo", "localID": ["c46/Ys", "x"]},
+  {"__type__": "CCPropertyOverrideInfo", "targetInfo": {"__id__": 5}, "propertyPath": ["_color", "r"], "value": 2}
+]"#;
+        let ids = identities(&parse(prefab.as_bytes(), Dialect::Json).unwrap()).unwrap();
+        let instance = "root/data/cc.Node/Row/_prefab/cc.PrefabInfo//instance/cc.PrefabInstance/";
+        assert_eq!(ids[3], instance);
+        assert_eq!(ids[4], format!("{instance}/propertyOverrides/CCPropertyOverrideInfo/_lpos@c46/Ys,x"));
+        assert_eq!(ids[6], format!("{instance}/propertyOverrides/CCPropertyOverrideInfo/_color.r@c46/Ys,x"));
     }
 
     #[test]

@@ -16,6 +16,7 @@
 #![forbid(unsafe_code)]
 
 pub mod cocos;
+pub mod cocos_identity;
 pub mod fuzzing;
 pub mod lower;
 pub mod outline;
@@ -275,9 +276,8 @@ impl Codec for JsonCodec {
         }
         match Profile::detect_among(&all)? {
             Profile::Cocos => {
-                // Each version is read whole, on its own thread as the merge reads them.
                 let parallel = all.iter().map(|t| t.len()).sum::<usize>() > levelmerge_core::codec::PARALLEL_FROM;
-                let rewritten = levelmerge_core::codec::on_each_side(parallel, texts, |_, text| cocos::to_identities(text));
+                let rewritten = cocos::to_identities_among(texts, parallel);
                 Some(levelmerge_core::Renumbered {
                     base: Some(rewritten.base?),
                     ours: Some(rewritten.ours?),

@@ -250,6 +250,92 @@ fn the_editors_zoom_on_the_scene_is_not_a_conflict() {
     assert!(merge(&node_scale("1"), &node_scale("2"), &node_scale("3")).open_conflicts > 0);
 }
 
+/// A node `Title` holding `components`, all of one type, under the canvas.
+fn labels(components: &[&'static str]) -> String {
+    let components = components.iter().map(|c| ("cc.Label", *c)).collect();
+    scene(&[node("Canvas", "c1", vec![node("Title", "t1", vec![], components)], vec![("cc.Canvas", "")])])
+}
+
+/// The strings of `Title`'s components in a merged scene.
+fn title_labels(text: &str) -> Vec<String> {
+    structure(text).into_iter().find(|n| n.0 == "Title").expect("Title is kept").3
+}
+
+#[test]
+fn an_edit_stays_on_its_component_when_the_other_side_removes_one_of_the_same_type_before_it() {
+    // Nothing names the three labels but their type and order: ours' removal of the first must
+    // not move theirs' edit of the second onto the third.
+    let merged = merge(&labels(&["a", "b", "c"]), &labels(&["b", "c"]), &labels(&["a", "B", "c"]));
+    assert_eq!(merged.open_conflicts, 0);
+    assert_eq!(title_labels(&String::from_utf8(merged.text).unwrap()), ["B", "c"]);
+    // Removing the one the other side edited is a clash.
+    assert!(merge(&labels(&["a", "b", "c"]), &labels(&["a", "c"]), &labels(&["a", "B", "c"])).open_conflicts > 0);
+}
+
+#[test]
+fn components_of_one_type_both_sides_add_are_all_kept() {
+    let merged = merge(&labels(&["a"]), &labels(&["a", "b"]), &labels(&["a", "c"]));
+    assert_eq!(merged.open_conflicts, 0);
+    assert_eq!(title_labels(&String::from_utf8(merged.text).unwrap()), ["a", "b", "c"]);
+    // The same component added on both sides is kept once.
+    let merged = merge(&labels(&["a"]), &labels(&["a", "b"]), &labels(&["a", "b"]));
+    assert_eq!(title_labels(&String::from_utf8(merged.text).unwrap()), ["a", "b"]);
+}
+
+#[test]
+fn same_named_children_without_ids_are_told_apart_by_their_content() {
+    // A prefab's nodes carry an empty `_id`.
+    let items = |texts: &[&'static str]| {
+        let children = texts.iter().map(|t| node("Item", "", vec![], vec![("cc.Label", *t)])).collect();
+        scene(&[node("Canvas", "c1", children, vec![("cc.Canvas", "")])])
+    };
+    let merged = merge(&items(&["x", "y", "z"]), &items(&["y", "z"]), &items(&["x", "Y", "z"]));
+    assert_eq!(merged.open_conflicts, 0);
+    let text = String::from_utf8(merged.text).unwrap();
+    let texts: Vec<Vec<String>> = structure(&text).into_iter().filter(|n| n.0 == "Item").map(|n| n.3).collect();
+    assert_eq!(texts, [["Y"], ["z"]]);
+}
+
+mod same_type {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+        /// Ours removes some of a node's labels and adds others; theirs edits some. A clean
+        /// merge is ours' list with theirs' edits on the labels they were made on; it conflicts
+        /// exactly when ours removed a label theirs edited.
+        #[test]
+        fn edits_land_on_the_component_they_were_made_on(
+            kept in prop::collection::vec(any::<bool>(), 1..6),
+            edited in prop::collection::vec(any::<bool>(), 6),
+            added in prop::collection::vec((any::<prop::sample::Index>(), 0usize..3), 0..3),
+        ) {
+            const NAMES: [&str; 6] = ["c0", "c1", "c2", "c3", "c4", "c5"];
+            const EDITED: [&str; 6] = ["C0", "C1", "C2", "C3", "C4", "C5"];
+            const ADDED: [&str; 3] = ["n0", "n1", "n2"];
+            let n = kept.len();
+            let base = labels(&NAMES[..n]);
+            let mut ours: Vec<&'static str> = (0..n).filter(|&i| kept[i]).map(|i| NAMES[i]).collect();
+            for (at, which) in &added {
+                ours.insert(at.index(ours.len() + 1), ADDED[*which]);
+            }
+            let theirs: Vec<&'static str> = (0..n).map(|i| if edited[i] { EDITED[i] } else { NAMES[i] }).collect();
+            let merged = merge(&base, &labels(&ours), &labels(&theirs));
+            let clash = (0..n).any(|i| edited[i] && !kept[i]);
+            prop_assert_eq!(merged.open_conflicts > 0, clash);
+            if !clash {
+                let expected: Vec<String> = ours
+                    .iter()
+                    .map(|c| NAMES.iter().position(|x| x == c).filter(|&i| edited[i]).map_or(*c, |i| EDITED[i]).to_owned())
+                    .collect();
+                prop_assert_eq!(title_labels(&String::from_utf8(merged.text).unwrap()), expected);
+            }
+        }
+    }
+}
+
 mod damaged {
     use super::*;
     use levelmerge_core::check_text;
