@@ -186,6 +186,11 @@ pub trait Codec {
         None
     }
 
+    /// Members that hold a grid of numbers (see [`Options::grids`]).
+    fn grids(&self, _docs: Sides<&Self::Document<'_>>) -> &'static [&'static str] {
+        &[]
+    }
+
     /// Which lists keep all the items both sides inserted at one place (see
     /// [`Options::concurrent_insertions`]).
     fn concurrent_insertions(&self, _docs: Sides<&Self::Document<'_>>) -> crate::merge::ConcurrentInsertions {

@@ -111,6 +111,10 @@ pub struct Options {
     /// sides add one member and one side's value is one of these, the other side's value is
     /// kept (with a note); the empty one carried no work to lose.
     pub empty_values: &'static [&'static str],
+    /// Members holding a grid: numbers row after row (a tile layer's cells), whose places a
+    /// resize moves. Resized by one side and changed by both, such a list is one conflict:
+    /// aligning its numbers would put the other side's cells in other places.
+    pub grids: &'static [&'static str],
     /// Objects a side deleted that the other side's merged edits still use in a way the merge
     /// could not see coming (an instance moved to where the deleted definition was named): their
     /// deletion is a delete/modify conflict. Filled by a second pass when the first merge left
@@ -132,14 +136,7 @@ impl ConcurrentInsertions {
     fn kept_in(self, path: &[Seg<'_>]) -> bool {
         match self {
             ConcurrentInsertions::KeptEverywhere => true,
-            ConcurrentInsertions::KeptIn(members) => path
-                .iter()
-                .rev()
-                .find_map(|s| match s {
-                    Seg::Key(k) => Some(k),
-                    _ => None,
-                })
-                .is_some_and(|k| members.contains(k)),
+            ConcurrentInsertions::KeptIn(members) => values::last_member(path).is_some_and(|k| members.contains(&k)),
         }
     }
 }
@@ -154,6 +151,7 @@ impl Default for Options {
             layout_key: None,
             concurrent_insertions: ConcurrentInsertions::KeptEverywhere,
             empty_values: &[],
+            grids: &[],
             contested: FxHashSet::default(),
         }
     }
@@ -379,6 +377,7 @@ pub fn merge<'a>(inputs: Sides<&'a Level<'a>>, options: &Options) -> MergedLevel
         layout_key: options.layout_key,
         concurrent_insertions: options.concurrent_insertions,
         empty_values: options.empty_values,
+        grids: options.grids,
         volatile: options.policy.rules.iter().any(|r| r.action == RuleAction::Ignore).then(|| options.policy.clone()),
         object: ObjectId::new(""),
         object_kind: "",

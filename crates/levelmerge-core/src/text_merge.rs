@@ -482,6 +482,7 @@ where
             chosen => chosen,
         },
         empty_values: if options.empty_values.is_empty() { codec.empty_values() } else { options.empty_values },
+        grids: if options.grids.is_empty() { codec.grids(docs.as_ref()) } else { options.grids },
         contested: options.contested.clone(),
     };
     let doc_refs = docs.as_ref();

@@ -260,6 +260,16 @@ impl Codec for JsonCodec {
         &["\"\"", "null"]
     }
 
+    /// Tile layers hold their cells row after row: Tiled's `data` (a map or a chunk of one),
+    /// LDtk's `intGridCsv`.
+    fn grids(&self, docs: Sides<&Document<'_>>) -> &'static [&'static str] {
+        match Profile::first([docs.base, docs.ours, docs.theirs].map(Document::profile)) {
+            Some(Profile::Tiled) => &["data"],
+            Some(Profile::Ldtk) => &["intGridCsv"],
+            _ => &[],
+        }
+    }
+
     fn concurrent_insertions(&self, docs: Sides<&Document<'_>>) -> ConcurrentInsertions {
         // GDevelop's event sheets (and their conditions and actions) are programs: two events
         // inserted at one place conflict. Its placed instances are a collection.

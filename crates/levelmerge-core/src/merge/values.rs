@@ -22,6 +22,14 @@ pub(super) enum Seg<'a> {
     Range(usize, usize),
 }
 
+/// The member name nearest the end of a path: the member holding the value it leads to.
+pub(super) fn last_member<'p>(path: &[Seg<'p>]) -> Option<&'p str> {
+    path.iter().rev().find_map(|s| match s {
+        Seg::Key(k) => Some(*k),
+        _ => None,
+    })
+}
+
 fn to_path(segs: &[Seg<'_>]) -> PropPath {
     PropPath(
         segs.iter()
@@ -40,6 +48,7 @@ pub(super) struct Merger<'a> {
     pub(super) layout_key: Option<&'static str>,
     pub(super) concurrent_insertions: ConcurrentInsertions,
     pub(super) empty_values: &'static [&'static str],
+    pub(super) grids: &'static [&'static str],
     /// The policy, when it names volatile properties.
     pub(super) volatile: Option<Policy>,
     pub(super) object: ObjectId,
@@ -250,6 +259,9 @@ impl<'a> Merger<'a> {
                         let entries = |v: Option<&'a Value<'a>>| v.and_then(map_entries).unwrap_or(&[]);
                         Some(self.map(path, tpl, entries(b), entries(Some(ov)), entries(Some(tv))))
                     }
+                    (Some(ValueKind::List(bl)), ValueKind::List(ol), ValueKind::List(tl)) if self.resized_grid(path, bl, ol, tl) => {
+                        Some(self.conflict(path, ConflictKind::BothModified, Sides::new(vec(b), vec![ov], vec![tv])))
+                    }
                     (Some(ValueKind::List(bl)), ValueKind::List(ol), ValueKind::List(tl)) => Some(self.list(path, tpl, bl, ol, tl)),
                     (None, ValueKind::List(ol), ValueKind::List(tl)) if structural => Some(self.list(path, tpl, &[], ol, tl)),
                     _ if child_ids(ov).is_some() && child_ids(tv).is_some() && b.is_none_or(|b| child_ids(b).is_some()) => {
@@ -302,6 +314,13 @@ impl<'a> Merger<'a> {
                 }
             }
         }
+    }
+
+    /// Whether the list at `path` is a grid ([`Options::grids`]) of numbers that a side resized.
+    fn resized_grid(&self, path: &[Seg<'_>], b: &[Value<'_>], o: &[Value<'_>], t: &[Value<'_>]) -> bool {
+        last_member(path).is_some_and(|m| self.grids.contains(&m))
+            && (o.len() != b.len() || t.len() != b.len())
+            && [b, o, t].iter().all(|l| l.iter().all(is_number))
     }
 
     /// Of a member both sides added, the value of the side whose value is not empty (see
