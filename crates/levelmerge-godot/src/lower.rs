@@ -8,13 +8,15 @@
 //! * A node's parent node, when the file defines it, is its structural parent: deleting a
 //!   node deletes its subtree, and an edit in a deleted subtree is a conflict.
 //! * Properties: the tag's attributes under `[tag]` (without `load_steps`, which is derived
-//!   and recomputed when written), then each `key = value` line, values compared by their text.
+//!   and recomputed when written), then each `key = value` line, values compared by their text;
+//!   a TileMap's cells are a map from place to cell ([`crate::tiles`]).
 
 use levelmerge_core::model::{Level, Object, ObjectId, Origin, RefRole, Reference, Value};
 use levelmerge_core::{Problem, Side};
 
 use crate::parse::{unquote, GodotFile, Section};
 use crate::refs::resource_refs;
+use crate::tiles;
 
 /// The member holding a section's tag attributes.
 pub const TAG: &str = "[tag]";
@@ -184,10 +186,18 @@ pub fn lower<'d>(file: &'d GodotFile<'d>, side: Side) -> Result<Level<'d>, Vec<P
                 .collect();
             let mut entries = vec![(TAG, Value::map(file.text(s.header), origin(Node::Tag(i)), tag_entries))];
             let prop_base = s.props.start as usize;
+            let format = file.props_of(s).iter().find(|p| file.text(p.key) == "format").map(|p| file.text(p.value));
             for (j, p) in file.props_of(s).iter().enumerate() {
                 let key = file.key_aliases.get(&((prop_base + j) as u32)).map_or(file.text(p.key), String::as_str);
                 let value = file.text(p.value);
-                entries.push((key, Value::scalar(value, origin(Node::Prop(prop_base + j)), resource_use(value))));
+                let at = origin(Node::Prop(prop_base + j));
+                let lowered = match tiles::cells(key, value, format) {
+                    Some(cells) => {
+                        Value::map(value, at, cells.into_iter().map(|(place, rest)| (place, Value::scalar(rest, at, None))).collect())
+                    }
+                    None => Value::scalar(value, at, resource_use(value)),
+                };
+                entries.push((key, lowered));
             }
             let mut props = Value::map(file.text(s.span), origin(Node::Section(i)), entries);
             props.raw = file.text(s.span);

@@ -311,7 +311,21 @@ impl<'r, 'd> Renderer<'r, 'd> {
                         out.push_str(eol);
                     }
                 }
-                // Property values are scalars; nothing else is assembled.
+                // A TileMap's cells ([`crate::tiles`]), each taken whole from a side.
+                RValue::Map { template, entries: cells } => {
+                    let cells: Vec<(&str, &str)> = cells
+                        .iter()
+                        .filter_map(|(place, cell)| match cell {
+                            RValue::Exact(v) => Some((*place, v.raw)),
+                            _ => None,
+                        })
+                        .collect();
+                    out.push_str(levelmerge_core::model::written_key(key));
+                    out.push_str(" = ");
+                    out.push_str(&crate::tiles::written(template.raw, &cells));
+                    out.push_str(eol);
+                }
+                // Other property values are scalars; nothing else is assembled.
                 _ => {}
             }
         }

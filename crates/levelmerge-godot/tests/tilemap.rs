@@ -1,0 +1,124 @@
+//! TileMaps both sides paint: cells painted on one side only merge; a cell both sides changed
+//! differently (or one erased and the other painted) is a conflict, and only such a cell.
+
+use std::collections::BTreeMap;
+
+use levelmerge_core::text::MarkerStyle;
+use levelmerge_core::{merge_texts, MergeOutcome, Options, Sides};
+use levelmerge_godot::GodotCodec;
+use proptest::prelude::*;
+
+/// A cell's (column, row), and its tile and autotile coordinate.
+type Place = (i16, i16);
+type Cell = (u32, u32);
+/// Cells by place.
+type Cells = BTreeMap<Place, Cell>;
+
+fn place(column: i16, row: i16) -> i32 {
+    (((row as u16 as u32) << 16) | column as u16 as u32) as i32
+}
+
+/// A Godot 3 scene with one TileMap, its cells written as Godot writes them (by row, then
+/// column).
+fn godot3(cells: &Cells) -> String {
+    let mut sorted: Vec<_> = cells.iter().collect();
+    sorted.sort_by_key(|((column, row), _)| (*row, *column));
+    let data = sorted.iter().map(|((c, r), (tile, coord))| format!("{}, {tile}, {coord}", place(*c, *r))).collect::<Vec<_>>().join(", ");
+    format!(
+        "[gd_scene load_steps=2 format=2]\n\n[ext_resource path=\"res://tiles.tres\" type=\"TileSet\" id=1]\n\n[node name=\"Level\" type=\"Node2D\"]\n\n[node name=\"TileMap\" type=\"TileMap\" parent=\".\"]\ntile_set = ExtResource( 1 )\nformat = 1\ntile_data = PoolIntArray( {data} )\n"
+    )
+}
+
+/// A Godot 4.0 scene with one TileMap layer, its cells in the order given.
+fn godot4(cells: &[(Place, Cell)]) -> String {
+    let data = cells.iter().map(|((c, r), (tile, coord))| format!("{}, {tile}, {coord}", place(*c, *r))).collect::<Vec<_>>().join(", ");
+    format!(
+        "[gd_scene load_steps=2 format=3]\n\n[ext_resource type=\"TileSet\" path=\"res://tiles.tres\" id=\"1_t\"]\n\n[node name=\"Level\" type=\"Node2D\"]\n\n[node name=\"TileMap\" type=\"TileMap\" parent=\".\"]\ntile_set = ExtResource(\"1_t\")\nformat = 2\nlayer_0/tile_data = PackedInt32Array({data})\n"
+    )
+}
+
+fn merge(b: &str, o: &str, t: &str) -> MergeOutcome {
+    merge_texts(&GodotCodec, Sides::new(b.as_bytes(), o.as_bytes(), t.as_bytes()), &Options::default(), &MarkerStyle::default())
+        .expect("the merge runs")
+}
+
+fn cells(list: &[(Place, Cell)]) -> Cells {
+    list.iter().copied().collect()
+}
+
+#[test]
+fn cells_painted_on_each_side_are_all_kept_in_godots_order() {
+    let base = cells(&[((0, 0), (1, 0)), ((1, 0), (1, 0))]);
+    let mut ours = base.clone();
+    ours.insert((-1, 2), (2, 0));
+    let mut theirs = base.clone();
+    theirs.insert((3, -1), (3, 65536));
+    theirs.remove(&(1, 0));
+    let merged = merge(&godot3(&base), &godot3(&ours), &godot3(&theirs));
+    assert_eq!(merged.open_conflicts, 0);
+    let expected = cells(&[((0, 0), (1, 0)), ((-1, 2), (2, 0)), ((3, -1), (3, 65536))]);
+    assert_eq!(String::from_utf8(merged.text).unwrap(), godot3(&expected));
+}
+
+#[test]
+fn one_cell_painted_differently_on_both_sides_is_a_conflict_about_it() {
+    let base = cells(&[((0, 0), (1, 0))]);
+    let ours = cells(&[((0, 0), (2, 0)), ((5, 5), (1, 0))]);
+    let theirs = cells(&[((0, 0), (3, 0))]);
+    let merged = merge(&godot3(&base), &godot3(&ours), &godot3(&theirs));
+    assert_eq!(merged.open_conflicts, 1);
+    assert_eq!(merged.conflicts[0].path.to_string(), "tile_data.0", "{:?}", merged.conflicts[0]);
+}
+
+#[test]
+fn godot_4_layers_keep_the_order_their_cells_were_written_in() {
+    let base = [((0, 0), (1, 0)), ((4, 0), (1, 0))];
+    let ours = [((0, 0), (1, 0)), ((4, 0), (1, 0)), ((2, 0), (5, 0))];
+    let theirs = [((0, 0), (7, 0)), ((4, 0), (1, 0))];
+    let merged = merge(&godot4(&base), &godot4(&ours), &godot4(&theirs));
+    assert_eq!(merged.open_conflicts, 0);
+    assert_eq!(String::from_utf8(merged.text).unwrap(), godot4(&[((0, 0), (7, 0)), ((4, 0), (1, 0)), ((2, 0), (5, 0))]));
+}
+
+/// Paint (tile > 0) or erase (tile 0) cells of a small map.
+fn strokes() -> impl Strategy<Value = Vec<(Place, u32)>> {
+    prop::collection::vec(((-2i16..4, -2i16..3), 0u32..4), 0..6)
+}
+
+fn painted(base: &Cells, strokes: &[(Place, u32)]) -> Cells {
+    let mut cells = base.clone();
+    for &(at, tile) in strokes {
+        if tile == 0 {
+            cells.remove(&at);
+        } else {
+            cells.insert(at, (tile, 0));
+        }
+    }
+    cells
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+    /// A clean merge holds every cell as the side that changed it left it; the merge conflicts
+    /// exactly when both sides left one cell differently.
+    #[test]
+    fn painting_merges_cell_by_cell(base in strokes(), ours in strokes(), theirs in strokes()) {
+        let base = painted(&Cells::new(), &base);
+        let (ours, theirs) = (painted(&base, &ours), painted(&base, &theirs));
+        let mut expected = Cells::new();
+        let mut clash = false;
+        for at in base.keys().chain(ours.keys()).chain(theirs.keys()) {
+            let (b, o, t) = (base.get(at), ours.get(at), theirs.get(at));
+            let kept = if o == b { t } else if t == b || o == t { o } else { clash = true; None };
+            if let Some(cell) = kept {
+                expected.insert(*at, *cell);
+            }
+        }
+        let merged = merge(&godot3(&base), &godot3(&ours), &godot3(&theirs));
+        prop_assert_eq!(merged.open_conflicts > 0, clash);
+        if !clash {
+            prop_assert_eq!(String::from_utf8(merged.text).unwrap(), godot3(&expected));
+        }
+    }
+}
