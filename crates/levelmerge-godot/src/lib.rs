@@ -143,7 +143,14 @@ impl Codec for GodotCodec {
         let moves = moves::align(ids.as_ref().map_or(texts, |r| r.applied_to(texts)));
         let aligned = levelmerge_core::Renumbered::chain(ids, moves);
         let strings = texts::align(aligned.as_ref().map_or(texts, |r| r.applied_to(texts)));
-        levelmerge_core::Renumbered::chain(aligned, strings)
+        let aligned = levelmerge_core::Renumbered::chain(aligned, strings);
+        let cells = tiles::to_cells_form(aligned.as_ref().map_or(texts, |r| r.applied_to(texts)));
+        levelmerge_core::Renumbered::chain(aligned, cells)
+    }
+
+    /// Godot 4.3 layers' cells merged in a form of integers, written back as bytes.
+    fn restore(&self, text: Vec<u8>) -> Result<Vec<u8>, Problem> {
+        tiles::from_cells_form(text)
     }
 }
 

@@ -4,15 +4,42 @@
 //! `format = 2`). As one value, any two sides painting the same map conflicted. Read as a map
 //! from place to the cell's two other integers, sides painting different cells merge, and one
 //! cell painted differently on both sides, or erased on one and painted on the other, is a
-//! conflict about that cell.
+//! conflict about that cell. Godot 4.3's `TileMapLayer` writes its cells as bytes in base64
+//! (`tile_map_data = PackedByteArray("…")`): those are merged in a form of integers
+//! ([`to_cells_form`]) and written back.
+
+use base64::engine::general_purpose::STANDARD as BASE64;
+use base64::Engine as _;
+use levelmerge_core::{Problem, Renumbered, Sides};
 
 /// One cell as written: its place, and the text of its two other integers (`1, 0`).
 pub type Cell<'s> = (&'s str, &'s str);
 
-/// The array types a TileMap writes its cells in, with the `format` that means three integers
-/// a cell, and how the type writes its parentheses.
-const ARRAYS: [(&str, &str, &str, &str); 2] =
-    [("PoolIntArray(", "1", "PoolIntArray( ", " )"), ("PackedInt32Array(", "2", "PackedInt32Array(", ")")];
+/// An array type cells are written in.
+struct Array {
+    /// How a value of the type opens.
+    open: &'static str,
+    /// The node's `format` that means three integers a cell; `None` for the merge's own form
+    /// of Godot 4.3's bytes ([`to_cells_form`]), which is always.
+    format: Option<&'static str>,
+    /// How the type writes its parentheses.
+    written_open: &'static str,
+    close: &'static str,
+    /// Whether Godot writes the cells in the order of places (by row, then column).
+    by_place: bool,
+}
+
+/// How the merge writes a Godot 4.3 layer's cells while it merges them ([`to_cells_form`]).
+const FORM_OPEN: &str = "levelmerge_cells(";
+
+const ARRAYS: [Array; 3] = [
+    Array { open: "PoolIntArray(", format: Some("1"), written_open: "PoolIntArray( ", close: " )", by_place: true },
+    Array { open: "PackedInt32Array(", format: Some("2"), written_open: "PackedInt32Array(", close: ")", by_place: false },
+    Array { open: FORM_OPEN, format: None, written_open: FORM_OPEN, close: ")", by_place: false },
+];
+
+/// The property of a Godot 4.3 `TileMapLayer` holding its cells.
+const LAYER_KEY: &str = "tile_map_data";
 
 /// Whether `key` names a TileMap's cells (Godot 3's `tile_data`, Godot 4's `layer_N/tile_data`).
 fn names_cells(key: &str) -> bool {
@@ -20,36 +47,25 @@ fn names_cells(key: &str) -> bool {
         || key.strip_prefix("layer_").and_then(|k| k.strip_suffix("/tile_data")).is_some_and(|n| n.bytes().all(|b| b.is_ascii_digit()))
 }
 
+/// The array type `value` is written in, if it holds the cells of the property `key` of a
+/// node whose `format` property is `format`.
+fn array_of(key: &str, value: &str, format: Option<&str>) -> Option<&'static Array> {
+    let array = ARRAYS.iter().find(|a| value.starts_with(a.open))?;
+    let holds_cells = match array.format {
+        Some(three_a_cell) => names_cells(key) && format == Some(three_a_cell),
+        None => key == LAYER_KEY,
+    };
+    holds_cells.then_some(array)
+}
+
 /// The cells of `value`, the property `key` of a node whose `format` property is `format`;
 /// `None` for anything else: another property, another format, integers that are not three a
 /// cell, or a place named twice (such an array is merged as one value).
 pub fn cells<'s>(key: &str, value: &'s str, format: Option<&str>) -> Option<Vec<Cell<'s>>> {
-    if !names_cells(key) {
-        return None;
-    }
-    let (open, three_a_cell, _, _) = ARRAYS.iter().find(|(open, ..)| value.starts_with(open))?;
-    if format != Some(three_a_cell) {
-        return None;
-    }
-    let inner_start = open.len();
+    let array = array_of(key, value, format)?;
+    let inner_start = array.open.len();
     let inner_end = value.rfind(')').filter(|&e| e >= inner_start && value[e + 1..].trim().is_empty())?;
-    let inner = &value[inner_start..inner_end];
-    if inner.trim().is_empty() {
-        return Some(Vec::new());
-    }
-    // Each integer's span in `value`.
-    let mut spans = Vec::new();
-    let mut at = inner_start;
-    for piece in inner.split(',') {
-        let lead = piece.len() - piece.trim_start().len();
-        let number = piece.trim();
-        let digits = number.strip_prefix('-').unwrap_or(number);
-        if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-            return None;
-        }
-        spans.push((at + lead, at + lead + number.len()));
-        at += piece.len() + 1;
-    }
+    let spans = integer_spans(value, inner_start, inner_end)?;
     if spans.len() % 3 != 0 {
         return None;
     }
@@ -60,10 +76,26 @@ pub fn cells<'s>(key: &str, value: &'s str, format: Option<&str>) -> Option<Vec<
     (places.len() == cells.len()).then_some(cells)
 }
 
-/// Whether `template`, a value [`cells`] read, is Godot 3's array, which Godot writes in the
-/// order of places (by row, then column).
-fn sorted_by_place(template: &str) -> bool {
-    template.starts_with(ARRAYS[0].0)
+/// The spans of the integers written between `start` and `end` of `text`, separated by
+/// commas; `None` when something else is written there.
+fn integer_spans(text: &str, start: usize, end: usize) -> Option<Vec<(usize, usize)>> {
+    let inner = &text[start..end];
+    if inner.trim().is_empty() {
+        return Some(Vec::new());
+    }
+    let mut spans = Vec::new();
+    let mut at = start;
+    for piece in inner.split(',') {
+        let lead = piece.len() - piece.trim_start().len();
+        let number = piece.trim();
+        let digits = number.strip_prefix('-').unwrap_or(number);
+        if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        spans.push((at + lead, at + lead + number.len()));
+        at += piece.len() + 1;
+    }
+    Some(spans)
 }
 
 /// The row and column of a place (`y << 16 | x`, each a signed 16-bit number).
@@ -75,13 +107,13 @@ fn row_and_column(place: &str) -> (i16, i16) {
 /// `cells` written as the array `template` is (a value [`cells`] read), in the order Godot
 /// writes them where it has one.
 pub fn written(template: &str, cells: &[Cell<'_>]) -> String {
-    let (_, _, open, close) = if sorted_by_place(template) { ARRAYS[0] } else { ARRAYS[1] };
+    let array = ARRAYS.iter().find(|a| template.starts_with(a.open)).unwrap_or(&ARRAYS[1]);
     let mut cells = cells.to_vec();
-    if sorted_by_place(template) {
+    if array.by_place {
         cells.sort_by_key(|c| row_and_column(c.0));
     }
     let mut out = String::with_capacity(template.len() + 16);
-    out.push_str(open);
+    out.push_str(array.written_open);
     for (i, (place, rest)) in cells.iter().enumerate() {
         if i > 0 {
             out.push_str(", ");
@@ -90,8 +122,109 @@ pub fn written(template: &str, cells: &[Cell<'_>]) -> String {
         out.push_str(", ");
         out.push_str(rest);
     }
-    out.push_str(close);
+    out.push_str(array.close);
     out
+}
+
+/// How Godot 4.3 writes a layer's cells: bytes in base64, a 2-byte format (0) and then 12
+/// bytes a cell (its column and row, then its source, atlas column and row, and alternative).
+const BYTES_LINE: (&str, &str) = ("tile_map_data = PackedByteArray(\"", "\")");
+/// The same line in the merge's own form.
+const FORM_LINE: (&str, &str) = ("tile_map_data = levelmerge_cells(", ")");
+const FORMAT_0: [u8; 2] = [0, 0];
+
+/// The lines of `text`, each without its line end, with where it starts.
+fn lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    let mut at = 0;
+    text.split_inclusive('\n').map(move |line| {
+        let start = at;
+        at += line.len();
+        (start, line.trim_end_matches('\n').trim_end_matches('\r'))
+    })
+}
+
+/// The value a line holds between `form`'s opening and closing.
+fn between<'l>(line: &'l str, form: (&str, &str)) -> Option<&'l str> {
+    line.strip_prefix(form.0)?.strip_suffix(form.1)
+}
+
+/// A layer's cells as Godot 4.3 writes them, rewritten as three integers a cell; `None` when
+/// the bytes are not those of format 0 written as Godot writes them, or name a place twice.
+fn as_integers(base64: &str) -> Option<String> {
+    let bytes = BASE64.decode(base64).ok()?;
+    if BASE64.encode(&bytes) != base64 || bytes.len() < 2 || bytes[..2] != FORMAT_0 || (bytes.len() - 2) % 12 != 0 {
+        return None;
+    }
+    let integers: Vec<i32> = bytes[2..].chunks(4).map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+    let mut places: Vec<i32> = integers.iter().step_by(3).copied().collect();
+    places.sort_unstable();
+    places.dedup();
+    if places.len() * 3 != integers.len() {
+        return None;
+    }
+    Some(integers.iter().map(i32::to_string).collect::<Vec<_>>().join(", "))
+}
+
+/// Before a merge whose versions write Godot 4.3 layers' cells differently, every version's
+/// `tile_map_data = PackedByteArray("…")` lines rewritten as `tile_map_data =
+/// levelmerge_cells(…)`, three integers a cell, which [`cells`] reads cell by cell;
+/// [`from_cells_form`] writes the merged text's back. `None` when the versions agree, or when
+/// any such line is not one to rewrite (then all are merged as they are).
+pub fn to_cells_form(texts: Sides<&[u8]>) -> Option<Renumbered> {
+    let layer_lines = |text: &[u8]| -> Option<Vec<String>> {
+        let text = std::str::from_utf8(text).ok()?;
+        Some(lines(text).filter(|(_, l)| l.starts_with(BYTES_LINE.0)).map(|(_, l)| l.to_owned()).collect())
+    };
+    let found = texts.map(|_, t| layer_lines(t));
+    let (Some(base), Some(ours), Some(theirs)) = (&found.base, &found.ours, &found.theirs) else { return None };
+    if base == ours && base == theirs {
+        return None;
+    }
+    let rewritten = |text: &[u8]| -> Option<Vec<u8>> {
+        let text = std::str::from_utf8(text).ok()?;
+        let mut out = String::with_capacity(text.len() + text.len() / 2);
+        let mut copied = 0;
+        for (start, line) in lines(text).filter(|(_, l)| l.starts_with(BYTES_LINE.0)) {
+            let integers = as_integers(between(line, BYTES_LINE)?)?;
+            out.push_str(&text[copied..start]);
+            out.push_str(FORM_LINE.0);
+            out.push_str(&integers);
+            out.push_str(FORM_LINE.1);
+            copied = start + line.len();
+        }
+        out.push_str(&text[copied..]);
+        Some(out.into_bytes())
+    };
+    let form = texts.map(|_, t| rewritten(t));
+    Some(Renumbered { base: Some(form.base?), ours: Some(form.ours?), theirs: Some(form.theirs?), notes: Vec::new(), restore: true })
+}
+
+/// A merged text's `tile_map_data = levelmerge_cells(…)` lines written back as Godot 4.3 writes
+/// them ([`to_cells_form`]).
+pub fn from_cells_form(text: Vec<u8>) -> Result<Vec<u8>, Problem> {
+    let Ok(source) = std::str::from_utf8(&text) else { return Ok(text) };
+    if !source.contains(FORM_LINE.0) {
+        return Ok(text);
+    }
+    let mut out = String::with_capacity(source.len());
+    let mut copied = 0;
+    for (number, (start, line)) in lines(source).enumerate().filter(|(_, (_, l))| l.starts_with(FORM_LINE.0)) {
+        let cut =
+            || Problem::Syntax { line: number + 1, column: 1, message: "merged TileMapLayer cells: not three integers a cell".to_owned() };
+        let inner = between(line, FORM_LINE).ok_or_else(cut)?;
+        let spans = integer_spans(inner, 0, inner.len()).filter(|s| s.len() % 3 == 0).ok_or_else(cut)?;
+        let mut bytes = FORMAT_0.to_vec();
+        for (from, to) in spans {
+            bytes.extend(inner[from..to].parse::<i32>().map_err(|_| cut())?.to_le_bytes());
+        }
+        out.push_str(&source[copied..start]);
+        out.push_str(BYTES_LINE.0);
+        out.push_str(&BASE64.encode(&bytes));
+        out.push_str(BYTES_LINE.1);
+        copied = start + line.len();
+    }
+    out.push_str(&source[copied..]);
+    Ok(out.into_bytes())
 }
 
 #[cfg(test)]
@@ -117,6 +250,28 @@ mod tests {
         assert!(cells("tile_data", "PoolIntArray( 0, 1, 0, 0, 2, 0 )", Some("1")).is_none(), "a place twice");
         assert!(cells("tile_data", "PoolIntArray( 0, 1.5, 0 )", Some("1")).is_none());
         assert!(cells("tile_data", "PackedInt32Array(0, 1, 0)", Some("1")).is_none(), "Godot 4's array with Godot 3's format");
+    }
+
+    #[test]
+    fn godot_4_3_bytes_turn_into_integers_and_back_byte_for_byte() {
+        // Format 0, then the cell (x -1, y 2): source 0, atlas (3, 1), alternative 0.
+        let bytes: Vec<u8> = [0u16, 0xFFFF, 2, 0, 3, 1, 0].iter().flat_map(|h| h.to_le_bytes()).collect();
+        let line = format!("tile_map_data = PackedByteArray(\"{}\")", BASE64.encode(&bytes));
+        let text = |line: &str| {
+            format!("[node name=\"Ground\" type=\"TileMapLayer\" parent=\".\"]\r\n{line}\r\ntile_set = ExtResource(\"1\")\r\n")
+        };
+        let plain = text("tile_map_data = PackedByteArray(\"AAA=\")");
+        let one = text(&line);
+        let form = to_cells_form(Sides::new(plain.as_bytes(), one.as_bytes(), plain.as_bytes())).expect("the versions differ");
+        assert!(form.restore);
+        let ours = String::from_utf8(form.ours.unwrap()).unwrap();
+        assert_eq!(ours, text("tile_map_data = levelmerge_cells(196607, 196608, 1)"));
+        assert_eq!(cells("tile_map_data", "levelmerge_cells(196607, 196608, 1)", None).unwrap(), [("196607", "196608, 1")]);
+        assert_eq!(String::from_utf8(from_cells_form(ours.into_bytes()).unwrap()).unwrap(), one);
+        assert_eq!(String::from_utf8(form.base.unwrap()).unwrap(), text("tile_map_data = levelmerge_cells()"));
+        assert!(to_cells_form(Sides::new(one.as_bytes(), one.as_bytes(), one.as_bytes())).is_none(), "nothing differs");
+        let broken = text("tile_map_data = levelmerge_cells(1, 2)");
+        assert!(from_cells_form(broken.into_bytes()).is_err());
     }
 
     #[test]

@@ -1,8 +1,10 @@
-//! TileMaps both sides paint: cells painted on one side only merge; a cell both sides changed
+//! TileMaps (Godot 3, 4.0 and 4.3's TileMapLayer) both sides paint: cells painted on one side only merge; a cell both sides changed
 //! differently (or one erased and the other painted) is a conflict, and only such a cell.
 
 use std::collections::BTreeMap;
 
+use base64::engine::general_purpose::STANDARD as BASE64;
+use base64::Engine as _;
 use levelmerge_core::text::MarkerStyle;
 use levelmerge_core::{merge_texts, MergeOutcome, Options, Sides};
 use levelmerge_godot::GodotCodec;
@@ -35,6 +37,34 @@ fn godot4(cells: &[(Place, Cell)]) -> String {
     format!(
         "[gd_scene load_steps=2 format=3]\n\n[ext_resource type=\"TileSet\" path=\"res://tiles.tres\" id=\"1_t\"]\n\n[node name=\"Level\" type=\"Node2D\"]\n\n[node name=\"TileMap\" type=\"TileMap\" parent=\".\"]\ntile_set = ExtResource(\"1_t\")\nformat = 2\nlayer_0/tile_data = PackedInt32Array({data})\n"
     )
+}
+
+/// A Godot 4.3 scene with one TileMapLayer, its cells written as bytes in base64: a 2-byte
+/// format (0), then per cell its column, row, source, atlas column, atlas row, alternative.
+fn godot43(cells: &Cells) -> String {
+    let mut bytes = vec![0u8, 0];
+    for (&(column, row), &(tile, coord)) in cells {
+        for half in [column as u16, row as u16, 0, tile as u16, coord as u16, 0] {
+            bytes.extend(half.to_le_bytes());
+        }
+    }
+    format!(
+        "[gd_scene format=3 uid=\"uid://level\"]\n\n[ext_resource type=\"TileSet\" path=\"res://tiles.tres\" id=\"1_t\"]\n\n[node name=\"Level\" type=\"Node2D\"]\n\n[node name=\"Ground\" type=\"TileMapLayer\" parent=\".\"]\ntile_map_data = PackedByteArray(\"{}\")\ntile_set = ExtResource(\"1_t\")\n",
+        BASE64.encode(bytes)
+    )
+}
+
+/// The cells of every `tile_map_data` line of a merged Godot 4.3 scene, in their order.
+fn godot43_cells(text: &str) -> Vec<Vec<(Place, Cell)>> {
+    text.lines()
+        .filter_map(|l| l.strip_prefix("tile_map_data = PackedByteArray(\"")?.strip_suffix("\")"))
+        .map(|b64| {
+            let bytes = BASE64.decode(b64).expect("base64");
+            assert_eq!(&bytes[..2], [0, 0]);
+            let half = |c: &[u8], i: usize| u16::from_le_bytes([c[2 * i], c[2 * i + 1]]);
+            bytes[2..].chunks(12).map(|c| ((half(c, 0) as i16, half(c, 1) as i16), (half(c, 3) as u32, half(c, 4) as u32))).collect()
+        })
+        .collect()
 }
 
 fn merge(b: &str, o: &str, t: &str) -> MergeOutcome {
@@ -80,6 +110,39 @@ fn godot_4_layers_keep_the_order_their_cells_were_written_in() {
     assert_eq!(String::from_utf8(merged.text).unwrap(), godot4(&[((0, 0), (7, 0)), ((4, 0), (1, 0)), ((2, 0), (5, 0))]));
 }
 
+#[test]
+fn godot_4_3_layers_merge_cell_by_cell_and_are_written_back_as_bytes() {
+    let base = cells(&[((0, 0), (1, 0)), ((-1, 2), (1, 0))]);
+    let mut ours = base.clone();
+    ours.insert((3, -1), (2, 1));
+    let mut theirs = base.clone();
+    theirs.insert((0, 0), (5, 0));
+    let merged = merge(&godot43(&base), &godot43(&ours), &godot43(&theirs));
+    assert_eq!(merged.open_conflicts, 0);
+    let text = String::from_utf8(merged.text).unwrap();
+    assert_eq!(godot43_cells(&text), [vec![((-1, 2), (1, 0)), ((0, 0), (5, 0)), ((3, -1), (2, 1))]]);
+    assert!(!text.contains("levelmerge_cells"), "the merge's own form never reaches the file");
+    // One cell painted differently: a conflict whose two sides are each written as bytes.
+    let mut other = base.clone();
+    other.insert((0, 0), (7, 0));
+    let merged = merge(&godot43(&base), &godot43(&ours.clone().into_iter().chain([((0, 0), (6, 0))]).collect()), &godot43(&other));
+    assert_eq!(merged.open_conflicts, 1);
+    let text = String::from_utf8(merged.text).unwrap();
+    assert_eq!(godot43_cells(&text).len(), 2, "{text}");
+    assert!(!text.contains("levelmerge_cells"), "{text}");
+}
+
+#[test]
+fn godot_4_3_bytes_that_are_not_godots_are_merged_as_one_value() {
+    let base = godot43(&cells(&[((0, 0), (1, 0))]));
+    // A format Godot never wrote: the bytes are left as they are, and two edits conflict.
+    let other_format = |cells: &Cells| godot43(cells).replace("PackedByteArray(\"AAA", "PackedByteArray(\"AQA");
+    let (ours, theirs) = (cells(&[((0, 0), (1, 0)), ((1, 0), (2, 0))]), cells(&[((0, 0), (3, 0))]));
+    let merged = merge(&other_format(&cells(&[((0, 0), (1, 0))])), &other_format(&ours), &other_format(&theirs));
+    assert_eq!(merged.open_conflicts, 1);
+    assert_eq!(merge(&base, &godot43(&ours), &godot43(&theirs)).open_conflicts, 0);
+}
+
 /// Paint (tile > 0) or erase (tile 0) cells of a small map.
 fn strokes() -> impl Strategy<Value = Vec<(Place, u32)>> {
     prop::collection::vec(((-2i16..4, -2i16..3), 0u32..4), 0..6)
@@ -119,6 +182,15 @@ proptest! {
         prop_assert_eq!(merged.open_conflicts > 0, clash);
         if !clash {
             prop_assert_eq!(String::from_utf8(merged.text).unwrap(), godot3(&expected));
+        }
+        // The same painting on a Godot 4.3 layer.
+        let merged = merge(&godot43(&base), &godot43(&ours), &godot43(&theirs));
+        prop_assert_eq!(merged.open_conflicts > 0, clash);
+        if !clash {
+            let written = godot43_cells(&String::from_utf8(merged.text).unwrap());
+            prop_assert_eq!(written.len(), 1);
+            prop_assert_eq!(written[0].len(), expected.len(), "no place twice");
+            prop_assert_eq!(written[0].iter().copied().collect::<Cells>(), expected);
         }
     }
 }
