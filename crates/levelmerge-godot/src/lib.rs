@@ -6,7 +6,7 @@
 //! * [`ids`]: resource ids made to agree across the three versions before the merge.
 //! * [`moves`]: nodes one side renamed or moved, made to agree across the versions likewise.
 //! * [`texts`]: multi-line strings both sides edited in different lines, merged line by line.
-//! * [`tiles`]: a TileMap's cells, merged cell by cell.
+//! * [`tiles`]: a TileMap's or GridMap's cells, merged cell by cell.
 //! * [`volatile`]: properties Godot or its editor writes anew (a container's layout of its
 //!   children, a file dialog's last folder).
 //! * [`render`]: untouched sections and property lines copied byte for byte; `load_steps`

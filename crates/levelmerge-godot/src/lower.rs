@@ -9,7 +9,7 @@
 //!   node deletes its subtree, and an edit in a deleted subtree is a conflict.
 //! * Properties: the tag's attributes under `[tag]` (without `load_steps`, which is derived
 //!   and recomputed when written), then each `key = value` line, values compared by their text;
-//!   a TileMap's cells are a map from place to cell ([`crate::tiles`]).
+//!   a TileMap's or GridMap's cells are a map from place to cell ([`crate::tiles`]).
 
 use levelmerge_core::model::{Level, Object, ObjectId, Origin, RefRole, Reference, Value};
 use levelmerge_core::{Problem, Side};

@@ -322,7 +322,7 @@ impl<'r, 'd> Renderer<'r, 'd> {
                         .collect();
                     out.push_str(levelmerge_core::model::written_key(key));
                     out.push_str(" = ");
-                    out.push_str(&crate::tiles::written(template.raw, &cells));
+                    out.push_str(&crate::tiles::written(key, template.raw, &cells));
                     out.push_str(eol);
                 }
                 // Other property values are scalars; nothing else is assembled.

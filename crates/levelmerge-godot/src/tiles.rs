@@ -1,31 +1,33 @@
-//! A TileMap node's cells: one array of integers, three per cell, the first naming the cell's
-//! place (`y << 16 | x`, 16 bits each) — `tile_data = PoolIntArray( … )` in Godot 3 (with
-//! `format = 1`), `layer_0/tile_data = PackedInt32Array(…)` in Godot 4.0 to 4.2 (with
-//! `format = 2`). As one value, any two sides painting the same map conflicted. Read as a map
-//! from place to the cell's two other integers, sides painting different cells merge, and one
-//! cell painted differently on both sides, or erased on one and painted on the other, is a
-//! conflict about that cell. Godot 4.3's `TileMapLayer` writes its cells as bytes in base64
-//! (`tile_map_data = PackedByteArray("…")`): those are merged in a form of integers
-//! ([`to_cells_form`]) and written back.
+//! A TileMap's or GridMap's cells: one array of integers, three per cell. A TileMap's first
+//! integer names the cell's place (`y << 16 | x`, 16 bits each): `tile_data = PoolIntArray( … )`
+//! in Godot 3 (with `format = 1`), `layer_0/tile_data = PackedInt32Array(…)` in Godot 4.0 to
+//! 4.2 (with `format = 2`). A GridMap's first two name it (`x | y << 16`, then `z`):
+//! `data = { "cells": PoolIntArray( … ) }`. As one value, any two sides painting the same map
+//! conflicted. Read as a map from place to the cell's other integers, sides painting different
+//! cells merge, and one cell painted differently on both sides, or erased on one and painted on
+//! the other, is a conflict about that cell. Godot 4.3's `TileMapLayer` writes its cells as
+//! bytes in base64 (`tile_map_data = PackedByteArray("…")`): those are merged in a form of
+//! integers ([`to_cells_form`]) and written back.
 
 use base64::engine::general_purpose::STANDARD as BASE64;
 use base64::Engine as _;
 use levelmerge_core::{Problem, Renumbered, Sides};
 
-/// One cell as written: its place, and the text of its two other integers (`1, 0`).
+/// One cell as written: its place (`65536`; a GridMap's `65536, 2`), and the text of its other
+/// integers (`1, 0`; a GridMap's `4`).
 pub type Cell<'s> = (&'s str, &'s str);
 
 /// An array type cells are written in.
 struct Array {
     /// How a value of the type opens.
     open: &'static str,
-    /// The node's `format` that means three integers a cell; `None` for the merge's own form
-    /// of Godot 4.3's bytes ([`to_cells_form`]), which is always.
+    /// The TileMap `format` that means three integers a cell; `None` for the merge's own form
+    /// of Godot 4.3's bytes ([`to_cells_form`]).
     format: Option<&'static str>,
     /// How the type writes its parentheses.
     written_open: &'static str,
     close: &'static str,
-    /// Whether Godot writes the cells in the order of places (by row, then column).
+    /// Whether Godot writes the cells in the order of their places (Godot 3's ordered maps).
     by_place: bool,
 }
 
@@ -40,6 +42,9 @@ const ARRAYS: [Array; 3] = [
 
 /// The property of a Godot 4.3 `TileMapLayer` holding its cells.
 const LAYER_KEY: &str = "tile_map_data";
+/// The property of a GridMap holding its cells, and the dictionary entry that holds them.
+const GRID_KEY: &str = "data";
+const GRID_CELLS: &str = "\"cells\": ";
 
 /// Whether `key` names a TileMap's cells (Godot 3's `tile_data`, Godot 4's `layer_N/tile_data`).
 fn names_cells(key: &str) -> bool {
@@ -47,29 +52,54 @@ fn names_cells(key: &str) -> bool {
         || key.strip_prefix("layer_").and_then(|k| k.strip_suffix("/tile_data")).is_some_and(|n| n.bytes().all(|b| b.is_ascii_digit()))
 }
 
-/// The array type `value` is written in, if it holds the cells of the property `key` of a
-/// node whose `format` property is `format`.
-fn array_of(key: &str, value: &str, format: Option<&str>) -> Option<&'static Array> {
-    let array = ARRAYS.iter().find(|a| value.starts_with(a.open))?;
-    let holds_cells = match array.format {
-        Some(three_a_cell) => names_cells(key) && format == Some(three_a_cell),
-        None => key == LAYER_KEY,
+/// Where a value holds its cells.
+struct Layout<'s> {
+    array: &'static Array,
+    /// The value's text around the array (a GridMap's `{` and `"cells": `, and its `}`).
+    before: &'s str,
+    after: &'s str,
+    /// Where the array's integers are written: inside its parentheses.
+    inner: (usize, usize),
+    /// How many integers name a cell's place.
+    place_width: usize,
+}
+
+/// Where `value`, the property `key`, holds cells, if it is written as a map's cells are.
+fn layout<'s>(key: &str, value: &'s str) -> Option<Layout<'s>> {
+    let (before, place_width) = if key == GRID_KEY {
+        let at = value.find(GRID_CELLS)?;
+        (value[..at].trim() == "{").then_some(at + GRID_CELLS.len())?;
+        (at + GRID_CELLS.len(), 2)
+    } else {
+        (0, 1)
     };
-    holds_cells.then_some(array)
+    let array = ARRAYS.iter().find(|a| value[before..].starts_with(a.open))?;
+    let inner_start = before + array.open.len();
+    let close = inner_start + value[inner_start..].find(')')?;
+    let after = &value[close + 1..];
+    let closed = if key == GRID_KEY { after.trim() == "}" } else { after.trim().is_empty() };
+    closed.then_some(Layout { array, before: &value[..before], after, inner: (inner_start, close), place_width })
 }
 
 /// The cells of `value`, the property `key` of a node whose `format` property is `format`;
 /// `None` for anything else: another property, another format, integers that are not three a
 /// cell, or a place named twice (such an array is merged as one value).
 pub fn cells<'s>(key: &str, value: &'s str, format: Option<&str>) -> Option<Vec<Cell<'s>>> {
-    let array = array_of(key, value, format)?;
-    let inner_start = array.open.len();
-    let inner_end = value.rfind(')').filter(|&e| e >= inner_start && value[e + 1..].trim().is_empty())?;
-    let spans = integer_spans(value, inner_start, inner_end)?;
+    let layout = layout(key, value)?;
+    let holds_cells = match layout.array.format {
+        None => key == LAYER_KEY,
+        Some(_) if key == GRID_KEY => true,
+        Some(three_a_cell) => names_cells(key) && format == Some(three_a_cell),
+    };
+    if !holds_cells {
+        return None;
+    }
+    let spans = integer_spans(value, layout.inner.0, layout.inner.1)?;
     if spans.len() % 3 != 0 {
         return None;
     }
-    let cells: Vec<Cell<'s>> = spans.chunks(3).map(|c| (&value[c[0].0..c[0].1], &value[c[1].0..c[2].1])).collect();
+    let w = layout.place_width;
+    let cells: Vec<Cell<'s>> = spans.chunks(3).map(|c| (&value[c[0].0..c[w - 1].1], &value[c[w].0..c[2].1])).collect();
     let mut places: Vec<&str> = cells.iter().map(|c| c.0).collect();
     places.sort_unstable();
     places.dedup();
@@ -98,22 +128,31 @@ fn integer_spans(text: &str, start: usize, end: usize) -> Option<Vec<(usize, usi
     Some(spans)
 }
 
-/// The row and column of a place (`y << 16 | x`, each a signed 16-bit number).
-fn row_and_column(place: &str) -> (i16, i16) {
-    let bits = place.parse::<i64>().unwrap_or(0) as u32;
-    ((bits >> 16) as u16 as i16, (bits & 0xFFFF) as u16 as i16)
+/// Where Godot 3 puts a place in its ordered maps: a TileMap's by row, then column (signed);
+/// a GridMap's by its 64-bit key (`x | y << 16 | z << 32`, unsigned).
+fn place_order(place: &str, place_width: usize) -> i128 {
+    let mut integers = place.split(',').map(|n| n.trim().parse::<i64>().unwrap_or(0) as u32);
+    let low = integers.next().unwrap_or(0);
+    if place_width == 2 {
+        return (low as i128) | ((integers.next().unwrap_or(0) as i128) << 32);
+    }
+    let (row, column) = ((low >> 16) as u16 as i16, (low & 0xFFFF) as u16 as i16);
+    ((row as i128) << 32) + column as i128
 }
 
-/// `cells` written as the array `template` is (a value [`cells`] read), in the order Godot
-/// writes them where it has one.
-pub fn written(template: &str, cells: &[Cell<'_>]) -> String {
-    let array = ARRAYS.iter().find(|a| template.starts_with(a.open)).unwrap_or(&ARRAYS[1]);
+/// `cells` written as the property `key` was in `template` (a value [`cells`] read), in the
+/// order Godot writes them where it has one.
+pub fn written(key: &str, template: &str, cells: &[Cell<'_>]) -> String {
+    let Some(layout) = layout(key, template) else {
+        return template.to_owned();
+    };
     let mut cells = cells.to_vec();
-    if array.by_place {
-        cells.sort_by_key(|c| row_and_column(c.0));
+    if layout.array.by_place {
+        cells.sort_by_key(|c| place_order(c.0, layout.place_width));
     }
     let mut out = String::with_capacity(template.len() + 16);
-    out.push_str(array.written_open);
+    out.push_str(layout.before);
+    out.push_str(layout.array.written_open);
     for (i, (place, rest)) in cells.iter().enumerate() {
         if i > 0 {
             out.push_str(", ");
@@ -122,7 +161,8 @@ pub fn written(template: &str, cells: &[Cell<'_>]) -> String {
         out.push_str(", ");
         out.push_str(rest);
     }
-    out.push_str(array.close);
+    out.push_str(layout.array.close);
+    out.push_str(layout.after);
     out
 }
 
@@ -250,6 +290,7 @@ mod tests {
         assert!(cells("tile_data", "PoolIntArray( 0, 1, 0, 0, 2, 0 )", Some("1")).is_none(), "a place twice");
         assert!(cells("tile_data", "PoolIntArray( 0, 1.5, 0 )", Some("1")).is_none());
         assert!(cells("tile_data", "PackedInt32Array(0, 1, 0)", Some("1")).is_none(), "Godot 4's array with Godot 3's format");
+        assert!(cells("data", "levelmerge_cells(0, 1, 0)", None).is_none(), "the merge's own form is a layer's only");
     }
 
     #[test]
@@ -278,8 +319,22 @@ mod tests {
     fn godot_3_cells_are_written_by_row_then_column() {
         // (x -1, y 0) is 65535; (x 0, y 1) is 65536; (x 0, y -1) is -65536.
         let cells = [("65536", "1, 0"), ("65535", "2, 0"), ("-65536", "3, 0"), ("0", "4, 0")];
-        assert_eq!(written("PoolIntArray( 0, 1, 0 )", &cells), "PoolIntArray( -65536, 3, 0, 65535, 2, 0, 0, 4, 0, 65536, 1, 0 )");
-        assert_eq!(written("PoolIntArray(  )", &[]), "PoolIntArray(  )");
-        assert_eq!(written("PackedInt32Array()", &cells[..2]), "PackedInt32Array(65536, 1, 0, 65535, 2, 0)");
+        assert_eq!(
+            written("tile_data", "PoolIntArray( 0, 1, 0 )", &cells),
+            "PoolIntArray( -65536, 3, 0, 65535, 2, 0, 0, 4, 0, 65536, 1, 0 )"
+        );
+        assert_eq!(written("tile_data", "PoolIntArray(  )", &[]), "PoolIntArray(  )");
+        assert_eq!(written("layer_0/tile_data", "PackedInt32Array()", &cells[..2]), "PackedInt32Array(65536, 1, 0, 65535, 2, 0)");
+    }
+
+    #[test]
+    fn grid_map_cells_are_named_by_two_integers_and_written_by_their_key() {
+        let v = "{\n\"cells\": PoolIntArray( 0, 1, 4, 65535, 0, 5, 2, 0, 6 )\n}";
+        let read = cells("data", v, None).unwrap();
+        assert_eq!(read, [("0, 1", "4"), ("65535, 0", "5"), ("2, 0", "6")]);
+        // Godot 3 orders them by the key `x | y << 16 | z << 32`.
+        assert_eq!(written("data", v, &read), "{\n\"cells\": PoolIntArray( 2, 0, 6, 65535, 0, 5, 0, 1, 4 )\n}");
+        assert!(cells("data", "{\n\"cells\": PoolIntArray( 0, 1, 4 ),\n\"other\": 1\n}", None).is_none(), "more than the cells");
+        assert!(cells("data", "{ \"x\": 1 }", None).is_none());
     }
 }

@@ -143,6 +143,36 @@ fn godot_4_3_bytes_that_are_not_godots_are_merged_as_one_value() {
     assert_eq!(merge(&base, &godot43(&ours), &godot43(&theirs)).open_conflicts, 0);
 }
 
+/// A Godot 3 scene with one GridMap, its cells (x, y, z → item) written as Godot writes them:
+/// by the key `x | y << 16 | z << 32`, two integers, then the item.
+fn grid(cells: &[((u16, u16, u16), u32)]) -> String {
+    let mut cells = cells.to_vec();
+    cells.sort_by_key(|&((x, y, z), _)| (x as u64) | (y as u64) << 16 | (z as u64) << 32);
+    let data =
+        cells.iter().map(|&((x, y, z), item)| format!("{}, {z}, {item}", (x as u32) | (y as u32) << 16)).collect::<Vec<_>>().join(", ");
+    format!(
+        "[gd_scene load_steps=2 format=2]\n\n[ext_resource path=\"res://blocks.meshlib\" type=\"MeshLibrary\" id=1]\n\n[node name=\"World\" type=\"Spatial\"]\n\n[node name=\"GridMap\" type=\"GridMap\" parent=\".\"]\nmesh_library = ExtResource( 1 )\ndata = {{\n\"cells\": PoolIntArray( {data} )\n}}\n__meta__ = {{\n\"_editor_clip_\": 0\n}}\n"
+    )
+}
+
+#[test]
+fn grid_maps_merge_cell_by_cell() {
+    let base = [((0, 0, 0), 1), ((1, 0, 0), 1), ((0, 0, 1), 2)];
+    let ours = [((0, 0, 0), 1), ((1, 0, 0), 3), ((0, 0, 1), 2), ((5, 1, 0), 4)];
+    let theirs = [((0, 0, 0), 1), ((0, 0, 1), 2), ((2, 0, 7), 9)];
+    // Theirs erased (1, 0, 0), which ours changed: a conflict about that cell alone.
+    let merged = merge(&grid(&base), &grid(&ours), &grid(&theirs));
+    assert_eq!(merged.open_conflicts, 1);
+    assert_eq!(merged.conflicts[0].path.to_string(), "data.1, 0", "{:?}", merged.conflicts[0]);
+    let theirs_keeping = [((0, 0, 0), 1), ((1, 0, 0), 1), ((0, 0, 1), 2), ((2, 0, 7), 9)];
+    let merged = merge(&grid(&base), &grid(&ours), &grid(&theirs_keeping));
+    assert_eq!(merged.open_conflicts, 0);
+    let expected = [((0, 0, 0), 1), ((1, 0, 0), 3), ((0, 0, 1), 2), ((5, 1, 0), 4), ((2, 0, 7), 9)];
+    assert_eq!(String::from_utf8(merged.text).unwrap(), grid(&expected));
+    let other = [((0, 0, 0), 1), ((1, 0, 0), 8), ((0, 0, 1), 2)];
+    assert_eq!(merge(&grid(&base), &grid(&ours), &grid(&other)).open_conflicts, 1);
+}
+
 /// Paint (tile > 0) or erase (tile 0) cells of a small map.
 fn strokes() -> impl Strategy<Value = Vec<(Place, u32)>> {
     prop::collection::vec(((-2i16..4, -2i16..3), 0u32..4), 0..6)
