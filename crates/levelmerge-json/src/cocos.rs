@@ -90,7 +90,9 @@ impl<'s> Graph<'s> {
             return None;
         }
         let elements: Vec<u32> = doc.slots_of(doc.root).iter().map(|s| s.value).collect();
-        if elements.is_empty() || elements.iter().any(|&e| doc.nodes[e as usize].kind != NodeKind::Object) {
+        // An element that is itself a reference (`{"__id__": 4}`) would read, in the identity
+        // form, as an element naming its identity and a member: it could not be turned back.
+        if elements.is_empty() || elements.iter().any(|&e| doc.nodes[e as usize].kind != NodeKind::Object || ref_value(doc, e).is_some()) {
             return None;
         }
         let mut refs = Vec::with_capacity(elements.len());
@@ -671,5 +673,6 @@ mod tests {
         assert!(to_identities(b"[{\"a\": {\"__id__\": 01}}]").is_none(), "a position not written canonically");
         assert!(to_identities(b"{\"a\": 1}").is_none(), "not an array");
         assert!(to_identities(b"[{\"__lmid\": 1}]").is_none(), "already holds the identity member");
+        assert!(to_identities(b"[{\"scene\": {\"__id__\": 1}}, {\"__id__\": 0}]").is_none(), "an element that is a reference");
     }
 }
