@@ -5,7 +5,9 @@
 //! * `m_RemovedComponents`, `m_RemovedGameObjects`: a set of references into the source prefab;
 //! * `m_AddedGameObjects`, `m_AddedComponents`: identified by the local `addedObject`.
 //!
-//! A tilemap's cells (`m_Tiles`, `m_AnimatedTiles`) are keyed by their place (`first`).
+//! A tilemap's cells (`m_Tiles`, `m_AnimatedTiles`) are keyed by their place (`first`), and
+//! the objects a script holds by reference (`[SerializeReference]`: `references.RefIds`) by
+//! their `rid`.
 //!
 //! Keys are computed once per file, when it is parsed, so that lowering can borrow them; they
 //! ignore how a flow map was wrapped over lines.
@@ -19,7 +21,7 @@ use rustc_hash::FxHashMap;
 use crate::parse::{UnityFile, YKind};
 
 /// The lists whose items carry an identity, by the key that holds them.
-const KEYED_LISTS: [&str; 7] = [
+const KEYED_LISTS: [&str; 8] = [
     "m_Modifications",
     "m_RemovedComponents",
     "m_RemovedGameObjects",
@@ -27,6 +29,7 @@ const KEYED_LISTS: [&str; 7] = [
     "m_AddedComponents",
     "m_Tiles",
     "m_AnimatedTiles",
+    "RefIds",
 ];
 
 /// Whether `key` names a list of identified items that Unity keeps as a map, written `{}` when
@@ -73,8 +76,16 @@ fn item_key(file: &UnityFile<'_>, list_key: &str, item: u32) -> Option<String> {
             let place = file.text(file.nodes[file.get(item, "first")? as usize].span);
             Some(place.chars().filter(|c| !c.is_whitespace()).collect())
         }
+        "RefIds" => Some(file.text(file.nodes[file.get(item, "rid")? as usize].span).trim().to_owned()),
         _ => reference_key(file, item),
     }
+}
+
+/// The items of a document's `references.RefIds` (the objects its script holds by
+/// `[SerializeReference]`, Unity 2021.2's layout), if it has that list.
+pub fn managed_references<'f>(file: &'f UnityFile<'_>, fields: u32) -> Option<&'f [u32]> {
+    let list = file.get(fields, "references").and_then(|r| file.get(r, "RefIds"))?;
+    Some(file.items_of(list))
 }
 
 /// The class id of the documents that hold override lists: `PrefabInstance`, and `Prefab`
@@ -92,6 +103,13 @@ pub fn item_keys(file: &UnityFile<'_>) -> FxHashMap<u32, String> {
                 if let Some(key) = item_key(file, list_key, item) {
                     keys.insert(item, key);
                 }
+            }
+        }
+    }
+    for fields in file.docs.iter().filter_map(|d| file.fields(d)) {
+        for &item in managed_references(file, fields).unwrap_or_default() {
+            if let Some(key) = item_key(file, "RefIds", item) {
+                keys.insert(item, key);
             }
         }
     }

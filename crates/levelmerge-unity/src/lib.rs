@@ -13,8 +13,10 @@
 //! * [`renumber`]: different objects added under one fileID on both sides: theirs is renumbered.
 //! * [`derived`]: values Unity computes on save (an auto-sized text's font size), volatile.
 //! * [`tilemap`]: a tilemap's cells name entries its arrays have and count.
+//! * [`managed_refs`]: each `rid` a script's fields use names an entry of its
+//!   `references.RefIds`.
 //! * [`UnityCodec::level_problems`]: `m_Father` and `m_Children` must agree, and the rules of
-//!   [`tilemap`].
+//!   [`tilemap`] and [`managed_refs`].
 #![forbid(unsafe_code)]
 
 pub mod derived;
@@ -22,6 +24,7 @@ pub mod derived;
 pub mod fuzzing;
 pub mod identity;
 pub mod lower;
+pub mod managed_refs;
 pub mod outline;
 pub mod parse;
 pub mod recreated;
@@ -71,6 +74,7 @@ impl Codec for UnityCodec {
     fn level_problems(&self, doc: &UnityFile<'_>, level: &Level<'_>) -> Vec<Problem> {
         let mut problems = hierarchy_problems(level);
         problems.extend(tilemap::tilemap_problems(doc));
+        problems.extend(managed_refs::managed_reference_problems(doc));
         problems
     }
 
