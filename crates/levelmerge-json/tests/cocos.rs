@@ -296,6 +296,36 @@ fn same_named_children_without_ids_are_told_apart_by_their_content() {
     assert_eq!(texts, [["Y"], ["z"]]);
 }
 
+/// A Cocos Creator 3.x prefab holding a nested prefab instance whose overrides are
+/// `(property, value)`, each with its own target info, as the editor writes them.
+fn overridden(overrides: &[(&str, &str)]) -> String {
+    let mut elements = vec![
+        r#"{"__type__": "cc.Prefab", "_name": "Row", "data": {"__id__": 1}}"#.to_owned(),
+        r#"{"__type__": "cc.Node", "_name": "Row", "_children": [], "_prefab": {"__id__": 2}, "_id": ""}"#.to_owned(),
+        r#"{"__type__": "cc.PrefabInfo", "root": {"__id__": 1}, "fileId": "f1", "instance": {"__id__": 3}}"#.to_owned(),
+    ];
+    let list = (0..overrides.len()).map(|i| format!("{{\"__id__\": {}}}", 4 + 2 * i)).collect::<Vec<_>>().join(", ");
+    elements.push(format!(r#"{{"__type__": "cc.PrefabInstance", "fileId": "i1", "propertyOverrides": [{list}]}}"#));
+    for (i, (property, value)) in overrides.iter().enumerate() {
+        elements.push(format!(
+            r#"{{"__type__": "CCPropertyOverrideInfo", "targetInfo": {{"__id__": {}}}, "propertyPath": ["{property}"], "value": {value}}}"#,
+            5 + 2 * i
+        ));
+        elements.push(r#"{"__type__": "cc.TargetInfo", "localID": ["c46/Ys"]}"#.to_owned());
+    }
+    format!("[\n  {}\n]\n", elements.join(",\n  "))
+}
+
+#[test]
+fn a_nested_prefabs_override_edited_on_one_side_stays_on_its_property_when_the_other_removes_one() {
+    let base = overridden(&[("_name", "\"Row\""), ("_active", "true"), ("_layer", "1")]);
+    let ours = overridden(&[("_active", "true"), ("_layer", "1")]);
+    let theirs = overridden(&[("_name", "\"Row\""), ("_active", "false"), ("_layer", "1")]);
+    let merged = merge(&base, &ours, &theirs);
+    assert_eq!(merged.open_conflicts, 0);
+    assert_eq!(String::from_utf8(merged.text).unwrap(), overridden(&[("_active", "false"), ("_layer", "1")]));
+}
+
 mod same_type {
     use super::*;
     use proptest::prelude::*;
