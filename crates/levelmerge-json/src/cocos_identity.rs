@@ -148,29 +148,49 @@ impl<'d, 's> ContentKeys<'d, 's> {
 }
 
 /// The identities of a side's elements of one stem (their content keys in order), matched to
-/// the base's elements of that stem.
+/// the base's elements of that stem: equal content in order, then equal content moved, then,
+/// in each stretch the side changed, what is left of both paired in order when as many are
+/// left on each side (elements edited in place); the rest is new.
 pub fn aligned(stem: &str, keys: &[u64], base: &[(String, u64)]) -> Vec<String> {
     let base_keys: Vec<u64> = base.iter().map(|(_, k)| *k).collect();
-    let mut pairs: Vec<(usize, usize)> = Vec::new();
+    let stretches = changed_stretches(&base_keys, keys);
+    let mut matched: Vec<Option<usize>> = vec![None; keys.len()];
+    let mut taken = vec![false; base.len()];
+    let pair = |b: usize, s: usize, matched: &mut [Option<usize>], taken: &mut [bool]| {
+        matched[s] = Some(b);
+        taken[b] = true;
+    };
+    // What lies between changed stretches is equal in both, in order.
     let (mut b, mut s) = (0, 0);
-    for (in_base, in_side) in changed_stretches(&base_keys, keys) {
-        // What lies between changed stretches is equal in both, in order.
-        pairs.extend((b..in_base.start).zip(s..in_side.start));
-        if in_base.len() == in_side.len() {
-            pairs.extend(in_base.clone().zip(in_side.clone()));
+    for (in_base, in_side) in stretches.iter().chain(std::iter::once(&(base.len()..base.len(), keys.len()..keys.len()))) {
+        for (bi, si) in (b..in_base.start).zip(s..in_side.start) {
+            pair(bi, si, &mut matched, &mut taken);
         }
         (b, s) = (in_base.end, in_side.end);
     }
-    pairs.extend((b..base.len()).zip(s..keys.len()));
-    let mut ids: Vec<Option<String>> = vec![None; keys.len()];
-    for (in_base, in_side) in pairs {
-        ids[in_side] = Some(base[in_base].0.clone());
+    for si in 0..keys.len() {
+        if matched[si].is_none() {
+            if let Some(bi) = (0..base.len()).find(|&bi| !taken[bi] && base_keys[bi] == keys[si]) {
+                pair(bi, si, &mut matched, &mut taken);
+            }
+        }
+    }
+    for (in_base, in_side) in &stretches {
+        let left_in_base: Vec<usize> = in_base.clone().filter(|&bi| !taken[bi]).collect();
+        let left_in_side: Vec<usize> = in_side.clone().filter(|&si| matched[si].is_none()).collect();
+        if left_in_base.len() == left_in_side.len() {
+            for (bi, si) in left_in_base.into_iter().zip(left_in_side) {
+                pair(bi, si, &mut matched, &mut taken);
+            }
+        }
     }
     let mut repeats: FxHashMap<u64, usize> = FxHashMap::default();
-    ids.into_iter()
+    matched
+        .into_iter()
         .zip(keys)
-        .map(|(id, key)| {
-            id.unwrap_or_else(|| {
+        .map(|(at, key)| match at {
+            Some(bi) => base[bi].0.clone(),
+            None => {
                 let n = repeats.entry(*key).or_default();
                 *n += 1;
                 if *n == 1 {
@@ -178,7 +198,7 @@ pub fn aligned(stem: &str, keys: &[u64], base: &[(String, u64)]) -> Vec<String> 
                 } else {
                     format!("{stem}#+{key:016x}#{n}")
                 }
-            })
+            }
         })
         .collect()
 }
@@ -194,6 +214,14 @@ mod tests {
     #[test]
     fn a_removed_element_shifts_no_other_onto_its_identity() {
         assert_eq!(aligned("s", &[2, 3], &base(&[1, 2, 3])), ["s#1", "s#2"]);
+    }
+
+    #[test]
+    fn an_element_moved_among_the_others_keeps_its_identity() {
+        assert_eq!(aligned("s", &[2, 1], &base(&[1, 2])), ["s#1", "s#0"]);
+        assert_eq!(aligned("s", &[3, 1, 2], &base(&[1, 2, 3])), ["s#2", "s#0", "s#1"]);
+        // Two new ones where a moved one and a removed one stood are not those two edited.
+        assert_eq!(aligned("s", &[9, 9, 3, 1], &base(&[1, 2, 3])), ["s#+0000000000000009", "s#+0000000000000009#2", "s#2", "s#0"]);
     }
 
     #[test]

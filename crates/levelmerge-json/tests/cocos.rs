@@ -333,14 +333,15 @@ mod same_type {
     proptest! {
         #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
 
-        /// Ours removes some of a node's labels and adds others; theirs edits some. A clean
-        /// merge is ours' list with theirs' edits on the labels they were made on; it conflicts
-        /// exactly when ours removed a label theirs edited.
+        /// Ours removes some of a node's labels, maybe reverses them, and adds others; theirs
+        /// edits some. A clean merge is ours' list with theirs' edits on the labels they were
+        /// made on; it conflicts exactly when ours removed a label theirs edited.
         #[test]
         fn edits_land_on_the_component_they_were_made_on(
             kept in prop::collection::vec(any::<bool>(), 1..6),
             edited in prop::collection::vec(any::<bool>(), 6),
             added in prop::collection::vec((any::<prop::sample::Index>(), 0usize..3), 0..3),
+            reversed in any::<bool>(),
         ) {
             const NAMES: [&str; 6] = ["c0", "c1", "c2", "c3", "c4", "c5"];
             const EDITED: [&str; 6] = ["C0", "C1", "C2", "C3", "C4", "C5"];
@@ -348,6 +349,9 @@ mod same_type {
             let n = kept.len();
             let base = labels(&NAMES[..n]);
             let mut ours: Vec<&'static str> = (0..n).filter(|&i| kept[i]).map(|i| NAMES[i]).collect();
+            if reversed {
+                ours.reverse();
+            }
             for (at, which) in &added {
                 ours.insert(at.index(ours.len() + 1), ADDED[*which]);
             }
