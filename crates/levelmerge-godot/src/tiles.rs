@@ -211,6 +211,11 @@ fn as_integers(base64: &str) -> Option<String> {
 /// [`from_cells_form`] writes the merged text's back. `None` when the versions agree, or when
 /// any such line is not one to rewrite (then all are merged as they are).
 pub fn to_cells_form(texts: Sides<&[u8]>) -> Option<Renumbered> {
+    // Most files have no such line: one fast search each, before any line is read.
+    let holds = |text: &[u8]| memchr::memmem::find(text, BYTES_LINE.0.as_bytes()).is_some();
+    if ![texts.base, texts.ours, texts.theirs].into_iter().any(holds) {
+        return None;
+    }
     let layer_lines = |text: &[u8]| -> Option<Vec<String>> {
         let text = std::str::from_utf8(text).ok()?;
         Some(lines(text).filter(|(_, l)| l.starts_with(BYTES_LINE.0)).map(|(_, l)| l.to_owned()).collect())
