@@ -186,12 +186,14 @@ pub fn lower<'d>(file: &'d GodotFile<'d>, side: Side) -> Result<Level<'d>, Vec<P
                 .collect();
             let mut entries = vec![(TAG, Value::map(file.text(s.header), origin(Node::Tag(i)), tag_entries))];
             let prop_base = s.props.start as usize;
-            let format = file.props_of(s).iter().find(|p| file.text(p.key) == "format").map(|p| file.text(p.value));
+            // A TileMap's `format` says how its cells are written: read where cells may be.
+            let format = || file.props_of(s).iter().find(|p| file.text(p.key) == "format").map(|p| file.text(p.value));
             for (j, p) in file.props_of(s).iter().enumerate() {
                 let key = file.key_aliases.get(&((prop_base + j) as u32)).map_or(file.text(p.key), String::as_str);
                 let value = file.text(p.value);
                 let at = origin(Node::Prop(prop_base + j));
-                let lowered = match tiles::cells(key, value, format) {
+                let cells = tiles::may_hold_cells(key).then(|| tiles::cells(key, value, format())).flatten();
+                let lowered = match cells {
                     Some(cells) => {
                         Value::map(value, at, cells.into_iter().map(|(place, rest)| (place, Value::scalar(rest, at, None))).collect())
                     }

@@ -46,6 +46,11 @@ const LAYER_KEY: &str = "tile_map_data";
 const GRID_KEY: &str = "data";
 const GRID_CELLS: &str = "\"cells\": ";
 
+/// Whether the property `key` can hold a map's cells ([`cells`] reads them only there).
+pub fn may_hold_cells(key: &str) -> bool {
+    key == LAYER_KEY || key == GRID_KEY || names_cells(key)
+}
+
 /// Whether `key` names a TileMap's cells (Godot 3's `tile_data`, Godot 4's `layer_N/tile_data`).
 fn names_cells(key: &str) -> bool {
     key == "tile_data"
@@ -85,6 +90,9 @@ fn layout<'s>(key: &str, value: &'s str) -> Option<Layout<'s>> {
 /// `None` for anything else: another property, another format, integers that are not three a
 /// cell, or a place named twice (such an array is merged as one value).
 pub fn cells<'s>(key: &str, value: &'s str, format: Option<&str>) -> Option<Vec<Cell<'s>>> {
+    if !may_hold_cells(key) {
+        return None;
+    }
     let layout = layout(key, value)?;
     let holds_cells = match layout.array.format {
         None => key == LAYER_KEY,

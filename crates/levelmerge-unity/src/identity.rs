@@ -18,7 +18,7 @@
 
 use rustc_hash::FxHashMap;
 
-use crate::parse::{UnityFile, YKind};
+use crate::parse::{UnityDoc, UnityFile, YKind};
 
 /// The lists whose items carry an identity, by the key that holds them.
 const KEYED_LISTS: [&str; 8] = [
@@ -81,11 +81,18 @@ fn item_key(file: &UnityFile<'_>, list_key: &str, item: u32) -> Option<String> {
     }
 }
 
-/// The items of a document's `references.RefIds` (the objects its script holds by
-/// `[SerializeReference]`, Unity 2021.2's layout), if it has that list.
-pub fn managed_references<'f>(file: &'f UnityFile<'_>, fields: u32) -> Option<&'f [u32]> {
-    let list = file.get(fields, "references").and_then(|r| file.get(r, "RefIds"))?;
-    Some(file.items_of(list))
+/// The class id of the documents whose script can hold objects by `[SerializeReference]`:
+/// `MonoBehaviour` (a scene's scripts and a `ScriptableObject` asset alike).
+const MONO_BEHAVIOUR_CLASS: i64 = 114;
+
+/// The fields and the items of `references.RefIds` (the objects its script holds by
+/// `[SerializeReference]`, Unity 2021.2's layout) of each document that has that list.
+pub fn managed_references<'f>(file: &'f UnityFile<'_>) -> impl Iterator<Item = (&'f UnityDoc, u32, &'f [u32])> {
+    file.docs.iter().filter(|d| d.class_id == MONO_BEHAVIOUR_CLASS).filter_map(|doc| {
+        let fields = file.fields(doc)?;
+        let list = file.get(fields, "references").and_then(|r| file.get(r, "RefIds"))?;
+        Some((doc, fields, file.items_of(list)))
+    })
 }
 
 /// The class id of the documents that hold override lists: `PrefabInstance`, and `Prefab`
@@ -106,8 +113,8 @@ pub fn item_keys(file: &UnityFile<'_>) -> FxHashMap<u32, String> {
             }
         }
     }
-    for fields in file.docs.iter().filter_map(|d| file.fields(d)) {
-        for &item in managed_references(file, fields).unwrap_or_default() {
+    for (_, _, items) in managed_references(file) {
+        for &item in items {
             if let Some(key) = item_key(file, "RefIds", item) {
                 keys.insert(item, key);
             }

@@ -18,9 +18,7 @@ const RID: &str = "rid";
 /// problem per document and `rid`, on the document's line.
 pub fn managed_reference_problems(file: &UnityFile<'_>) -> Vec<Problem> {
     let mut problems = Vec::new();
-    for doc in &file.docs {
-        let Some(fields) = file.fields(doc) else { continue };
-        let Some(entries) = managed_references(file, fields) else { continue };
+    for (doc, fields, entries) in managed_references(file) {
         // Each entry's own `rid` names it; the rest are uses.
         let own: FxHashSet<u32> = entries.iter().filter_map(|&e| file.get(e, RID)).collect();
         let held: FxHashSet<&str> = own.iter().map(|&n| file.text(file.nodes[n as usize].span).trim()).collect();
