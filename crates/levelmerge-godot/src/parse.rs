@@ -191,7 +191,7 @@ struct Parser<'s> {
 }
 
 /// Characters of a section or attribute name.
-fn is_name(c: u8) -> bool {
+pub(crate) fn is_name(c: u8) -> bool {
     c.is_ascii_alphanumeric() || c == b'_'
 }
 

@@ -440,9 +440,15 @@ fn load_steps_digits(header: &[u8]) -> Option<std::ops::Range<usize>> {
 }
 
 /// The resources a file loads: the lines that open their sections (a file that splices has
-/// its sections where its lines open them).
+/// its sections where its lines open them), the kind ending where the parser ends it (its
+/// attributes may start on the next line).
 fn loaded_sections(text: &[u8]) -> usize {
-    LOADED.iter().map(|k| memchr::memmem::find_iter(text, format!("\n[{k} ").as_bytes()).count()).sum()
+    let opens = |k: &&str| {
+        let at = format!("\n[{k}");
+        let kind_ends = |i: &usize| text.get(i + at.len()).is_some_and(|&c| !crate::parse::is_name(c));
+        memchr::memmem::find_iter(text, at.as_bytes()).filter(kind_ends).count()
+    };
+    LOADED.iter().map(opens).sum()
 }
 
 /// Where a file's header tag writes its `load_steps=` count, when it has one: derived data,
@@ -490,6 +496,12 @@ pub fn recount_load_steps(mut text: Vec<u8>, versions: Sides<&[u8]>) -> Vec<u8> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_resource_whose_tag_breaks_after_its_kind_is_counted() {
+        let text = b"[gd_scene load_steps=3]\n\n[ext_resource id=\"1\"]\n\n[sub_resource\n id=\"2\"]\n\n[sub_resource]\n\n[sub_resources id=\"3\"]\n";
+        assert_eq!(loaded_sections(text), 3);
+    }
 
     fn node(tag: &str) -> Written<'static> {
         Written { kind: "node", text: format!("{tag}\n"), ..Written::placeholder() }
