@@ -568,6 +568,9 @@ pub fn lower<'d>(
     let (level, problems, seen) = run(None);
     let (level, problems) = match seen {
         Some(seen) => {
+            // The first reading only gathered the ids references name: it goes before the
+            // second is built (a large file's level would be held twice).
+            drop(level);
             let (l, p, _) = run(Some(&seen));
             (l, p)
         }
