@@ -451,6 +451,43 @@ pub fn dangling_positions(doc: &Document<'_>) -> Vec<Problem> {
     problems
 }
 
+/// Elements listed both among a node's `_children` and among a node's `_components`: no
+/// editor writes one, and the hierarchy read from such a file depends on which list is read
+/// first (a merge could then see a cycle where a reading of its text sees none). Read in either
+/// form (positions or identities): the lists name elements alike.
+pub fn children_that_are_components(doc: &Document<'_>) -> Vec<Problem> {
+    if doc.nodes[doc.root as usize].kind != NodeKind::Array {
+        return Vec::new();
+    }
+    let listed_in = |member: &str| -> FxHashMap<&str, u32> {
+        let mut listed = FxHashMap::default();
+        for slot in doc.slots_of(doc.root) {
+            let Some(list) = doc.member(slot.value, member).filter(|&l| doc.nodes[l as usize].kind == NodeKind::Array) else { continue };
+            for item in doc.slots_of(list) {
+                if let Some(r) = ref_value(doc, item.value) {
+                    listed.entry(doc.node_text(r)).or_insert(r);
+                }
+            }
+        }
+        listed
+    };
+    let components = listed_in("_components");
+    if components.is_empty() {
+        return Vec::new();
+    }
+    let mut problems: Vec<(u32, Problem)> = listed_in("_children")
+        .into_iter()
+        .filter(|(name, _)| components.contains_key(name))
+        .map(|(name, r)| {
+            let line = doc.line_of(doc.nodes[r as usize].start);
+            let message = format!("element {name} is listed both as a node's child and as a node's component");
+            (line, Problem::Inconsistent { object: ObjectId::new(format!("[{name}]")), message, line: line as usize })
+        })
+        .collect();
+    problems.sort_by_key(|(line, _)| *line);
+    problems.into_iter().map(|(_, p)| p).collect()
+}
+
 /// Whether two renderings of one merge differ in what their position references (`"__id__":
 /// 3`) point at: in how many elements they hold, or in their references in order. Where they
 /// agree, they differ in values only, and a side taken for each differing stretch on its own
@@ -665,6 +702,18 @@ mod tests {
         assert_eq!(problems.len(), 1);
         assert!(problems[0].to_string().contains("[4]"), "{}", problems[0]);
         assert!(dangling_positions(&parse(SCENE.as_bytes(), Dialect::Json).unwrap()).is_empty());
+    }
+
+    #[test]
+    fn an_element_both_child_and_component_is_a_problem_in_either_form() {
+        assert!(children_that_are_components(&parse(SCENE.as_bytes(), Dialect::Json).unwrap()).is_empty());
+        let positions = r#"[{"__type__": "cc.Scene", "_children": [{"__id__": 1}, {"__id__": 2}]},
+            {"__type__": "cc.Node", "_components": [{"__id__": 2}]}, {"__type__": "cc.Label", "node": {"__id__": 1}}]"#;
+        let problems = children_that_are_components(&parse(positions.as_bytes(), Dialect::Json).unwrap());
+        assert_eq!(problems.len(), 1);
+        assert!(problems[0].to_string().contains("element 2 is listed both"), "{}", problems[0]);
+        let identities = positions.replace(r#""__id__": 1"#, r##""__id__": "#n""##).replace(r#""__id__": 2"#, r##""__id__": "#n/l""##);
+        assert_eq!(children_that_are_components(&parse(identities.as_bytes(), Dialect::Json).unwrap()).len(), 1);
     }
 
     #[test]
