@@ -108,10 +108,15 @@ pub fn cells<'s>(key: &str, value: &'s str, format: Option<&str>) -> Option<Vec<
     }
     let w = layout.place_width;
     let cells: Vec<Cell<'s>> = spans.chunks(3).map(|c| (&value[c[0].0..c[w - 1].1], &value[c[w].0..c[2].1])).collect();
-    let mut places: Vec<&str> = cells.iter().map(|c| c.0).collect();
+    all_distinct(cells.iter().map(|c| c.0).collect()).then_some(cells)
+}
+
+/// Whether no place is named twice (an array that names one twice is merged as one value).
+fn all_distinct<T: Ord>(mut places: Vec<T>) -> bool {
+    let count = places.len();
     places.sort_unstable();
     places.dedup();
-    (places.len() == cells.len()).then_some(cells)
+    places.len() == count
 }
 
 /// The spans of the integers written between `start` and `end` of `text`, separated by
@@ -204,10 +209,7 @@ fn as_integers(base64: &str) -> Option<String> {
         return None;
     }
     let integers: Vec<i32> = bytes[2..].chunks(4).map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
-    let mut places: Vec<i32> = integers.iter().step_by(3).copied().collect();
-    places.sort_unstable();
-    places.dedup();
-    if places.len() * 3 != integers.len() {
+    if !all_distinct(integers.iter().step_by(3).collect()) {
         return None;
     }
     Some(integers.iter().map(i32::to_string).collect::<Vec<_>>().join(", "))
@@ -224,9 +226,9 @@ pub fn to_cells_form(texts: Sides<&[u8]>) -> Option<Renumbered> {
     if ![texts.base, texts.ours, texts.theirs].into_iter().any(holds) {
         return None;
     }
-    let layer_lines = |text: &[u8]| -> Option<Vec<String>> {
+    let layer_lines = |text| -> Option<Vec<&str>> {
         let text = std::str::from_utf8(text).ok()?;
-        Some(lines(text).filter(|(_, l)| l.starts_with(BYTES_LINE.0)).map(|(_, l)| l.to_owned()).collect())
+        Some(lines(text).filter(|(_, l)| l.starts_with(BYTES_LINE.0)).map(|(_, l)| l).collect())
     };
     let found = texts.map(|_, t| layer_lines(t));
     let (Some(base), Some(ours), Some(theirs)) = (&found.base, &found.ours, &found.theirs) else { return None };
