@@ -252,7 +252,7 @@ fn changed_lines(old: &str, new: &str) -> (Vec<usize>, Vec<usize>) {
     let tail = old_lines.iter().rev().zip(new_lines.iter().rev()).take(most).take_while(|(a, b)| a == b).count();
     let (old_mid, new_mid) = (&old_lines[head..old_lines.len() - tail], &new_lines[head..new_lines.len() - tail]);
     let (mut in_old, mut in_new) = (Vec::new(), Vec::new());
-    for op in similar::capture_diff_slices(similar::Algorithm::Myers, old_mid, new_mid) {
+    for op in levelmerge_core::sequence_diff::diff_ops(old_mid, new_mid) {
         let at = |index: usize, len: usize| head + index + 1..=head + index + len;
         match op {
             similar::DiffOp::Equal { .. } => {}

@@ -9,6 +9,8 @@ use std::ops::Range;
 
 use similar::{capture_diff_slices, Algorithm, DiffOp};
 
+use crate::sequence_diff::diff_ops;
+
 /// One stretch of the merged sequence.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Chunk {
@@ -32,7 +34,7 @@ pub enum Take {
 /// For each element of `a`, the index of the equal element of `b` the diff aligned it with.
 fn alignment(a: &[u64], b: &[u64]) -> Vec<Option<usize>> {
     let mut map = vec![None; a.len()];
-    for op in capture_diff_slices(Algorithm::Myers, a, b) {
+    for op in diff_ops(a, b) {
         if let DiffOp::Equal { old_index, new_index, len } = op {
             for i in 0..len {
                 map[old_index + i] = Some(new_index + i);
@@ -44,7 +46,7 @@ fn alignment(a: &[u64], b: &[u64]) -> Vec<Option<usize>> {
 
 /// 2-way diff: stretches of `a` and `b` that differ, in order.
 pub fn changed_stretches(a: &[u64], b: &[u64]) -> Vec<(Range<usize>, Range<usize>)> {
-    capture_diff_slices(Algorithm::Myers, a, b)
+    diff_ops(a, b)
         .into_iter()
         .filter_map(|op| match op {
             DiffOp::Equal { .. } => None,

@@ -23,6 +23,7 @@ pub mod outline;
 pub mod policy;
 pub mod regions;
 pub mod resolve;
+pub mod sequence_diff;
 pub mod side;
 mod splice;
 pub mod text;

@@ -233,11 +233,14 @@ fn modifies(base: &Value<'_>, side: &Value<'_>, rules: EditRules) -> bool {
         return false;
     }
     match (&base.kind, &side.kind) {
-        (ValueKind::Map(b), ValueKind::Map(s)) => s.iter().any(|(k, sv)| match b.iter().find(|(bk, _)| bk == k) {
-            None => rules.added_fields_are_edits,
-            Some(_) if rules.bookkeeping.contains(k) => false,
-            Some((_, bv)) => modifies(bv, sv, rules),
-        }),
+        (ValueKind::Map(b), ValueKind::Map(s)) => {
+            let b = values::Members::new(b);
+            s.iter().any(|(k, sv)| match b.get(k) {
+                None => rules.added_fields_are_edits,
+                Some(_) if rules.bookkeeping.contains(k) => false,
+                Some(bv) => modifies(bv, sv, rules),
+            })
+        }
         (ValueKind::Children(b), ValueKind::Children(s)) => {
             let b: FxHashSet<&ObjectId> = b.iter().collect();
             s.iter().any(|id| !b.contains(id))

@@ -372,7 +372,7 @@ pub(crate) fn mark_parts<C: Codec>(codec: &C, ours: &[u8], theirs: &[u8], style:
         marked.conflicts += m.conflicts;
     };
     let joined = |parts: &[&[u8]]| parts.concat();
-    for op in similar::capture_diff_slices(similar::Algorithm::Myers, &part_names(codec, &ours_parts), &part_names(codec, &theirs_parts)) {
+    for op in crate::sequence_diff::diff_ops(&part_names(codec, &ours_parts), &part_names(codec, &theirs_parts)) {
         match op {
             similar::DiffOp::Equal { old_index, new_index, len } => {
                 for (o, t) in ours_parts[old_index..old_index + len].iter().zip(&theirs_parts[new_index..new_index + len]) {

@@ -5,7 +5,7 @@ use std::hash::{Hash, Hasher};
 
 use rustc_hash::FxHasher;
 
-use similar::{capture_diff_slices, Algorithm, DiffOp};
+use similar::DiffOp;
 
 use crate::diff3::{diff3, Chunk, Take};
 use crate::{Side, Sides};
@@ -324,7 +324,7 @@ pub fn mark_differences(ours: &[u8], theirs: &[u8], style: &MarkerStyle) -> Mark
             let (ol, oe) = first_lines(&ours[i..], window);
             let (tl, te) = first_lines(&theirs[j..], window);
             let whole = i + oe == ours.len() && j + te == theirs.len();
-            let back_in_step = capture_diff_slices(Algorithm::Myers, &ol, &tl).into_iter().find_map(|op| match op {
+            let back_in_step = crate::sequence_diff::diff_ops(&ol, &tl).into_iter().find_map(|op| match op {
                 DiffOp::Equal { old_index, new_index, len }
                     if (old_index > 0 || new_index > 0)
                         && (len >= RESYNC_LINES || (whole && old_index + len == ol.len() && new_index + len == tl.len())) =>

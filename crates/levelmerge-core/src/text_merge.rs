@@ -17,7 +17,7 @@ fn new_problems(result: Vec<Problem>, known: impl FnOnce() -> Vec<String>) -> Ve
     if result.is_empty() {
         return result;
     }
-    let known = known();
+    let known: FxHashSet<String> = known().into_iter().collect();
     result.into_iter().filter(|p| !known.contains(&p.key())).collect()
 }
 

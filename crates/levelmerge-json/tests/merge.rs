@@ -636,6 +636,21 @@ fn a_member_renamed_on_one_side_takes_the_other_sides_edit() {
 }
 
 #[test]
+fn a_member_renamed_among_many_takes_the_other_sides_edit() {
+    // More members than are scanned for: they are found through an index.
+    let members = |renamed: bool, value: u32| {
+        let mut m: Vec<String> = (0..60).map(|i| format!("  \"field{i}\": {i}")).collect();
+        m[30] = format!("  \"{}\": {value}", if renamed { "speed" } else { "velocity" });
+        format!("{{\n{}\n}}\n", m.join(",\n"))
+    };
+    let (m, c) = merge(&members(false, 5), &members(true, 5), &members(false, 6));
+    assert_eq!(c, 0, "{m}");
+    assert_eq!(m, members(true, 6));
+    let (m, c) = merge(&members(false, 5), &members(true, 7), &members(false, 6));
+    assert_eq!(c, 1, "a renamed member whose value changed is no rename: {m}");
+}
+
+#[test]
 fn the_same_list_edit_on_both_sides_plus_new_items_on_one_merges() {
     let base = "{ \"l\": [1, 2, 3] }\n";
     let ours = "{ \"l\": [1, 2, 30] }\n";

@@ -78,7 +78,10 @@ pub fn object_paths(src: &[u8], ids: &[&str]) -> Vec<Option<Vec<String>>> {
         }
         None
     };
-    ids.iter().map(|id| path(id)).collect()
+    // Conflicts name one object many times (a prefab instance's overrides): each path is
+    // read once, not once per conflict through a large document.
+    let mut read: FxHashMap<&str, Option<Vec<String>>> = FxHashMap::default();
+    ids.iter().map(|id| read.entry(id).or_insert_with(|| path(id)).clone()).collect()
 }
 
 /// A document's top-level field (the document's value is `{Class: {field: …}}`).

@@ -232,6 +232,64 @@ fn the_same_object_added_on_both_sides_merges_member_by_member() {
 }
 
 #[test]
+fn check_finds_transforms_and_fathers_that_disagree() {
+    let has = |text: &str, message: &str| {
+        let problems = check_text(&UnityCodec, text.as_bytes());
+        problems.iter().any(|p| p.to_string().contains(message))
+    };
+    let sound = scene(&[go(10, "Root", 11), tr(11, 10, 0, &[21], "0"), go(20, "Lamp", 21), tr(21, 20, 11, &[], "1")]);
+    assert!(check_text(&UnityCodec, sound.as_bytes()).is_empty());
+    // A child whose father does not list it.
+    let unlisted = scene(&[go(10, "Root", 11), tr(11, 10, 0, &[], "0"), go(20, "Lamp", 21), tr(21, 20, 11, &[], "1")]);
+    assert!(has(&unlisted, "m_Father is 11, which does not list it in m_Children"));
+    // A child listed twice.
+    let twice = scene(&[go(10, "Root", 11), tr(11, 10, 0, &[21, 21], "0"), go(20, "Lamp", 21), tr(21, 20, 11, &[], "1")]);
+    assert!(has(&twice, "lists child 21 twice"));
+    // A child that names another father.
+    let other = scene(&[
+        go(10, "Root", 11),
+        tr(11, 10, 0, &[21], "0"),
+        go(20, "Lamp", 21),
+        tr(21, 20, 31, &[], "1"),
+        go(30, "Door", 31),
+        tr(31, 30, 0, &[21], "2"),
+    ]);
+    assert!(has(&other, "lists child 21, whose m_Father is another object"));
+    assert!(!has(&other, "does not list it in m_Children"), "31 lists it");
+}
+
+#[test]
+fn a_parent_with_hundreds_of_children_merges_both_sides_changes() {
+    // More children than members are scanned for: the merge finds them through an index.
+    let kids: Vec<i64> = (0..300).map(|i| 1_001 + 2 * i).collect();
+    let version = |listed: &[i64]| {
+        let mut parts = vec![go(10, "Root", 11), tr(11, 10, 0, listed, "0")];
+        for &k in listed {
+            parts.push(go(k - 1, &format!("Kid{k}"), k));
+            parts.push(tr(k, k - 1, 11, &[], "1"));
+        }
+        scene(&parts)
+    };
+    let base = version(&kids);
+    // Ours adds a child at the end; theirs deletes the 100th and moves the 200th first.
+    let mut ours_kids = kids.clone();
+    ours_kids.push(9_001);
+    let ours = version(&ours_kids);
+    let mut theirs_kids: Vec<i64> = kids.iter().copied().filter(|&k| k != kids[99]).collect();
+    let moved = theirs_kids.remove(198);
+    theirs_kids.insert(0, moved);
+    let theirs = version(&theirs_kids);
+    let r = merge(&base, &ours, &theirs);
+    assert_eq!(r.open_conflicts, 0, "{}", text(&r));
+    let mut expected_kids = theirs_kids.clone();
+    expected_kids.push(9_001);
+    let root = tr(11, 10, 0, &expected_kids, "0");
+    assert!(text(&r).contains(&root), "{}", text(&r));
+    assert!(!text(&r).contains(&format!("&{}\n", kids[99])), "the deleted child's transform is gone");
+    assert!(check_text(&UnityCodec, &r.text).is_empty());
+}
+
+#[test]
 fn check_finds_components_and_game_objects_that_disagree() {
     let light =
         |id: i64, go: i64| format!("--- !u!108 &{id}\nLight:\n  m_ObjectHideFlags: 0\n  m_GameObject: {{fileID: {go}}}\n  m_Enabled: 1\n");
