@@ -3,7 +3,7 @@
 //! part both changed is merged alone, and the merged parts are spliced in order. A conflict
 //! left in a part is marked there, and the parts around it are copied.
 
-use crate::codec::{merged_capacity, Codec, ConflictReport, PARALLEL_FROM};
+use crate::codec::{merged_capacity, Codec, ConflictReport, WholeTexts, PARALLEL_FROM};
 use crate::coherence::Problem;
 use crate::merge::Options;
 use crate::side::{Side, Sides};
@@ -21,7 +21,8 @@ where
 {
     let renumbered = codec.renumber(texts);
     let aligned = renumbered.as_ref().map_or(texts, |r| r.applied_to(texts));
-    let spliced = splice_parts(codec, aligned, &|part| merge_part_alone(codec, part, aligned, &Options::default()))?;
+    let whole = WholeTexts::new(aligned);
+    let spliced = splice_parts(codec, aligned, &|part| merge_part_alone(codec, part, &whole, &Options::default()))?;
     if !spliced.open_parts.is_empty() {
         return None;
     }
@@ -229,10 +230,10 @@ fn changed_apart<'t, C: Codec>(codec: &C, b: &'t [u8], o: &'t [u8], t: &'t [u8])
 /// merge notes nothing (what it notes may depend on the rest of the text: the whole merge,
 /// which reads all of it, then decides). It may settle conflicts, by the user's rules, the
 /// codec's fixed ones or the preference, as the whole merge settles them; not where a rule
-/// drawn from the rest of the `texts` merged settles a conflict ([`Codec::settled_in_context`]:
+/// drawn from the rest of the texts merged (`whole`) settles a conflict ([`Codec::settled_in_context`]:
 /// a rule on the children of a kind of node), nor where the merged part would not stand where
 /// its versions stood ([`Codec::merged_part_stays`]): the whole merge decides those.
-pub(crate) fn merge_part_alone<C>(codec: &C, part: Sides<&[u8]>, texts: Sides<&[u8]>, options: &Options) -> Option<PartMerge>
+pub(crate) fn merge_part_alone<C>(codec: &C, part: Sides<&[u8]>, whole: &WholeTexts<'_>, options: &Options) -> Option<PartMerge>
 where
     C: Codec + Sync,
     for<'s> C::Document<'s>: Send + Sync,
@@ -241,7 +242,7 @@ where
         return None;
     }
     let (merged, views) = merge_structured_views(codec, part, None, options, &MarkerStyle::default(), Clock::default(), false).ok()?;
-    if !merged.notes.is_empty() || codec.settled_in_context(&merged.conflicts, texts) {
+    if !merged.notes.is_empty() || codec.settled_in_context(&merged.conflicts, whole) {
         return None;
     }
     if merged.open_conflicts == 0 {

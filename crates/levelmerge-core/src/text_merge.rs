@@ -251,7 +251,8 @@ where
     // checks all a splice can break).
     let restores = renumbered.as_ref().is_some_and(|r| r.restore);
     let aligned = renumbered.as_ref().map_or(texts, |r| r.applied_to(texts));
-    let merge_part = |part: Sides<&[u8]>| merge_part_alone(codec, part, aligned, options);
+    let whole = crate::codec::WholeTexts::new(aligned);
+    let merge_part = |part: Sides<&[u8]>| merge_part_alone(codec, part, &whole, options);
     let spliced = splice.then(|| splice_parts(codec, aligned, &merge_part)).flatten().and_then(|spliced| {
         if !spliced.open_parts.is_empty() {
             return if restores { None } else { marked_splice(codec, spliced, Versions { inputs: aligned, originals: texts }, style) };

@@ -28,6 +28,7 @@ pub mod texts;
 pub mod tiles;
 pub mod volatile;
 
+use levelmerge_core::codec::WholeTexts;
 use levelmerge_core::model::{Level, Object, ObjectId, Value, ValueKind};
 use levelmerge_core::policy::{Rule, RuleAction};
 use levelmerge_core::resolve::Resolved;
@@ -101,13 +102,15 @@ impl Codec for GodotCodec {
 
     /// A node's parent, in another part, decides whether its layout is volatile: the whole
     /// texts are read for it (once), only where a conflict is on a property a container sets.
-    fn settled_in_context(&self, conflicts: &[levelmerge_core::codec::ConflictReport], texts: Sides<&[u8]>) -> bool {
-        let nodes: Vec<&str> = conflicts.iter().filter(|c| volatile::laid_out(&c.path)).map(|c| c.object.as_str()).collect();
-        if nodes.is_empty() {
+    fn settled_in_context(&self, conflicts: &[levelmerge_core::codec::ConflictReport], whole: &WholeTexts<'_>) -> bool {
+        let mut nodes = conflicts.iter().filter(|c| volatile::laid_out(&c.path)).map(|c| c.object.as_str()).peekable();
+        if nodes.peek().is_none() {
             return false;
         }
-        match (parse::parse(texts.ours), parse::parse(texts.theirs)) {
-            (Ok(ours), Ok(theirs)) => volatile::laid_out_by_containers(Sides::new(&ours, &ours, &theirs), &nodes),
+        let laid_out = whole.drawn(|texts| Some((volatile::container_children(texts.ours)?, volatile::container_children(texts.theirs)?)));
+        match laid_out {
+            Some(Some((ours, theirs))) => nodes.any(|node| ours.contains(node) && theirs.contains(node)),
+            // A version that does not read: the whole merge decides.
             _ => true,
         }
     }

@@ -29,10 +29,11 @@ pub fn laid_out(path: &str) -> bool {
     LAID_OUT.iter().any(|p| levelmerge_core::policy::glob_match(p, path))
 }
 
-/// Whether any of some nodes (`node:path`) is laid out by a container on both sides of a merge.
-pub fn laid_out_by_containers(docs: Sides<&GodotFile<'_>>, nodes: &[&str]) -> bool {
-    let (ours, theirs) = (children_of_containers(docs.ours), children_of_containers(docs.theirs));
-    nodes.iter().any(|node| ours.contains(node) && theirs.contains(node))
+/// The ids (`node:path`) of the nodes a container lays out in a text; `None` when it does not
+/// read.
+pub fn container_children(text: &[u8]) -> Option<FxHashSet<String>> {
+    let file = crate::parse::parse(text).ok()?;
+    Some(children_of_containers(&file).into_iter().map(str::to_owned).collect())
 }
 
 /// The properties a file dialog keeps of its user's last browsing.

@@ -950,6 +950,19 @@ fn offsets_a_container_gives_its_children_are_not_conflicts() {
         let r = merge(&scene(parent, "0.0"), &scene(parent, "31.0"), &scene(parent, "12.0")).unwrap();
         assert_eq!(r.open_conflicts, 1, "under a {parent}");
     }
+    // Many items, each its own section merged alone, under a container and beside it: what the
+    // rest of the file says is read once for all of them, and tells each apart.
+    let items = |top: &str| {
+        let mut s = "[gd_scene format=3]\n\n[node name=\"Root\" type=\"Control\"]\n\n[node name=\"Box\" type=\"VBoxContainer\" parent=\".\"]\n".to_owned();
+        for (i, parent) in ["Box", ".", "Box", "Box", ".", "Box"].iter().enumerate() {
+            s.push_str(&format!("\n[node name=\"Item{i}\" type=\"Button\" parent=\"{parent}\"]\noffset_top = {top}\ntext = \"Go\"\n"));
+        }
+        s
+    };
+    let r = merge(&items("0.0"), &items("31.0"), &items("12.0")).unwrap();
+    assert_eq!(r.open_conflicts, 2, "the two items outside the box: {:?}", r.conflicts);
+    let open: Vec<&str> = r.conflicts.iter().filter(|c| c.resolved.is_none()).map(|c| c.object.as_str()).collect();
+    assert_eq!(open, ["node:Item1", "node:Item4"]);
 }
 
 #[test]
