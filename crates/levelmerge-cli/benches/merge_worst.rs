@@ -1,6 +1,6 @@
 //! Worst cases for a structured merge, generated: every one is a shape real files take (a
 //! baked path or curve, a parent with thousands of children, a prefab instance with thousands
-//! of overrides), at a size where a step that costs the square of the length shows. Prints
+//! of overrides, a scene whose nodes both sides moved), at a size where a step that costs the square of the length shows. Prints
 //! the time and peak memory of `levelmerge merge` next to `git merge-file` on the same files,
 //! in the same run.
 //!
@@ -38,6 +38,12 @@ fn main() {
             let theirs: Vec<(usize, usize)> =
                 base.iter().filter(|(t, _)| t % 5 != 0).map(|&(t, v)| (t, if t % 3 == 0 { v + 2 } else { v })).collect();
             (format!("{n} prefab overrides, both edited"), "prefab", overrides(&base), overrides(&ours), overrides(&theirs), 1)
+        },
+        {
+            // Every node its own section; both sides moved some, the same ones differently
+            // every 77th: hundreds of sections merged alone, each with a conflict.
+            let moved = |every: usize, by: usize| move |i: usize| if i.is_multiple_of(every) { by } else { 0 };
+            (format!("{n} nodes, both moved some"), "tscn", nodes(n, moved(1, 0)), nodes(n, moved(7, 1)), nodes(n, moved(11, 2)), 1)
         },
     ];
 
@@ -100,6 +106,15 @@ fn parent(order: &[usize]) -> String {
             go = 2_000_000 + i,
             t = 1_000_000 + i,
         );
+    }
+    s
+}
+
+/// A Godot scene of `count` sprites under the root, each at `x(i)`.
+fn nodes(count: usize, x: impl Fn(usize) -> usize) -> String {
+    let mut s = "[gd_scene format=3]\n\n[node name=\"Root\" type=\"Node2D\"]\n".to_owned();
+    for i in 0..count {
+        let _ = write!(s, "\n[node name=\"N{i}\" type=\"Sprite2D\" parent=\".\"]\nposition = Vector2({}, 0)\n", x(i));
     }
     s
 }

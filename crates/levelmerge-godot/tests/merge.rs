@@ -953,7 +953,9 @@ fn offsets_a_container_gives_its_children_are_not_conflicts() {
     // Many items, each its own section merged alone, under a container and beside it: what the
     // rest of the file says is read once for all of them, and tells each apart.
     let items = |top: &str| {
-        let mut s = "[gd_scene format=3]\n\n[node name=\"Root\" type=\"Control\"]\n\n[node name=\"Box\" type=\"VBoxContainer\" parent=\".\"]\n".to_owned();
+        let mut s =
+            "[gd_scene format=3]\n\n[node name=\"Root\" type=\"Control\"]\n\n[node name=\"Box\" type=\"VBoxContainer\" parent=\".\"]\n"
+                .to_owned();
         for (i, parent) in ["Box", ".", "Box", "Box", ".", "Box"].iter().enumerate() {
             s.push_str(&format!("\n[node name=\"Item{i}\" type=\"Button\" parent=\"{parent}\"]\noffset_top = {top}\ntext = \"Go\"\n"));
         }
