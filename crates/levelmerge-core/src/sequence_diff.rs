@@ -31,15 +31,44 @@ pub fn diff_ops<T: Hash + Ord>(a: &[T], b: &[T]) -> Vec<DiffOp> {
     let (prefix, suffix) = common_ends(a, b);
     let middle = a.len() + b.len() - 2 * (prefix + suffix);
     if middle <= MYERS_LIMIT {
-        return capture_diff_slices(Algorithm::Myers, a, b);
+        return myers(a, b);
     }
     let coarse = anchored_ops(a, b, prefix, suffix);
     let differing: usize =
         coarse.iter().filter(|op| !matches!(op, DiffOp::Equal { .. })).map(|op| op.old_range().len() + op.new_range().len()).sum();
     if middle.saturating_mul(differing) <= MYERS_BUDGET {
-        return capture_diff_slices(Algorithm::Myers, a, b);
+        return myers(a, b);
     }
     coarse
+}
+
+/// Myers' diff as [`similar`] gives it, with the position on the other side that a deletion
+/// or an insertion gives made true: similar 2.7 can give a deletion the position after a
+/// later equal run (its issue 78), while its equal runs and lengths are right. Operations that
+/// still do not follow one another are dropped for the coarse diff of the two, which is
+/// always true.
+fn myers<T: Hash + Ord>(a: &[T], b: &[T]) -> Vec<DiffOp> {
+    let mut ops = Ops::default();
+    let (mut x, mut y) = (0, 0);
+    for op in capture_diff_slices(Algorithm::Myers, a, b) {
+        let op = match op {
+            DiffOp::Delete { old_index, old_len, .. } => DiffOp::Delete { old_index, old_len, new_index: y },
+            DiffOp::Insert { new_index, new_len, .. } => DiffOp::Insert { old_index: x, new_index, new_len },
+            other => other,
+        };
+        let (ra, rb) = (op.old_range(), op.new_range());
+        if (ra.start, rb.start) != (x, y) {
+            let (prefix, suffix) = common_ends(a, b);
+            let mut whole = Ops::default();
+            whole.equal(0, 0, prefix);
+            whole.replaced(prefix..a.len() - suffix, prefix..b.len() - suffix);
+            whole.equal(a.len() - suffix, b.len() - suffix, suffix);
+            return whole.0;
+        }
+        ops.shifted(op, 0, 0);
+        (x, y) = (ra.end, rb.end);
+    }
+    ops.0
 }
 
 /// The coarse diff of `a` and `b`, which share `prefix` elements at their starts and
@@ -90,21 +119,26 @@ impl Ops {
     /// replaced whole.
     fn stretch<T: Hash + Ord>(&mut self, a: &[T], b: &[T], ra: Range<usize>, rb: Range<usize>) {
         if ra.len() + rb.len() <= MYERS_LIMIT {
-            for op in capture_diff_slices(Algorithm::Myers, &a[ra.clone()], &b[rb.clone()]) {
+            for op in myers(&a[ra.clone()], &b[rb.clone()]) {
                 self.shifted(op, ra.start, rb.start);
             }
             return;
         }
         let (prefix, suffix) = common_ends(&a[ra.clone()], &b[rb.clone()]);
         self.equal(ra.start, rb.start, prefix);
-        let (old_index, new_index) = (ra.start + prefix, rb.start + prefix);
-        let (old_len, new_len) = (ra.len() - prefix - suffix, rb.len() - prefix - suffix);
+        self.replaced(ra.start + prefix..ra.end - suffix, rb.start + prefix..rb.end - suffix);
+        self.equal(ra.end - suffix, rb.end - suffix, suffix);
+    }
+
+    /// `ra` of the old sequence replaced by `rb` of the new (either may be empty).
+    fn replaced(&mut self, ra: Range<usize>, rb: Range<usize>) {
+        let (old_index, old_len, new_index, new_len) = (ra.start, ra.len(), rb.start, rb.len());
         self.0.push(match (old_len, new_len) {
+            (0, 0) => return,
             (_, 0) => DiffOp::Delete { old_index, old_len, new_index },
             (0, _) => DiffOp::Insert { old_index, new_index, new_len },
             _ => DiffOp::Replace { old_index, old_len, new_index, new_len },
         });
-        self.equal(ra.end - suffix, rb.end - suffix, suffix);
     }
 
     fn shifted(&mut self, op: DiffOp, da: usize, db: usize) {
@@ -202,6 +236,15 @@ mod tests {
     }
 
     #[test]
+    fn deletions_and_insertions_are_placed_where_they_happen() {
+        // similar 2.7 gives this deletion the position 4 on the new side (its issue 78).
+        let (a, b): (Vec<u64>, Vec<u64>) = (vec![1, 1, 0, 2], vec![2, 1, 0, 0, 0, 0]);
+        let ops = diff_ops(&a, &b);
+        assert_eq!(apply(&ops, &a, &b), b);
+        assert!(ops.contains(&DiffOp::Delete { old_index: 1, old_len: 1, new_index: 2 }), "{ops:?}");
+    }
+
+    #[test]
     fn long_sequences_rewritten_throughout_are_diffed_fast_and_soundly() {
         // Distinct values on every side: nothing to pair but the common ends.
         let a: Vec<u64> = (0..200_000).collect();
@@ -254,6 +297,44 @@ mod tests {
         let pairs = [(0, 4), (1, 1), (2, 2), (3, 9), (4, 3), (5, 0), (6, 5)];
         assert_eq!(longest_ascending_chain(&pairs), [(1, 1), (2, 2), (4, 3), (6, 5)]);
         assert_eq!(longest_ascending_chain(&[]), []);
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig { cases: 64, ..Default::default() })]
+
+        /// Long sequences (past the length Myers is given at once), edited at random places,
+        /// over alphabets from mostly repeated elements to mostly unique ones: the operations
+        /// always turn one into the other, pairing only equal elements.
+        #[test]
+        fn every_diff_is_a_true_edit_script(
+            len in 600usize..2_500,
+            alphabet in proptest::sample::select(vec![3u64, 50, 1_000, 1_000_000]),
+            seed in proptest::prelude::any::<u64>(),
+            edits in 0usize..400,
+        ) {
+            let mut state = seed | 1;
+            let mut next = move || {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                state
+            };
+            let a: Vec<u64> = (0..len).map(|_| next() % alphabet).collect();
+            let mut b = a.clone();
+            for _ in 0..edits {
+                let at = (next() as usize) % (b.len() + 1);
+                match next() % 3 {
+                    0 if at < b.len() => { b.remove(at); }
+                    1 => b.insert(at, next() % alphabet),
+                    _ if at < b.len() => b[at] = next() % alphabet,
+                    _ => {}
+                }
+            }
+            let ops = diff_ops(&a, &b);
+            proptest::prop_assert_eq!(apply(&ops, &a, &b), b.clone());
+            let reverse = diff_ops(&b, &a);
+            proptest::prop_assert_eq!(apply(&reverse, &b, &a), a);
+        }
     }
 
     #[test]
