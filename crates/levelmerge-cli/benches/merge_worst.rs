@@ -1,6 +1,6 @@
 //! Worst cases for a structured merge, generated: every one is a shape real files take (a
 //! baked path or curve, a parent with thousands of children, a prefab instance with thousands
-//! of overrides, a scene whose nodes both sides moved), at a size where a step that costs the square of the length shows. Prints
+//! of overrides, a scene whose nodes both sides moved, objects both sides added under one set of ids), at a size where a step that costs the square of the length shows. Prints
 //! the time and peak memory of `levelmerge merge` next to `git merge-file` on the same files,
 //! in the same run.
 //!
@@ -38,6 +38,11 @@ fn main() {
             let theirs: Vec<(usize, usize)> =
                 base.iter().filter(|(t, _)| t % 5 != 0).map(|&(t, v)| (t, if t % 3 == 0 { v + 2 } else { v })).collect();
             (format!("{n} prefab overrides, both edited"), "prefab", overrides(&base), overrides(&ours), overrides(&theirs), 1)
+        },
+        {
+            // Both sides added as many objects, under the same fileIDs: theirs are renumbered.
+            let (ours, theirs) = (added_objects(n / 2, "Ours"), added_objects(n / 2, "Theirs"));
+            (format!("{n} objects added under one set of ids"), "unity", added_objects(0, ""), ours, theirs, 0)
         },
         {
             // Every node its own section; both sides moved some, the same ones differently
@@ -103,6 +108,26 @@ fn parent(order: &[usize]) -> String {
         let _ = write!(
             s,
             "--- !u!1 &{go}\nGameObject:\n  m_Component:\n  - component: {{fileID: {t}}}\n  m_Name: N{i}\n--- !u!4 &{t}\nTransform:\n  m_GameObject: {{fileID: {go}}}\n  m_Children: []\n  m_Father: {{fileID: 2}}\n",
+            go = 2_000_000 + i,
+            t = 1_000_000 + i,
+        );
+    }
+    s
+}
+
+/// A scene whose root lists `count` added game objects named after `by`, with fileIDs that
+/// depend only on their place.
+fn added_objects(count: usize, by: &str) -> String {
+    let mut s = format!("{HEADER}--- !u!1 &1\nGameObject:\n  m_Component:\n  - component: {{fileID: 2}}\n  m_Name: Root\n--- !u!4 &2\nTransform:\n  m_GameObject: {{fileID: 1}}\n  m_Children:");
+    s.push_str(if count == 0 { " []\n" } else { "\n" });
+    for i in 0..count {
+        let _ = writeln!(s, "  - {{fileID: {}}}", 1_000_000 + i);
+    }
+    s.push_str("  m_Father: {fileID: 0}\n");
+    for i in 0..count {
+        let _ = write!(
+            s,
+            "--- !u!1 &{go}\nGameObject:\n  m_Component:\n  - component: {{fileID: {t}}}\n  m_Name: {by}{i}\n--- !u!4 &{t}\nTransform:\n  m_GameObject: {{fileID: {go}}}\n  m_Children: []\n  m_Father: {{fileID: 2}}\n",
             go = 2_000_000 + i,
             t = 1_000_000 + i,
         );

@@ -128,11 +128,9 @@ pub fn renumber(texts: Sides<&[u8]>) -> Option<(Vec<u8>, Vec<String>)> {
     }
     let mut fresh: FxHashMap<i64, i64> = FxHashMap::default();
     let mut moves = Vec::new();
+    let mut walked = FxHashMap::default();
     for d in theirs.docs.iter().filter(|d| renamed.contains(&d.file_id)) {
-        let mut id = d.file_id;
-        while used.contains(&id) || id == 0 {
-            id = id.wrapping_add(1);
-        }
+        let id = first_free(d.file_id, &used, &mut walked);
         used.insert(id);
         fresh.insert(d.file_id, id);
         moves.push(format!("{} &{} → &{id}", theirs.class_name(d).unwrap_or("object"), d.file_id));
@@ -141,6 +139,30 @@ pub fn renumber(texts: Sides<&[u8]>) -> Option<(Vec<u8>, Vec<String>)> {
         return None;
     }
     Some((rewrite_ids(&theirs, &fresh), vec![levelmerge_core::text::renumbered_note("objects", "theirs", &moves)]))
+}
+
+/// The first fileID from `id` up that is neither used nor 0. `walked` keeps, for each id
+/// passed over, where a walk from it went on: ids never become free again, so a later walk
+/// jumps the run (40,000 objects renumbered into a run of used ids otherwise walked it again
+/// for each, and took seconds).
+fn first_free(id: i64, used: &FxHashSet<i64>, walked: &mut FxHashMap<i64, i64>) -> i64 {
+    let mut passed = Vec::new();
+    let mut at = id;
+    loop {
+        if let Some(&further) = walked.get(&at) {
+            passed.push(at);
+            at = further;
+        } else if at == 0 || used.contains(&at) {
+            passed.push(at);
+            at = at.wrapping_add(1);
+        } else {
+            break;
+        }
+    }
+    for p in passed {
+        walked.insert(p, at);
+    }
+    at
 }
 
 /// `file`'s text with the fileIDs `map` names replaced: each document's `&N`, and every local
@@ -169,6 +191,24 @@ pub fn rewrite_ids(file: &UnityFile<'_>, map: &FxHashMap<i64, i64>) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_first_free_id_is_found_past_runs_walked_before() {
+        let mut used: FxHashSet<i64> = (1..100).chain([200]).collect();
+        let mut walked = FxHashMap::default();
+        let mut take = |id: i64, used: &mut FxHashSet<i64>| {
+            let free = first_free(id, used, &mut walked);
+            used.insert(free);
+            free
+        };
+        assert_eq!(take(5, &mut used), 100);
+        assert_eq!(take(5, &mut used), 101, "the run now ends one further");
+        assert_eq!(take(50, &mut used), 102);
+        assert_eq!(take(199, &mut used), 199);
+        assert_eq!(take(199, &mut used), 201, "199 and 200 taken");
+        assert_eq!(take(-1, &mut used), -1);
+        assert_eq!(take(-1, &mut used), 103, "0 is never an id");
+    }
 
     #[test]
     fn colliding_new_objects_are_renumbered_with_their_references() {
