@@ -44,9 +44,9 @@ pub fn diff_ops<T: Hash + Ord>(a: &[T], b: &[T]) -> Vec<DiffOp> {
 
 /// Myers' diff as [`similar`] gives it, with the position on the other side that a deletion
 /// or an insertion gives made true: similar 2.7 can give a deletion the position after a
-/// later equal run (its issue 78), while its equal runs and lengths are right. Operations that
-/// still do not follow one another are dropped for the coarse diff of the two, which is
-/// always true.
+/// later equal run (its issue 78), while its equal runs and lengths are right. Where the
+/// operations still do not follow one another, the two's common ends and their middle
+/// replaced whole are given instead, which is always true.
 fn myers<T: Hash + Ord>(a: &[T], b: &[T]) -> Vec<DiffOp> {
     let mut ops = Ops::default();
     let (mut x, mut y) = (0, 0);
