@@ -407,7 +407,7 @@ pub fn on_each_side<T: Send, U: Send>(parallel: bool, inputs: Sides<T>, f: impl 
 /// ([`Codec::settled_in_context`]): drawn once, for all the parts (drawn again for each of a
 /// thousand parts, a 1 MB scene's reading took seconds).
 pub struct WholeTexts<'t> {
-    pub texts: Sides<&'t [u8]>,
+    texts: Sides<&'t [u8]>,
     drawn: std::sync::OnceLock<Box<dyn std::any::Any + Send + Sync>>,
 }
 

@@ -58,11 +58,8 @@ fn myers<T: Hash + Ord>(a: &[T], b: &[T]) -> Vec<DiffOp> {
         };
         let (ra, rb) = (op.old_range(), op.new_range());
         if (ra.start, rb.start) != (x, y) {
-            let (prefix, suffix) = common_ends(a, b);
             let mut whole = Ops::default();
-            whole.equal(0, 0, prefix);
-            whole.replaced(prefix..a.len() - suffix, prefix..b.len() - suffix);
-            whole.equal(a.len() - suffix, b.len() - suffix, suffix);
+            whole.ends_and_replaced(a, b, 0..a.len(), 0..b.len());
             return whole.0;
         }
         ops.shifted(op, 0, 0);
@@ -124,6 +121,11 @@ impl Ops {
             }
             return;
         }
+        self.ends_and_replaced(a, b, ra, rb);
+    }
+
+    /// `ra` of `a` and `rb` of `b`: their common ends equal, the rest replaced whole.
+    fn ends_and_replaced<T: Eq>(&mut self, a: &[T], b: &[T], ra: Range<usize>, rb: Range<usize>) {
         let (prefix, suffix) = common_ends(&a[ra.clone()], &b[rb.clone()]);
         self.equal(ra.start, rb.start, prefix);
         self.replaced(ra.start + prefix..ra.end - suffix, rb.start + prefix..rb.end - suffix);

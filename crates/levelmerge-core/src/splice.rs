@@ -179,12 +179,11 @@ pub(crate) fn splice_parts<C: Codec>(codec: &C, texts: Sides<&[u8]>, merge_part:
             crate::diff3::Chunk::Conflict { base, ours, theirs } if base.is_empty() => {
                 let (o, t) = (&parts.ours[ours.clone()], &parts.theirs[theirs.clone()]);
                 let (ours_names, theirs_names) = (&names.ours[ours], &names.theirs[theirs]);
-                let theirs_named: rustc_hash::FxHashSet<&u64> = theirs_names.iter().collect();
-                if moved(ours_names)
-                    || moved(theirs_names)
-                    || ours_names.iter().any(|n| theirs_named.contains(n))
-                    || last_end_changed_by(last, last_inserted_by).is_some()
-                {
+                let named_by_both = || {
+                    let theirs_named: rustc_hash::FxHashSet<&u64> = theirs_names.iter().collect();
+                    ours_names.iter().any(|n| theirs_named.contains(n))
+                };
+                if moved(ours_names) || moved(theirs_names) || named_by_both() || last_end_changed_by(last, last_inserted_by).is_some() {
                     return None;
                 }
                 last_inserted_by = Some(Side::Theirs);
