@@ -228,6 +228,16 @@ pub trait Codec {
         value
     }
 
+    /// Whether a merge made in the form of the codec's own ([`Codec::renumber`] with
+    /// `Renumbered::restore`) is read back and checked in that form, against the versions in
+    /// it, before [`Codec::restore`] turns it back: a form that names objects by identity where
+    /// the file names them by position (a problem a version had keeps its name wherever the
+    /// merge moved its object). `false` by default: the form is the file's but for what
+    /// `restore` recomputes, and is checked turned back.
+    fn checked_in_own_form(&self) -> bool {
+        false
+    }
+
     /// Whether [`Codec::restore`] finds every problem a text spliced from parts of the
     /// codec's own form can hold, each part being some version's byte for byte: its syntax,
     /// and every reference naming one object (a text in that form holds no other kind). The

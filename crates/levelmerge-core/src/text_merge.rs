@@ -255,7 +255,11 @@ where
     let merge_part = |part: Sides<&[u8]>| merge_part_alone(codec, part, &whole, options);
     let spliced = splice.then(|| splice_parts(codec, aligned, &merge_part)).flatten().and_then(|spliced| {
         if !spliced.open_parts.is_empty() {
-            return if restores { None } else { marked_splice(codec, spliced, Versions { inputs: aligned, originals: texts }, style) };
+            return if restores {
+                None
+            } else {
+                marked_splice(codec, spliced, Versions { inputs: aligned, originals: texts, own_form: false }, style)
+            };
         }
         let text = codec.spliced(spliced.text, aligned);
         let conflicts = spliced.settled;
@@ -326,6 +330,10 @@ pub(crate) fn mark_views<C: Codec>(codec: &C, ours: &[u8], theirs: &[u8], style:
 pub(crate) struct Versions<'t> {
     pub(crate) inputs: Sides<&'t [u8]>,
     pub(crate) originals: Sides<&'t [u8]>,
+    /// Whether both are the form of the codec's own that the merge was made in, and the
+    /// merged text is checked in that form, before it is turned back
+    /// ([`Codec::checked_in_own_form`]).
+    pub(crate) own_form: bool,
 }
 
 /// The merged level written as ours has it, and, when nothing is left open, checked: read back
@@ -340,17 +348,21 @@ fn write_checked<'a, C: Codec>(
     finish: &impl Fn(Vec<u8>) -> Result<Vec<u8>, MergeError>,
     clock: &mut Clock,
 ) -> Result<(Vec<u8>, Vec<Problem>), MergeError> {
-    let Versions { inputs, originals } = versions;
+    let Versions { inputs, originals, own_form } = versions;
     if merged.open_conflicts() > 0 {
         return Ok((finish(codec.render(docs, &merged.resolve(Side::Ours)))?, Vec::new()));
     }
     if codec.checks_output(docs) {
-        // The written text is read back and checked against the inputs in the file's own
-        // form: the fullest account, so the model is not checked first.
+        // The written text is read back and checked against the inputs: the fullest account,
+        // so the model is not checked first.
         return keep_deleted_while_broken(merged, |m| {
-            let text = finish(codec.render(docs, &m.resolve(Side::Ours)))?;
-            let problems = verify_output(codec, &text, inputs, originals)?;
-            Ok((problems, text))
+            let text = codec.render(docs, &m.resolve(Side::Ours));
+            if own_form {
+                let problems = verify_output(codec, &text, inputs, originals)?;
+                return Ok((problems, finish(text)?));
+            }
+            let text = finish(text)?;
+            Ok((verify_output(codec, &text, inputs, originals)?, text))
         })
         .map(|(problems, text)| (text, problems));
     }
@@ -372,7 +384,7 @@ fn model_problems<C: Codec>(
     levels: &Sides<Level<'_>>,
     versions: Versions<'_>,
 ) -> Result<Vec<Problem>, MergeError> {
-    let Versions { inputs, originals } = versions;
+    let Versions { inputs, originals, .. } = versions;
     let all = crate::coherence::check(&view.graph(with_refs));
     let new = new_problems(all.clone(), || {
         // The versions as given, where aligning ids rewrote them.
@@ -487,13 +499,18 @@ where
         contested: options.contested.clone(),
     };
     let doc_refs = docs.as_ref();
-    let inputs = if restores { originals } else { texts };
+    let own_form = restores && codec.checked_in_own_form();
+    let versions = match (restores, own_form) {
+        (true, true) => Versions { inputs: texts, originals: texts, own_form },
+        (true, false) => Versions { inputs: originals, originals, own_form },
+        (false, _) => Versions { inputs: texts, originals, own_form },
+    };
     // A merge that leaves a reference to an object one side deleted is merged again with that
     // deletion contested (a delete/modify conflict), as many times as it finds new ones.
     let (merged, ours_text, result_problems) = loop {
         let mut merged = merge(levels.as_ref(), &options);
         clock.lap("merge");
-        match write_checked(codec, &mut merged, doc_refs, &levels, Versions { inputs, originals }, &finish, &mut clock) {
+        match write_checked(codec, &mut merged, doc_refs, &levels, versions, &finish, &mut clock) {
             Ok((text, problems)) => break (merged, text, problems),
             Err(MergeError::Incoherent { problems }) => {
                 let deleted = deleted_yet_used(&problems, &levels, &options.contested);
@@ -551,9 +568,10 @@ where
     // stands as a clean merge's, checked as one is (it was written before the conflicts could
     // be settled and checked).
     let (open, problems, views) = if marked.conflicts == 0 {
-        let versions = Versions { inputs, originals };
         let problems = if codec.checks_output(doc_refs) {
-            verify_output(codec, &marked.text, inputs, originals)?
+            // Checked in the form a clean merge is (`write_checked`).
+            let merged_text = if own_form { codec.render(doc_refs, &merged.resolve(Side::Ours)) } else { marked.text.clone() };
+            verify_output(codec, &merged_text, versions.inputs, versions.originals)?
         } else {
             model_problems(codec, &merged.resolve(Side::Ours), merged.references, &levels, versions)?
         };

@@ -243,14 +243,22 @@ impl Codec for JsonCodec {
         problems
     }
 
-    /// Tiled maps whose versions list different tilesets are read back: a gid no tileset holds
-    /// shows where the tiles of two versions were numbered by different lists of tilesets,
-    /// which nothing in the model sees. (Where the lists agree, every gid merged is one a
-    /// version holds in the same numbering.)
+    /// A merge is read back where it may break a rule of the editor's own
+    /// ([`JsonCodec::level_problems`]) that nothing in the model sees: in a Tiled map whose
+    /// versions list different tilesets, a gid no tileset holds (the tiles of two versions
+    /// numbered by different lists); in a Cocos file, an element listed as a node's child by
+    /// one side and as a component by the other. (Counters cannot: each is the largest of the
+    /// versions', and every id it counts is one a version held below its own, or renumbered
+    /// above all of them.)
     fn checks_output(&self, docs: Sides<&Document<'_>>) -> bool {
-        let tiled = Profile::first([docs.base, docs.ours, docs.theirs].map(Document::profile)) == Some(Profile::Tiled);
-        let lists = docs.map(|_, doc| tile_gids::written_tileset_lists(doc.src.as_bytes()));
-        tiled && (lists.ours != lists.base || lists.theirs != lists.base)
+        match Profile::first([docs.base, docs.ours, docs.theirs].map(Document::profile)) {
+            Some(Profile::Tiled) => {
+                let lists = docs.map(|_, doc| tile_gids::written_tileset_lists(doc.src.as_bytes()));
+                lists.ours != lists.base || lists.theirs != lists.base
+            }
+            Some(Profile::Cocos) => true,
+            _ => false,
+        }
     }
 
     fn rules(&self, docs: Sides<&Document<'_>>) -> Vec<levelmerge_core::policy::Rule> {
@@ -345,6 +353,12 @@ impl Codec for JsonCodec {
 
     fn restore(&self, text: Vec<u8>) -> Result<Vec<u8>, Problem> {
         cocos::to_positions(&text)
+    }
+
+    /// A Cocos file merged in its identity form is checked there: its elements are named by
+    /// identity, not by a position an insertion before them moves.
+    fn checked_in_own_form(&self) -> bool {
+        true
     }
 
     /// Turning a Cocos identity form back reads it whole, and refuses an identity held twice

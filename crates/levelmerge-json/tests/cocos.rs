@@ -508,3 +508,43 @@ fn a_spliced_reference_to_an_element_the_other_side_deleted_is_never_written() {
         Err(e) => assert!(e.to_string().contains("missing object"), "{e}"),
     }
 }
+
+#[test]
+fn a_damage_one_side_had_is_carried_over_where_the_other_sides_insertion_moved_it() {
+    // Theirs lists the player's label among the scene's children too (damage `check` names)
+    // and edits the label; ours inserts a sprite before the label, which moves it from
+    // element 3 to 4. The merge adds no problem: it is read back by the elements' identities,
+    // not by their positions, and is clean.
+    let element = |body: &str| format!("  {{\n{body}\n  }}");
+    let refs = |ids: &[usize]| ids.iter().map(|i| format!("{{ \"__id__\": {i} }}")).collect::<Vec<_>>().join(", ");
+    let file = |scene_children: &[usize], components: &[usize], sprite: bool, label: &str| {
+        let mut elements = vec![
+            element("    \"__type__\": \"cc.SceneAsset\",\n    \"scene\": { \"__id__\": 1 }"),
+            element(&format!("    \"__type__\": \"cc.Scene\",\n    \"_children\": [{}],\n    \"_id\": \"scene\"", refs(scene_children))),
+            element(&format!(
+                "    \"__type__\": \"cc.Node\",\n    \"_name\": \"Player\",\n    \"_parent\": {{ \"__id__\": 1 }},\n    \"_children\": [],\n    \"_components\": [{}],\n    \"_id\": \"player\"",
+                refs(components)
+            )),
+        ];
+        if sprite {
+            elements.push(element("    \"__type__\": \"cc.Sprite\",\n    \"node\": { \"__id__\": 2 },\n    \"_id\": \"sprite\""));
+        }
+        elements.push(element(&format!(
+            "    \"__type__\": \"cc.Label\",\n    \"node\": {{ \"__id__\": 2 }},\n    \"_string\": \"{label}\",\n    \"_id\": \"label\""
+        )));
+        format!("[\n{}\n]\n", elements.join(",\n"))
+    };
+    let base = file(&[2], &[3], false, "Score");
+    let ours = file(&[2], &[3, 4], true, "Score");
+    let theirs = file(&[2, 3], &[3], false, "Points");
+    let codec = JsonCodec::default();
+    let problems = |text: &str| levelmerge_core::check_text(&codec, text.as_bytes()).into_iter().map(|p| p.to_string()).collect::<Vec<_>>();
+    assert!(problems(&base).is_empty() && problems(&ours).is_empty());
+    assert_eq!(problems(&theirs).len(), 1, "{:?}", problems(&theirs));
+    let merged = merge(&base, &ours, &theirs);
+    assert_eq!(merged.open_conflicts, 0);
+    let text = String::from_utf8(merged.text).unwrap();
+    assert_eq!(text, file(&[2, 4], &[3, 4], true, "Points"));
+    let found = problems(&text);
+    assert!(found.len() == 1 && found[0].contains("element 4 is listed both"), "{found:?}");
+}

@@ -100,6 +100,20 @@ fn one_side_adding_an_asset_beside_the_other_painting_with_one_it_has_merges_cle
 }
 
 #[test]
+fn a_merge_is_checked_with_its_counts_recounted() {
+    // Theirs erased every cell (both slots freed); ours painted grass once more. The merge is
+    // made with the counts left as the versions wrote them and checked once they are counted
+    // again: a check before would find them wrong and refuse a sound merge.
+    let base = tilemap(&[(0, 0), (1, 1)], &[GRASS, STONE]);
+    let ours = tilemap(&[(0, 0), (1, 1), (2, 0)], &[GRASS, STONE]);
+    let theirs = tilemap_with_free_slots(&[], &[None, None]);
+    let merged = merge(&base, &ours, &theirs).expect("a clean merge");
+    assert_eq!(merged.open_conflicts, 0);
+    let text = String::from_utf8(merged.text).unwrap();
+    assert_eq!(text, tilemap_with_free_slots(&[(2, 2)], &[None, None, Some(GRASS)]));
+}
+
+#[test]
 fn check_reports_a_tilemap_whose_counts_or_indices_are_wrong() {
     let sound = tilemap(&[(0, 0), (1, 1)], &[GRASS, STONE]);
     assert!(check_text(&UnityCodec, sound.as_bytes()).is_empty());
