@@ -59,18 +59,25 @@ fn read(path: &Path, role: &str) -> Result<Vec<u8>> {
 enum Mode {
     Trivial(&'static str),
     Structured,
-    Lines { reason: String },
+    Lines {
+        reason: String,
+    },
+    /// Both sides changed a file of which `file` (an input's path) holds NUL bytes: not merged.
+    Binary {
+        file: PathBuf,
+    },
+}
+
+/// The first input that is binary (a NUL byte among its first 8,000, as git tells), by path.
+fn binary_input(texts: &Sides<Vec<u8>>, args: &MergeArgs) -> Option<PathBuf> {
+    let inputs = [(&texts.base, &args.base), (&texts.ours, &args.ours), (&texts.theirs, &args.theirs)];
+    inputs.into_iter().find(|(text, _)| text.iter().take(8000).any(|&b| b == 0)).map(|(_, path)| path.clone())
 }
 
 pub fn run(args: &MergeArgs, ui: &Ui) -> Result<u8> {
     let display = args.path.clone().unwrap_or_else(|| args.ours.clone());
     let texts = Sides::new(read(&args.base, "base")?, read(&args.ours, "ours")?, read(&args.theirs, "theirs")?);
     let out_path = args.output.clone().unwrap_or_else(|| args.ours.clone());
-    for (text, path) in [(&texts.base, &args.base), (&texts.ours, &args.ours), (&texts.theirs, &args.theirs)] {
-        if text.iter().take(8000).any(|&b| b == 0) {
-            anyhow::bail!("{} is a binary file (NUL bytes): not merged; {} left as it was", path.display(), args.ours.display());
-        }
-    }
     if args.marker_size == 0 {
         anyhow::bail!("the conflict marker size must be at least 1");
     }
@@ -85,6 +92,18 @@ pub fn run(args: &MergeArgs, ui: &Ui) -> Result<u8> {
         (texts.ours.clone(), 0, None, Mode::Trivial("theirs made no change"))
     } else if texts.base == texts.ours {
         (texts.theirs.clone(), 0, None, Mode::Trivial("ours made no change"))
+    } else if let Some(file) = binary_input(&texts, args) {
+        // No part of a binary file can be merged: as git does, ours is kept and the file is a
+        // conflict, unless a side is preferred.
+        match args.prefer {
+            Some(Prefer::Ours) => {
+                (texts.ours.clone(), 0, None, Mode::Trivial("a binary file both sides changed: ours taken, as preferred"))
+            }
+            Some(Prefer::Theirs) => {
+                (texts.theirs.clone(), 0, None, Mode::Trivial("a binary file both sides changed: theirs taken, as preferred"))
+            }
+            None => (texts.ours.clone(), 1, None, Mode::Binary { file }),
+        }
     } else {
         match format::engine(format, &config) {
             None => {
@@ -170,6 +189,7 @@ fn report_json(path: &Path, format: Format, mode: &Mode, open: usize, outcome: O
         Mode::Trivial(why) => ("trivial", Some(why.to_string())),
         Mode::Structured => ("structured", None),
         Mode::Lines { reason } => ("lines", Some(reason.clone())),
+        Mode::Binary { file } => ("binary", Some(format!("{} is a binary file", file.display()))),
     };
     let conflicts: Vec<_> =
         outcome.map_or(Vec::new(), |o| o.conflicts.iter().filter(|c| c.resolved.is_none()).map(conflict_json).collect());
@@ -201,8 +221,16 @@ fn report_json(path: &Path, format: Format, mode: &Mode, open: usize, outcome: O
 
 fn tell(ui: &Ui, path: &Path, format: Format, mode: &Mode, open: usize, outcome: Option<&MergeOutcome>) {
     let name = path.display();
-    if let Mode::Lines { reason } = mode {
-        ui.warn(&format!("{name}: merged as lines, not as a {} level: {reason}", format.name()));
+    match mode {
+        Mode::Lines { reason } => ui.warn(&format!("{name}: merged as lines, not as a {} level: {reason}", format.name())),
+        Mode::Binary { file } => {
+            ui.warn(&format!(
+                "{name}: {} is a binary file (NUL bytes), changed on both sides: not merged, ours kept; a conflict to settle by hand (or --prefer a side)",
+                file.display()
+            ));
+            return;
+        }
+        _ => {}
     }
     if let Some(o) = outcome {
         for c in o.conflicts.iter() {

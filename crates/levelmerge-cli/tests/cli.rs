@@ -168,10 +168,40 @@ fn empty_ours_is_merged_as_lines_never_silently() {
 }
 
 #[test]
-fn binary_input_is_refused_and_ours_left_alone() {
-    let (_d, [b, o, t]) = triple("json", LEVEL.as_bytes(), b"\x00\x01\x02binary", LEVEL.replace("\"x\": 1", "\"x\": 10").as_bytes());
-    levelmerge().arg("merge").args([&b, &o, &t]).assert().code(2).stderr(predicate::str::contains("binary"));
+fn a_binary_input_both_sides_changed_is_a_conflict_and_ours_left_alone() {
+    let (d, [b, o, t]) = triple("json", LEVEL.as_bytes(), b"\x00\x01\x02binary", LEVEL.replace("\"x\": 1", "\"x\": 10").as_bytes());
+    levelmerge().arg("merge").args([&b, &o, &t]).assert().code(1).stderr(predicate::str::contains("binary file"));
     assert_eq!(std::fs::read(&o).unwrap(), b"\x00\x01\x02binary");
+    // A preferred side is taken whole, and a report says why.
+    let out = d.path().join("out.json");
+    let report = d.path().join("report.json");
+    levelmerge().arg("merge").args([&b, &o, &t]).arg("--prefer=theirs").arg("-o").arg(&out).arg("--report").arg(&report).assert().code(0);
+    assert_eq!(std::fs::read(&out).unwrap(), std::fs::read(&t).unwrap());
+    let report: serde_json::Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+    assert_eq!(report["mode"], "trivial");
+    assert!(report["reason"].as_str().unwrap().contains("binary"), "{report}");
+}
+
+#[test]
+fn a_binary_file_one_side_changed_takes_that_side() {
+    let (d, [b, o, t]) = triple("unity", b"\x00base", b"\x00base", b"\x00theirs");
+    let out = d.path().join("out.unity");
+    levelmerge().arg("merge").args([&b, &o, &t]).arg("-o").arg(&out).assert().code(0);
+    assert_eq!(std::fs::read(&out).unwrap(), b"\x00theirs");
+    // Both sides changed it: a conflict, ours left as it was.
+    std::fs::write(&o, b"\x00ours").unwrap();
+    let report = d.path().join("report.json");
+    levelmerge()
+        .arg("merge")
+        .args([&b, &o, &t])
+        .arg("--report")
+        .arg(&report)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("ours kept"));
+    assert_eq!(std::fs::read(&o).unwrap(), b"\x00ours");
+    let report: serde_json::Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+    assert_eq!((report["mode"].as_str(), report["clean"].as_bool()), (Some("binary"), Some(false)), "{report}");
 }
 
 #[test]
