@@ -32,6 +32,17 @@ where
     C: Codec + Sync,
     for<'s> C::Document<'s>: Send + Sync,
 {
+    merge_three_naming(codec, data, &|_, problem| finding(problem));
+}
+
+/// [`merge_three`], telling a new problem from one an input had by what `named` makes of a
+/// problem of a text: a codec whose problems name objects by their position in the file (which
+/// an insertion before them moves) names them otherwise.
+pub fn merge_three_naming<C>(codec: &C, data: &[u8], named: &dyn Fn(&[u8], &crate::Problem) -> String)
+where
+    C: Codec + Sync,
+    for<'s> C::Document<'s>: Send + Sync,
+{
     let mut parts = data.splitn(3, |&b| b == 0xFF);
     let (base, ours, theirs) = (parts.next().unwrap_or(b""), parts.next().unwrap_or(b""), parts.next().unwrap_or(b""));
     if let Some(merged) = merge(codec, Sides::new(base, ours, theirs)) {
@@ -45,12 +56,9 @@ where
             let renumbered = codec.renumber(Sides::new(base, ours, theirs));
             let renumbered = renumbered.iter().flat_map(|r| [r.base.as_deref(), r.ours.as_deref(), r.theirs.as_deref()]).flatten();
             let inputs = [base, ours, theirs].into_iter().chain(renumbered);
-            let known: Vec<String> = inputs.flat_map(|t| codec.check(t)).map(|p| finding(&p)).collect();
-            let new: Vec<String> = codec.check(&merged.text).iter().map(finding).filter(|p| !known.contains(p)).collect();
-            // A codec that merges in a form of its own names elements there by identity, not
-            // by a position an insertion before them moves: a problem an input had is found
-            // again in that form of the merged text.
-            let new = if new.is_empty() { new } else { new_in_merged_form(codec, Sides::new(base, ours, &merged.text), &known) };
+            let known: Vec<String> = inputs.flat_map(|t| codec.check(t).into_iter().map(|p| named(t, &p))).collect();
+            let new: Vec<String> =
+                codec.check(&merged.text).iter().map(|p| named(&merged.text, p)).filter(|p| !known.contains(p)).collect();
             assert!(new.is_empty(), "new problems in a clean merge: {new:?}");
         }
     }
@@ -61,19 +69,10 @@ where
     }
 }
 
-/// The problems of `texts.theirs` (a merged text) that `known` lacks, read in the form of the
-/// codec's own ([`Codec::renumber`] with `restore`) that it takes among the base and ours;
-/// all of them when the codec has no such form.
-fn new_in_merged_form<C: Codec + Engine>(codec: &C, texts: Sides<&[u8]>, known: &[String]) -> Vec<String> {
-    let merged_form = codec.renumber(texts).filter(|r| r.restore).and_then(|r| r.theirs);
-    let merged = merged_form.as_deref().unwrap_or(texts.theirs);
-    codec.check(merged).iter().map(finding).filter(|p| !known.contains(p)).collect()
-}
-
 /// What a problem finds, for telling a new one from one an input had: a dangling reference is
 /// one finding whichever property holds it (a value holding several references is checked by
 /// the codec, which names no property).
-fn finding(problem: &crate::Problem) -> String {
+pub fn finding(problem: &crate::Problem) -> String {
     match problem {
         crate::Problem::DanglingReference { object, target, .. } => format!("dangling {object} {target}"),
         other => other.key(),

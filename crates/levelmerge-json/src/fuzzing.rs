@@ -5,7 +5,7 @@
 
 use levelmerge_core::fuzzing;
 
-use levelmerge_core::Codec;
+use levelmerge_core::{Codec, Problem};
 
 use crate::JsonCodec;
 
@@ -29,5 +29,19 @@ pub fn parse_round_trip(data: &[u8]) {
 
 /// Three versions cut at `0xFF` bytes merge without panic and soundly.
 pub fn merge_three(data: &[u8]) {
-    fuzzing::merge_three(&JsonCodec::default(), data);
+    fuzzing::merge_three_naming(&JsonCodec::default(), data, &|text, problem| {
+        named_by_content(text, problem).unwrap_or_else(|| fuzzing::finding(problem))
+    });
+}
+
+/// A problem of a Cocos element named by its position (`[3]`, which an insertion before it
+/// moves), named by the element's content instead: its text without spaces or digits (its
+/// references hold positions too).
+fn named_by_content(text: &[u8], problem: &Problem) -> Option<String> {
+    let Problem::Inconsistent { object, message, .. } = problem else { return None };
+    let at = object.as_str().strip_prefix('[')?.strip_suffix(']')?;
+    let doc = crate::parse::parse(text, crate::Dialect::Json).ok()?;
+    let element = doc.slots_of(doc.root).get(at.parse::<usize>().ok()?)?;
+    let content: String = doc.node_text(element.value).chars().filter(|c| !c.is_whitespace() && !c.is_ascii_digit()).collect();
+    Some(format!("{content}: {}", message.replace(at, "…")))
 }
