@@ -32,13 +32,14 @@ where
     C: Codec + Sync,
     for<'s> C::Document<'s>: Send + Sync,
 {
-    merge_three_naming(codec, data, &|_, problem| finding(problem));
+    merge_three_naming(codec, data, &|_, problem| vec![finding(problem)]);
 }
 
-/// [`merge_three`], telling a new problem from one an input had by what `named` makes of a
-/// problem of a text: a codec whose problems name objects by their position in the file (which
-/// an insertion before them moves) names them otherwise.
-pub fn merge_three_naming<C>(codec: &C, data: &[u8], named: &dyn Fn(&[u8], &crate::Problem) -> String)
+/// [`merge_three`], telling a new problem from one an input had by the names `named` gives a
+/// problem of a text (a problem is new when none of its names is one of an input's problem):
+/// a codec whose problems name objects by their position in the file (which an insertion
+/// before them moves) names them otherwise too.
+pub fn merge_three_naming<C>(codec: &C, data: &[u8], named: &dyn Fn(&[u8], &crate::Problem) -> Vec<String>)
 where
     C: Codec + Sync,
     for<'s> C::Document<'s>: Send + Sync,
@@ -56,9 +57,13 @@ where
             let renumbered = codec.renumber(Sides::new(base, ours, theirs));
             let renumbered = renumbered.iter().flat_map(|r| [r.base.as_deref(), r.ours.as_deref(), r.theirs.as_deref()]).flatten();
             let inputs = [base, ours, theirs].into_iter().chain(renumbered);
-            let known: Vec<String> = inputs.flat_map(|t| codec.check(t).into_iter().map(|p| named(t, &p))).collect();
-            let new: Vec<String> =
-                codec.check(&merged.text).iter().map(|p| named(&merged.text, p)).filter(|p| !known.contains(p)).collect();
+            let known: Vec<String> = inputs.flat_map(|t| codec.check(t).into_iter().flat_map(|p| named(t, &p))).collect();
+            let new: Vec<Vec<String>> = codec
+                .check(&merged.text)
+                .iter()
+                .map(|p| named(&merged.text, p))
+                .filter(|names| !names.iter().any(|n| known.contains(n)))
+                .collect();
             assert!(new.is_empty(), "new problems in a clean merge: {new:?}");
         }
     }

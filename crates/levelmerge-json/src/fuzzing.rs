@@ -30,13 +30,14 @@ pub fn parse_round_trip(data: &[u8]) {
 /// Three versions cut at `0xFF` bytes merge without panic and soundly.
 pub fn merge_three(data: &[u8]) {
     fuzzing::merge_three_naming(&JsonCodec::default(), data, &|text, problem| {
-        named_by_content(text, problem).unwrap_or_else(|| fuzzing::finding(problem))
+        std::iter::once(fuzzing::finding(problem)).chain(named_by_content(text, problem)).collect()
     });
 }
 
 /// A problem of a Cocos element named by its position (`[3]`, which an insertion before it
-/// moves), named by the element's content instead: its text without spaces or digits (its
-/// references hold positions too).
+/// moves), named by the element's content too: its text without spaces or digits (its
+/// references hold positions too). Either name tells the problem again: the other side may
+/// have moved the element, or edited it in place.
 fn named_by_content(text: &[u8], problem: &Problem) -> Option<String> {
     let Problem::Inconsistent { object, message, .. } = problem else { return None };
     let at = object.as_str().strip_prefix('[')?.strip_suffix(']')?;
