@@ -25,6 +25,16 @@ fn triple(ext: &str, base: &[u8], ours: &[u8], theirs: &[u8]) -> (tempfile::Temp
     (dir, paths)
 }
 
+/// `levelmerge merge b o t --report report`, run.
+fn merge_reporting(inputs: &[PathBuf; 3], report: &Path) -> assert_cmd::assert::Assert {
+    levelmerge().arg("merge").args(inputs).arg("--report").arg(report).assert()
+}
+
+/// The JSON report `merge --report` wrote.
+fn read_report(path: &Path) -> serde_json::Value {
+    serde_json::from_slice(&std::fs::read(path).expect("the report is written")).expect("the report is JSON")
+}
+
 const LEVEL: &str = "{\n  \"entities\": [\n    { \"id\": 1, \"x\": 1 },\n    { \"id\": 2, \"x\": 2 }\n  ]\n}\n";
 
 #[test]
@@ -72,7 +82,7 @@ fn prefer_settles_every_conflict_and_report_lists_it() {
     let report = d.path().join("report.json");
     levelmerge().arg("merge").args([&b, &o, &t]).args(["--prefer", "theirs", "--report"]).arg(&report).assert().code(0);
     assert!(std::fs::read_to_string(&o).unwrap().contains("\"x\": 11"));
-    let r: serde_json::Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+    let r = read_report(&report);
     assert_eq!(r["version"], 1);
     assert_eq!(r["clean"], true);
     assert_eq!(r["auto_resolved"][0]["property"], "x");
@@ -89,8 +99,8 @@ fn report_lists_open_conflicts_as_data() {
         LEVEL.replace("\"x\": 1", "\"x\": 11").as_bytes(),
     );
     let report = d.path().join("r.json");
-    levelmerge().arg("merge").args([&b, &o, &t]).arg("--report").arg(&report).assert().code(1);
-    let r: serde_json::Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+    merge_reporting(&[b, o, t], &report).code(1);
+    let r = read_report(&report);
     assert_eq!(r["open_conflicts"], 1);
     assert_eq!(r["conflicts"][0]["object"], "/entities[1]");
     assert_eq!(r["conflicts"][0]["path"], serde_json::json!(["entities[1]"]), "an entity without a name is told apart by its id");
@@ -104,15 +114,10 @@ fn a_conflict_at_the_top_of_the_file_is_named_as_the_file() {
     let base = "{\n  \"title\": \"Keep\",\n  \"entities\": []\n}\n";
     let (d, [b, o, t]) = triple("json", base.as_bytes(), base.replace("Keep", "Fort").as_bytes(), base.replace("Keep", "Tower").as_bytes());
     let report = d.path().join("r.json");
-    levelmerge()
-        .arg("merge")
-        .args([&b, &o, &t])
-        .arg("--report")
-        .arg(&report)
-        .assert()
+    merge_reporting(&[b, o, t], &report)
         .code(1)
         .stderr(predicate::str::contains("both-modified (file) › title: ours \"Fort\" · theirs \"Tower\""));
-    let r: serde_json::Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+    let r = read_report(&report);
     assert_eq!(r["conflicts"][0]["path"], serde_json::json!([]), "the top object's path is empty, not unknown");
 }
 
@@ -177,7 +182,7 @@ fn a_binary_input_both_sides_changed_is_a_conflict_and_ours_left_alone() {
     let report = d.path().join("report.json");
     levelmerge().arg("merge").args([&b, &o, &t]).arg("--prefer=theirs").arg("-o").arg(&out).arg("--report").arg(&report).assert().code(0);
     assert_eq!(std::fs::read(&out).unwrap(), std::fs::read(&t).unwrap());
-    let report: serde_json::Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+    let report = read_report(&report);
     assert_eq!(report["mode"], "trivial");
     assert!(report["reason"].as_str().unwrap().contains("binary"), "{report}");
 }
@@ -191,16 +196,9 @@ fn a_binary_file_one_side_changed_takes_that_side() {
     // Both sides changed it: a conflict, ours left as it was.
     std::fs::write(&o, b"\x00ours").unwrap();
     let report = d.path().join("report.json");
-    levelmerge()
-        .arg("merge")
-        .args([&b, &o, &t])
-        .arg("--report")
-        .arg(&report)
-        .assert()
-        .code(1)
-        .stderr(predicate::str::contains("ours kept"));
+    merge_reporting(&[b, o.clone(), t], &report).code(1).stderr(predicate::str::contains("ours kept"));
     assert_eq!(std::fs::read(&o).unwrap(), b"\x00ours");
-    let report: serde_json::Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+    let report = read_report(&report);
     assert_eq!((report["mode"].as_str(), report["clean"].as_bool()), (Some("binary"), Some(false)), "{report}");
 }
 
