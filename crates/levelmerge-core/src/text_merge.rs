@@ -570,7 +570,11 @@ where
     let (open, problems, views) = if marked.conflicts == 0 {
         let problems = if codec.checks_output(doc_refs) {
             // Checked in the form a clean merge is (`write_checked`).
-            let merged_text = if own_form { codec.render(doc_refs, &merged.resolve(Side::Ours)) } else { marked.text.clone() };
+            let merged_text = if own_form {
+                std::borrow::Cow::Owned(codec.render(doc_refs, &merged.resolve(Side::Ours)))
+            } else {
+                std::borrow::Cow::Borrowed(&marked.text)
+            };
             verify_output(codec, &merged_text, versions.inputs, versions.originals)?
         } else {
             model_problems(codec, &merged.resolve(Side::Ours), merged.references, &levels, versions)?
