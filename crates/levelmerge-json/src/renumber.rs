@@ -84,10 +84,13 @@ struct Found<'s> {
     /// Reference value nodes with the id they name, and the text the id is wrapped in.
     references: Vec<(u32, i64, Option<&'static str>)>,
     counter: Option<(u32, i64)>,
+    /// Ids the version gives to more than one object where one may hold it (a file already
+    /// broken): which of them a reference names, or a moved id stands for, is not known.
+    repeated: Vec<ScopedId<'s>>,
 }
 
 fn find<'s>(doc: &Document<'s>, space: &IdSpace) -> Found<'s> {
-    let mut found = Found { ids: FxHashMap::default(), references: Vec::new(), counter: None };
+    let mut found = Found { ids: FxHashMap::default(), references: Vec::new(), counter: None, repeated: Vec::new() };
     if doc.nodes[doc.root as usize].kind == NodeKind::Object {
         found.counter = space.counter.and_then(|c| doc.member(doc.root, c)).and_then(|n| Some((n, doc.integer(n)?)));
     }
@@ -142,13 +145,23 @@ fn walk<'s>(doc: &Document<'s>, node: u32, path: &mut Vec<&'s str>, holder: Opti
                 if holds_ids && doc.nodes[element as usize].kind == NodeKind::Object {
                     if let Some((value, id)) = doc.member(element, space.key).and_then(|v| Some((v, doc.integer(v)?))) {
                         let scope = if space.scope.is_some() { holder.unwrap_or("") } else { "" };
-                        found.ids.entry((scope, id)).or_insert_with(|| Element {
-                            value,
-                            text: doc.node_text(element),
-                            array: if space.per_array { array.clone() } else { String::new() },
-                            holder,
-                            name: space.name.and_then(|n| doc.member(element, n)).map(|n| doc.node_text(n)),
-                        });
+                        let array = if space.per_array { array.clone() } else { String::new() };
+                        match found.ids.entry((scope, id)) {
+                            std::collections::hash_map::Entry::Occupied(first) => {
+                                if first.get().array == array {
+                                    found.repeated.push((scope, id));
+                                }
+                            }
+                            std::collections::hash_map::Entry::Vacant(free) => {
+                                free.insert(Element {
+                                    value,
+                                    text: doc.node_text(element),
+                                    array,
+                                    holder,
+                                    name: space.name.and_then(|n| doc.member(element, n)).map(|n| doc.node_text(n)),
+                                });
+                            }
+                        }
                     }
                 }
                 walk(doc, element, path, holder, space, found);
@@ -254,7 +267,11 @@ fn move_colliding(
     let taken_over_is_free = same_named
         .values()
         .all(|target| !found.theirs.ids.contains_key(target) || same_named.contains_key(target) || colliding.contains(target));
-    if !taken_over_is_free || (colliding.is_empty() && same_named.is_empty()) {
+    // An id a side gives twice is not moved: which of the two objects moves is a guess, and
+    // the version is refused when it is read (a line merge instead).
+    let repeated = |id: &ScopedId<'_>| found.ours.repeated.contains(id) || found.theirs.repeated.contains(id);
+    let moves_a_repeated_id = colliding.iter().chain(same_named.keys()).chain(same_named.values()).any(repeated);
+    if !taken_over_is_free || moves_a_repeated_id || (colliding.is_empty() && same_named.is_empty()) {
         return None;
     }
     colliding.sort_unstable();

@@ -193,6 +193,32 @@ proptest! {
     }
 }
 
+/// A side that gives one new id to two objects (a map already broken) and whose id ours also
+/// gave a new object: which of its two objects would move is a guess, so the map is refused
+/// whichever side holds it (the command line then merges the lines), never merged with the
+/// unmoved one read as ours' object.
+#[test]
+fn a_new_id_a_side_gives_twice_is_refused_on_either_side() {
+    use levelmerge_core::{merge_texts, Options, Sides};
+    let base = Map::base();
+    let mut ours = base.clone();
+    ours.apply(&Edit::Add { layer: 0, x: 70, target: None });
+    let mut twice = base.clone();
+    twice.apply(&Edit::Add { layer: 0, x: 80, target: None });
+    twice.layers[0].push(Object { id: twice.next_id - 1, x: 90, target: None });
+    let (b, o, t) = (base.json(), ours.json(), twice.json());
+    for (ours, theirs) in [(&o, &t), (&t, &o)] {
+        let merged = merge_texts(
+            &JsonCodec::default(),
+            Sides::new(b.as_bytes(), ours.as_bytes(), theirs.as_bytes()),
+            &Options::default(),
+            &Default::default(),
+        );
+        let refusal = merged.map(|m| m.open_conflicts).expect_err("a map with one object id twice is refused");
+        assert!(refusal.to_string().contains("duplicate id"), "{refusal}");
+    }
+}
+
 /// A map with one tile layer, whose tilesets each side may add to, remove or grow, and whose
 /// cells each side paints. As Tiled does, a tileset's first gid is where the one before it
 /// ends: removing or growing one renumbers every later tileset and its tiles.
