@@ -145,7 +145,7 @@ fn walk<'s>(doc: &Document<'s>, node: u32, path: &mut Vec<&'s str>, holder: Opti
                 if holds_ids && doc.nodes[element as usize].kind == NodeKind::Object {
                     if let Some((value, id)) = doc.member(element, space.key).and_then(|v| Some((v, doc.integer(v)?))) {
                         let scope = if space.scope.is_some() { holder.unwrap_or("") } else { "" };
-                        let array = if space.per_array { array.clone() } else { String::new() };
+                        let array = if space.per_array { array.as_str() } else { "" };
                         match found.ids.entry((scope, id)) {
                             std::collections::hash_map::Entry::Occupied(first) => {
                                 if first.get().array == array {
@@ -156,7 +156,7 @@ fn walk<'s>(doc: &Document<'s>, node: u32, path: &mut Vec<&'s str>, holder: Opti
                                 free.insert(Element {
                                     value,
                                     text: doc.node_text(element),
-                                    array,
+                                    array: array.to_owned(),
                                     holder,
                                     name: space.name.and_then(|n| doc.member(element, n)).map(|n| doc.node_text(n)),
                                 });
