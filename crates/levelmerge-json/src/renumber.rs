@@ -10,6 +10,9 @@
 //! A new object of theirs named as one ours added under another id (an LDtk definition's
 //! `identifier`) is that object: it takes ours' id, and the merge sees one object, or a
 //! conflict where the two sides made it differently.
+//!
+//! Ids move only where they would with the sides swapped: which side is merged in decides
+//! whose ids are rewritten, never whether the merge renumbers at all.
 
 use levelmerge_core::model::ObjectId;
 use levelmerge_core::text::splice;
@@ -244,34 +247,11 @@ fn move_colliding(
     edits: &mut Vec<(usize, usize, String)>,
     notes: &mut Vec<String>,
 ) -> Option<i64> {
-    // Theirs' new objects named as one ours added under another id are that object: they
-    // take ours' id (the merge then sees one object, or a conflict where the two differ).
-    let same_named = same_named_ids(found);
-    let mut colliding: Vec<ScopedId<'_>> = found
-        .theirs
-        .ids
-        .iter()
-        .filter(|(id, theirs)| {
-            !found.base.ids.contains_key(id)
-                && !same_named.contains_key(id)
-                && found
-                    .ours
-                    .ids
-                    .get(id)
-                    .is_some_and(|ours| ours.array == theirs.array && (ours.text != theirs.text || ours.holder != theirs.holder))
-        })
-        .map(|(id, _)| *id)
-        .collect();
-    // An id taken over by a same-named object must be free in theirs: held there by
-    // nothing, by an object moving away, or by one that collides (and moves).
-    let taken_over_is_free = same_named
-        .values()
-        .all(|target| !found.theirs.ids.contains_key(target) || same_named.contains_key(target) || colliding.contains(target));
-    // An id a side gives twice is not moved: which of the two objects moves is a guess, and
-    // the version is refused when it is read (a line merge instead).
-    let repeated = |id: &ScopedId<'_>| found.ours.repeated.contains(id) || found.theirs.repeated.contains(id);
-    let moves_a_repeated_id = colliding.iter().chain(same_named.keys()).chain(same_named.values()).any(repeated);
-    if !taken_over_is_free || moves_a_repeated_id || (colliding.is_empty() && same_named.is_empty()) {
+    let (mut colliding, same_named) = planned_moves(&found.base, &found.ours, &found.theirs)?;
+    // Refused with the sides swapped, refused here too: which side is merged in must not
+    // decide whether ids move (swapping the sides swaps the conflicts, no more).
+    planned_moves(&found.base, &found.theirs, &found.ours)?;
+    if colliding.is_empty() && same_named.is_empty() {
         return None;
     }
     colliding.sort_unstable();
@@ -302,6 +282,37 @@ fn move_colliding(
         notes.push(format!("theirs' new {} {old} is ours' {new}: both sides added one of that name", space.what));
     }
     (!colliding.is_empty()).then(|| first + colliding.len() as i64)
+}
+
+/// Theirs' ids that move to fresh ones, and theirs' ids that become ours' (same-named).
+type Moves<'s> = (Vec<ScopedId<'s>>, FxHashMap<ScopedId<'s>, ScopedId<'s>>);
+
+/// Theirs' new objects that move: those whose id ours gave a different new object, and those
+/// named as one ours added under another id (theirs' id → ours'); `None` where moving them
+/// is refused.
+fn planned_moves<'s>(base: &Found<'s>, ours: &Found<'s>, theirs: &Found<'s>) -> Option<Moves<'s>> {
+    // Theirs' new objects named as one ours added under another id are that object: they
+    // take ours' id (the merge then sees one object, or a conflict where the two differ).
+    let same_named = same_named_ids(base, ours, theirs);
+    let colliding: Vec<ScopedId<'s>> = theirs
+        .ids
+        .iter()
+        .filter(|(id, t)| {
+            !base.ids.contains_key(id)
+                && !same_named.contains_key(id)
+                && ours.ids.get(id).is_some_and(|o| o.array == t.array && (o.text != t.text || o.holder != t.holder))
+        })
+        .map(|(id, _)| *id)
+        .collect();
+    // An id taken over by a same-named object must be free in theirs: held there by
+    // nothing, by an object moving away, or by one that collides (and moves).
+    let taken_over_is_free =
+        same_named.values().all(|target| !theirs.ids.contains_key(target) || same_named.contains_key(target) || colliding.contains(target));
+    // An id a side gives twice is not moved: which of the two objects moves is a guess, and
+    // the version is refused when it is read (a line merge instead).
+    let repeated = |id: &ScopedId<'_>| ours.repeated.contains(id) || theirs.repeated.contains(id);
+    let moves_a_repeated_id = colliding.iter().chain(same_named.keys()).chain(same_named.values()).any(repeated);
+    (taken_over_is_free && !moves_a_repeated_id).then_some((colliding, same_named))
 }
 
 /// Where `side` changed its counter (a side gone back to an older file, one adding ids
@@ -375,16 +386,16 @@ pub(crate) fn number_after_key(rest: &[u8]) -> Option<&str> {
 
 /// Theirs' new objects each named as a new object of ours in the same array under another id
 /// (theirs' id → ours'): both sides added the same thing, which keeping both would name twice.
-fn same_named_ids<'f, 's>(found: &'f Sides<Found<'s>>) -> FxHashMap<ScopedId<'s>, ScopedId<'s>> {
+fn same_named_ids<'f, 's>(base: &'f Found<'s>, ours: &'f Found<'s>, theirs: &'f Found<'s>) -> FxHashMap<ScopedId<'s>, ScopedId<'s>> {
     let added = |side: &'f Found<'s>| -> FxHashMap<(&'f str, &'s str), ScopedId<'s>> {
         side.ids
             .iter()
-            .filter(|(id, _)| !found.base.ids.contains_key(id))
+            .filter(|(id, _)| !base.ids.contains_key(id))
             .filter_map(|(&id, e)| Some(((e.array.as_str(), e.name?), id)))
             .collect()
     };
-    let ours = added(&found.ours);
-    added(&found.theirs).into_iter().filter_map(|(key, id)| ours.get(&key).filter(|o| **o != id).map(|o| (id, *o))).collect()
+    let ours = added(ours);
+    added(theirs).into_iter().filter_map(|(key, id)| ours.get(&key).filter(|o| **o != id).map(|o| (id, *o))).collect()
 }
 
 #[cfg(test)]
@@ -448,6 +459,34 @@ mod tests {
         let counted = text.replace("\"nextobjectid\": 4", "\"nextobjectid\": 5");
         let fine = crate::parse::parse(counted.as_bytes(), Dialect::Json).unwrap();
         assert!(counter_problems(&fine, &[OBJECTS]).is_empty());
+    }
+
+    #[test]
+    fn a_same_named_object_moves_only_where_it_would_with_the_sides_swapped() {
+        // LDtk-like: ids per array, definitions named. Both sides add a definition named
+        // "A" (ours as 50, theirs as 51); theirs also gives 50 to a layer. Theirs' "A" cannot
+        // take ours' 50, which its layer holds; ours' "A" could take theirs' 51, but which
+        // side is merged in must not decide that, so neither moves.
+        const DEFS: IdSpace = IdSpace {
+            what: "definition",
+            arrays: |path| path == "entities" || path == "layers",
+            key: "uid",
+            counter: Some("nextUid"),
+            references: References::None,
+            name: Some("identifier"),
+            per_array: true,
+            scope: None,
+        };
+        let base = r#"{"nextUid": 50, "entities": [], "layers": []}"#;
+        let ours = r#"{"nextUid": 51, "entities": [{"uid": 50, "identifier": "A"}], "layers": []}"#;
+        let theirs = r#"{"nextUid": 52, "entities": [{"uid": 51, "identifier": "A"}], "layers": [{"uid": 50, "identifier": "L"}]}"#;
+        let moved = |o: &str, t: &str| renumber(Sides::new(base.as_bytes(), o.as_bytes(), t.as_bytes()), &[DEFS], read_whole).is_some();
+        assert!(!moved(ours, theirs));
+        assert!(!moved(theirs, ours));
+        // Without theirs' layer, ours' id is free: theirs' "A" takes it.
+        let lone = theirs.replace(r#"{"uid": 50, "identifier": "L"}"#, "");
+        let out = renumber(Sides::new(base.as_bytes(), ours.as_bytes(), lone.as_bytes()), &[DEFS], read_whole).unwrap().theirs.unwrap();
+        assert!(String::from_utf8(out).unwrap().contains(r#"{"uid": 50, "identifier": "A"}"#));
     }
 
     #[test]
