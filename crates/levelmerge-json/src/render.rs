@@ -111,6 +111,12 @@ impl<'r, 'd> Renderer<'r, 'd> {
                 (v.origin.side == template.origin.side && own.slot.is_some_and(|s| s.container == template.origin.node && same_name(s)))
                     .then_some(own.index)
             });
+            // An item the template holds at this place, written alike, is that item: it takes
+            // the template's spacing (a side that only re-spaced a list gives it all).
+            let in_template = in_template.or_else(|| {
+                let at = tslots.get(i).filter(|_| key.is_none())?;
+                (tdoc.node_text(at.value) == v.raw).then_some(i)
+            });
             let (fdoc, fslot, findex) = match in_template {
                 Some(j) => (tdoc, Some(&tslots[j]), j),
                 None => (own.doc, own.slot, own.index),

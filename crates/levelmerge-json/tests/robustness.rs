@@ -17,6 +17,17 @@ fn every_regression_input_keeps_its_properties() {
     );
 }
 
+#[test]
+fn every_splice_regression_input_splices_as_the_whole_merge_writes() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fuzz-regressions");
+    let inputs = levelmerge_testutils::fuzz::regressions_named(&dir, "splice-");
+    assert!(!inputs.is_empty(), "the splice regression inputs are missing from {}", dir.display());
+    for (name, data) in inputs {
+        eprintln!("replaying {name}");
+        levelmerge_testutils::fuzz::splice_agrees(&JsonCodec::default(), &data);
+    }
+}
+
 fn run_everything(bytes: &[u8], other: &[u8]) {
     for dialect in [None, Some(Dialect::Json), Some(Dialect::Sjson)] {
         let codec = JsonCodec::new(dialect, Default::default());

@@ -22,6 +22,40 @@ pub fn replay_regressions(dir: &Path, at_least: usize, parse: impl Fn(&[u8]), me
     assert!(seen >= at_least, "the regression inputs are missing from {}", dir.display());
 }
 
+/// The property of the splice fuzz targets: three versions cut at `0xFF`, each sound where
+/// `codec` checks it, merge alike by splicing parts and by reading every object
+/// ([`crate::corpus::splice_agrees_with_whole_merge`]). A version with a problem (an element
+/// both a child and a component) may be read one way by each merge, so nothing is promised of
+/// it, as the merge fuzz targets promise nothing of it. Panics when the property fails.
+pub fn splice_agrees<C>(codec: &C, data: &[u8])
+where
+    C: levelmerge_core::Codec + Sync,
+    for<'s> C::Document<'s>: Send + Sync,
+{
+    let mut parts = data.splitn(3, |&b| b == 0xFF).map(std::str::from_utf8);
+    let (Some(Ok(base)), Some(Ok(ours)), Some(Ok(theirs))) = (parts.next(), parts.next(), parts.next()) else { return };
+    if [base, ours, theirs].iter().any(|t| !levelmerge_core::check_text(codec, t.as_bytes()).is_empty()) {
+        return;
+    }
+    if let Err(difference) = crate::corpus::splice_agrees_with_whole_merge(codec, base, ours, theirs) {
+        panic!("the splice and the whole merge disagree: {difference}");
+    }
+}
+
+/// The inputs of `dir` whose names start with `prefix`, by name.
+pub fn regressions_named(dir: &Path, prefix: &str) -> Vec<(String, Vec<u8>)> {
+    let entries = std::fs::read_dir(dir).unwrap_or_else(|e| panic!("the regression folder {}: {e}", dir.display()));
+    let mut found: Vec<(String, Vec<u8>)> = entries
+        .map(|entry| entry.expect("a folder entry").path())
+        .filter_map(|path| {
+            let name = path.file_name()?.to_str()?.to_owned();
+            name.starts_with(prefix).then(|| (name, std::fs::read(&path).expect("a regression input")))
+        })
+        .collect();
+    found.sort();
+    found
+}
+
 /// `text` with `cut_len` bytes from `at` (taken modulo its length) replaced by `insert`.
 pub fn damaged(text: &str, at: proptest::sample::Index, cut_len: usize, insert: &str) -> Vec<u8> {
     let text = text.as_bytes();
