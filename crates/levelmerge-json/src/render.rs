@@ -112,10 +112,13 @@ impl<'r, 'd> Renderer<'r, 'd> {
                     .then_some(own.index)
             });
             // An item the template holds at this place, written alike, is that item: it takes
-            // the template's spacing (a side that only re-spaced a list gives it all).
+            // the template's spacing (a side that only re-spaced a list gives it all). Only
+            // spacing: where either lead holds a comment, each item keeps its own.
             let in_template = in_template.or_else(|| {
                 let at = tslots.get(i).filter(|_| key.is_none())?;
-                (tdoc.node_text(at.value) == v.raw).then_some(i)
+                let spacing = |doc: &Document<'_>, slot: &Slot| doc.text(slot.lead).bytes().all(|b| b == b',' || b.is_ascii_whitespace());
+                let alike = tdoc.node_text(at.value) == v.raw && spacing(tdoc, at) && own.slot.is_none_or(|s| spacing(own.doc, s));
+                alike.then_some(i)
             });
             let (fdoc, fslot, findex) = match in_template {
                 Some(j) => (tdoc, Some(&tslots[j]), j),
