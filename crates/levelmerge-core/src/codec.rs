@@ -222,6 +222,13 @@ pub trait Codec {
         Ok(text)
     }
 
+    /// What a version wrote that the model leaves out (a comment) and `merged` lost although
+    /// no side removed it: the version holding it, and where. The merge is then refused as if
+    /// that version could not be matched by id, and made by lines. `None` by default.
+    fn dropped_text(&self, _merged: &[u8], _versions: Sides<&[u8]>) -> Option<(Side, Problem)> {
+        None
+    }
+
     /// A conflict's value, read in the form of the codec's own that [`Codec::renumber`] wrote
     /// (`Renumbered::restore`), as the file writes it. As is by default.
     fn value_as_written(&self, value: String) -> String {

@@ -209,6 +209,9 @@ where
         return Ok(outcome);
     }
     let mut outcome = merge_unmarked(codec, texts, options, style, splice)?;
+    if let Some((side, problem)) = codec.dropped_text(&outcome.text, texts) {
+        return Err(MergeError::Invalid { side, problems: vec![problem] });
+    }
     if outcome.open_conflicts == 0 {
         crate::text::settle_final_line_end(&mut outcome.text, [texts.base, texts.ours, texts.theirs]);
         // A clean result never holds more lines that read as conflict markers than a version

@@ -17,6 +17,7 @@
 
 pub mod cocos;
 pub mod cocos_identity;
+pub mod comments;
 pub mod fuzzing;
 pub mod lower;
 pub mod outline;
@@ -365,6 +366,11 @@ impl Codec for JsonCodec {
     /// and a reference to no element. Nothing else can break: a version is only put in that
     /// form when each of its references names one element, and its level then has the
     /// elements' owners for parents, a tree.
+    /// A comment a side wrote that the merge of objects dropped ([`comments::dropped`]).
+    fn dropped_text(&self, merged: &[u8], versions: Sides<&[u8]>) -> Option<(Side, Problem)> {
+        comments::dropped(merged, versions, |text| self.dialect_for(text))
+    }
+
     fn restore_checks_splices(&self) -> bool {
         true
     }

@@ -1019,3 +1019,28 @@ fn tiled_layers_added_under_one_id_are_told_apart_where_one_side_did_not_move_th
         map(", { \"id\":2, \"name\":\"result\" }, { \"id\":3, \"layers\":[{ \"id\":4, \"name\":\"computer\" }], \"name\":\"group\" }", 5)
     );
 }
+
+#[test]
+fn a_merge_of_objects_that_would_drop_a_comment_a_side_wrote_is_refused() {
+    use levelmerge_core::{MergeError, Side};
+    let codec = JsonCodec::new(Some(levelmerge_json::Dialect::Sjson), Default::default());
+    let base = "tags = [\n\t\"a\"\n\t\"b\"\n\t\"c\"\n]\n";
+    let commented = base.replace("\t\"b\"", "\t// the second\n\t\"b\"");
+    let edited = base.replace("\"c\"", "\"d\"");
+    for (ours, theirs, side) in [(&commented, &edited, Side::Ours), (&edited, &commented, Side::Theirs)] {
+        let texts = Sides::new(base.as_bytes(), ours.as_bytes(), theirs.as_bytes());
+        match merge_texts(&codec, texts, &Options::default(), &MarkerStyle::default()) {
+            Err(MergeError::Invalid { side: refused, problems }) => {
+                assert_eq!(refused, side);
+                assert!(problems[0].to_string().contains("`// the second`"), "{}", problems[0]);
+            }
+            other => panic!("expected a refusal, got {:?}", other.map(|o| String::from_utf8_lossy(&o.text).into_owned())),
+        }
+    }
+    // Comments every version holds stay where both sides edit around them: merged by objects.
+    let base = "// header\nunit = {\n\ta = 1\n\t// bee\n\tb = 2\n\tc = 3\n}\n";
+    let (ours, theirs) = (base.replace("a = 1", "a = 5"), base.replace("c = 3", "c = 4"));
+    let texts = Sides::new(base.as_bytes(), ours.as_bytes(), theirs.as_bytes());
+    let merged = merge_texts(&codec, texts, &Options::default(), &MarkerStyle::default()).expect("merged by objects");
+    assert_eq!(String::from_utf8(merged.text).unwrap(), ours.replace("c = 3", "c = 4"));
+}
