@@ -21,7 +21,8 @@ pub fn dropped(merged: &[u8], versions: Sides<&[u8]>, dialect: impl Fn(&[u8]) ->
     let kept = counts(&comments(merged, dialect(merged)));
     for side in [Side::Ours, Side::Theirs] {
         for &(at, comment) in found.get(side) {
-            let count = |c: &FxHashMap<&[u8], usize>| c.get(comment).copied().unwrap_or(0);
+            let key = without_carriage_returns(comment);
+            let count = |c: &FxHashMap<Vec<u8>, usize>| c.get(&key).copied().unwrap_or(0);
             let (base, ours, theirs) = (count(&counted.base), count(&counted.ours), count(&counted.theirs));
             // Where a side wrote it fewer times than base, it removed one: it need not stay.
             let required = if ours >= base && theirs >= base { ours.max(theirs) } else { 0 };
@@ -36,12 +37,18 @@ pub fn dropped(merged: &[u8], versions: Sides<&[u8]>, dialect: impl Fn(&[u8]) ->
     None
 }
 
-fn counts<'t>(list: &[(usize, &'t [u8])]) -> FxHashMap<&'t [u8], usize> {
+/// How many times each comment is written, line ends aside (a side that only rewrote line
+/// ends, which the merge follows, changed no block comment spanning lines).
+fn counts(list: &[(usize, &[u8])]) -> FxHashMap<Vec<u8>, usize> {
     let mut counted = FxHashMap::default();
     for &(_, comment) in list {
-        *counted.entry(comment).or_insert(0) += 1;
+        *counted.entry(without_carriage_returns(comment)).or_insert(0) += 1;
     }
     counted
+}
+
+fn without_carriage_returns(comment: &[u8]) -> Vec<u8> {
+    comment.iter().copied().filter(|&b| b != b'\r').collect()
 }
 
 /// Whether `text` may hold a comment: a `//` or `/*` outside a string. A JSON string ends on
@@ -140,5 +147,9 @@ mod tests {
         assert!(dropped(b"a = 2\n", sides("// old\na = 1\n", "// old\na = 1\n", "a = 2\n"), sjson).is_none());
         // Kept by both: it must stay.
         assert_eq!(dropped(b"a = 2\n", sides("// old\na = 1\n", "// old\na = 1\n", "// old\na = 2\n"), sjson).unwrap().0, Side::Ours);
+        // A block comment over lines, written with other line ends, is the same comment.
+        let crlf = "/* two\r\nlines */\r\na = 2\r\n";
+        let merged = b"/* two\nlines */\na = 2\n";
+        assert!(dropped(merged, sides("/* two\nlines */\na = 1\n", "/* two\nlines */\na = 1\n", crlf), sjson).is_none());
     }
 }
