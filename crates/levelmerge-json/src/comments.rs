@@ -107,15 +107,7 @@ fn string_end(text: &[u8], at: usize, dialect: Dialect) -> usize {
     if dialect == Dialect::Sjson && text[at..].starts_with(RAW) {
         return memchr::memmem::find(&text[at + 3..], RAW).map_or(text.len(), |n| at + 3 + n + 3);
     }
-    let mut pos = at + 1;
-    while let Some(i) = memchr::memchr2(b'"', b'\\', &text[pos..]) {
-        let j = pos + i;
-        if text[j] == b'"' {
-            return j + 1;
-        }
-        pos = j + 2;
-    }
-    text.len()
+    (crate::parse::closing_quote(text, at, text.len()) + 1).min(text.len())
 }
 
 #[cfg(test)]

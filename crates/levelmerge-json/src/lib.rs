@@ -362,15 +362,15 @@ impl Codec for JsonCodec {
         true
     }
 
-    /// Turning a Cocos identity form back reads it whole, and refuses an identity held twice
-    /// and a reference to no element. Nothing else can break: a version is only put in that
-    /// form when each of its references names one element, and its level then has the
-    /// elements' owners for parents, a tree.
     /// A comment a side wrote that the merge of objects dropped ([`comments::dropped`]).
     fn dropped_text(&self, merged: &[u8], versions: Sides<&[u8]>) -> Option<(Side, Problem)> {
         comments::dropped(merged, versions, |text| self.dialect_for(text))
     }
 
+    /// Turning a Cocos identity form back reads it whole, and refuses an identity held twice
+    /// and a reference to no element. Nothing else can break: a version is only put in that
+    /// form when each of its references names one element, and its level then has the
+    /// elements' owners for parents, a tree.
     fn restore_checks_splices(&self) -> bool {
         true
     }

@@ -7,19 +7,15 @@ use std::path::Path;
 /// the others (three versions cut at `0xFF`) through `merge`. Fails when the folder holds
 /// fewer than `at_least` inputs, so that a lost folder cannot pass unnoticed.
 pub fn replay_regressions(dir: &Path, at_least: usize, parse: impl Fn(&[u8]), merge: impl Fn(&[u8])) {
-    let mut seen = 0;
-    for entry in std::fs::read_dir(dir).unwrap_or_else(|e| panic!("the regression folder {}: {e}", dir.display())) {
-        let path = entry.expect("a folder entry").path();
-        let data = std::fs::read(&path).expect("a regression input");
-        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    let inputs = regressions_named(dir, "");
+    for (name, data) in &inputs {
         if name.starts_with("parse-") {
-            parse(&data);
+            parse(data);
         } else {
-            merge(&data);
+            merge(data);
         }
-        seen += 1;
     }
-    assert!(seen >= at_least, "the regression inputs are missing from {}", dir.display());
+    assert!(inputs.len() >= at_least, "the regression inputs are missing from {}", dir.display());
 }
 
 /// The property of the splice fuzz targets: three versions cut at `0xFF`, each sound where
