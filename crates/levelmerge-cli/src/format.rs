@@ -77,14 +77,14 @@ pub const EXTENSIONS: &[(&str, Format)] = &[
 pub fn detect(contents: &[&[u8]], path: Option<&Path>) -> Format {
     for text in contents {
         let t = text.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(text).trim_ascii_start();
-        if t.starts_with(b"{") || (t.starts_with(b"[") && !t.starts_with(b"[gd_")) {
+        if opens_with_a_section_tag(t) {
+            return Format::Godot;
+        }
+        if t.starts_with(b"{") || t.starts_with(b"[") {
             return Format::Json;
         }
         if t.starts_with(b"%YAML") || t.starts_with(b"--- !u!") {
             return Format::Unity;
-        }
-        if t.starts_with(b"[gd_") {
-            return Format::Godot;
         }
         if !t.is_empty() {
             break;
@@ -100,6 +100,18 @@ pub fn detect(contents: &[&[u8]], path: Option<&Path>) -> Format {
         "tscn" | "tres" | "escn" => Format::Godot,
         _ => Format::Text,
     }
+}
+
+/// Whether a text opens with a Godot section tag (`[gd_scene …]`, or `[node …]` where the
+/// header is missing): a word right after the bracket, which in a JSON array only `true`,
+/// `false` and `null` are.
+fn opens_with_a_section_tag(text: &[u8]) -> bool {
+    let Some(rest) = text.strip_prefix(b"[") else { return false };
+    let word_end = rest.iter().position(|&b| !(b.is_ascii_alphanumeric() || b == b'_')).unwrap_or(rest.len());
+    let (word, after) = rest.split_at(word_end);
+    word.first().is_some_and(|b| b.is_ascii_alphabetic() || *b == b'_')
+        && !matches!(word, b"true" | b"false" | b"null")
+        && matches!(after.first(), Some(b' ' | b']' | b'\t'))
 }
 
 /// The engine for a format; `None` when it has no codec yet (merged as lines).
@@ -134,6 +146,17 @@ mod tests {
         assert_eq!(detect(&[b"%YAML 1.1\n"], Some(Path::new("x.json"))), Format::Unity);
         assert_eq!(detect(&[b"[gd_scene format=3]\n"], None), Format::Godot);
         assert_eq!(detect(&[b"  [1, 2]"], None), Format::Json);
+    }
+
+    #[test]
+    fn a_godot_section_tag_is_told_from_a_json_array() {
+        // A scene whose header was lost is still Godot's, and checked as such.
+        assert_eq!(detect(&[b"[node name=\"A\" type=\"Node\"]\n"], Some(Path::new("a.json"))), Format::Godot);
+        assert_eq!(detect(&[b"[resource]\n"], None), Format::Godot);
+        assert_eq!(detect(&[b"[ext_resource\tpath=\"res://a.png\" id=1]\n"], None), Format::Godot);
+        for array in ["[true, false]", "[null]", "[false ]", "[]", "[\"node\"]", "[{\"a\": 1}]"] {
+            assert_eq!(detect(&[array.as_bytes()], Some(Path::new("a.tscn"))), Format::Json, "{array}");
+        }
     }
 
     #[test]

@@ -338,6 +338,27 @@ fn check_reports_problems_with_lines() {
 }
 
 #[test]
+fn check_fails_an_empty_or_headless_level_file() {
+    // A save or a merge cut short leaves such files; each engine refuses them.
+    let d = tempfile::tempdir().unwrap();
+    for (name, text) in
+        [("empty.tscn", ""), ("empty.prefab", ""), ("empty.ldtk", ""), ("header.unity", "%YAML 1.1\n%TAG !u! tag:unity3d.com,2011:\n")]
+    {
+        let file = d.path().join(name);
+        std::fs::write(&file, text).unwrap();
+        levelmerge().arg("check").arg(&file).assert().code(1).stdout(predicate::str::contains(name));
+    }
+    let headless = d.path().join("headless.tscn");
+    std::fs::write(&headless, "[node name=\"Main\" type=\"Node\"]\n").unwrap();
+    levelmerge()
+        .arg("check")
+        .arg(&headless)
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("headless.tscn:1: inconsistent: header: the file does not begin with [gd_scene"));
+}
+
+#[test]
 fn declared_references_are_checked() {
     let d = tempfile::tempdir().unwrap();
     std::fs::write(d.path().join(".levelmerge.toml"), "[json]\nparent-key = \"parent\"\nreference-keys = [\"target\"]\n").unwrap();

@@ -197,6 +197,18 @@ fn values<'v, 'a>(obj: &'v Object<'a>) -> impl Iterator<Item = &'v Value<'a>> {
     }))
 }
 
+/// An empty file, or one whose first section is not its header: Godot reads the header's
+/// tag before anything else and refuses the file without it. (A part of a file, read alone,
+/// has this problem in every version: it is never one a merge made.)
+fn header_problem(file: &GodotFile<'_>) -> Option<Problem> {
+    let (message, line) = match file.sections.first() {
+        None => ("an empty file: Godot expects [gd_scene …] or [gd_resource …]", 1),
+        Some(first) if matches!(file.kind(first), "gd_scene" | "gd_resource") => return None,
+        Some(first) => ("the file does not begin with [gd_scene …] or [gd_resource …]: Godot refuses it", first.line as usize),
+    };
+    Some(Problem::Inconsistent { object: ObjectId::new("header"), message: message.into(), line })
+}
+
 /// Whether `path` lies at or below a node of an instanced scene (whose own nodes this file
 /// does not list).
 fn under_instance(path: &str, instanced: &FxHashSet<&str>) -> bool {
@@ -215,12 +227,13 @@ fn under_instance(path: &str, instanced: &FxHashSet<&str>) -> bool {
     }
 }
 
-/// What a Godot file needs to load: every `ExtResource`/`SubResource` defined (a sub-resource
-/// before its first use), one root node, every node's parent defined before it (or inside an
-/// instanced scene), sibling nodes of distinct names, every connection between existing nodes.
-/// `level` is `file` lowered alone: its tags are read off `file`.
+/// What a Godot file needs to load: a `[gd_scene]` or `[gd_resource]` header first, every
+/// `ExtResource`/`SubResource` defined (a sub-resource before its first use), one root node,
+/// every node's parent defined before it (or inside an instanced scene), sibling nodes of
+/// distinct names, every connection between existing nodes. `level` is `file` lowered alone:
+/// its tags are read off `file`.
 pub fn scene_problems<'a>(file: &GodotFile<'a>, level: &Level<'_>) -> Vec<Problem> {
-    let mut problems = Vec::new();
+    let mut problems: Vec<Problem> = header_problem(file).into_iter().collect();
     let mut instanced: FxHashSet<&str> = FxHashSet::default();
     let mut nodes: FxHashSet<&str> = FxHashSet::with_capacity_and_hasher(level.objects.len(), Default::default());
     // Each object's section, whose tag holds its attributes (unquoted as read).

@@ -1067,6 +1067,16 @@ frames = [ ExtResource( 1 ), ExtResource( 8 ) ]
     let uncounted = GODOT3.replace("load_steps=3", "load_steps=x3");
     let problems: Vec<String> = levelmerge_core::check_text(&GodotCodec, uncounted.as_bytes()).iter().map(|p| p.to_string()).collect();
     assert_eq!(problems, ["line 1: header: load_steps is not a count"]);
+    // A file without its header, or with nothing in it: Godot reads neither.
+    let headless = GODOT3.replace("[gd_scene load_steps=3 format=2]\n\n", "");
+    let problems: Vec<String> = levelmerge_core::check_text(&GodotCodec, headless.as_bytes()).iter().map(|p| p.to_string()).collect();
+    assert_eq!(found_in(&problems, "does not begin with [gd_scene …] or [gd_resource …]"), 1, "{problems:#?}");
+    for empty in ["", "\n\n", "\u{feff}"] {
+        let problems: Vec<String> = levelmerge_core::check_text(&GodotCodec, empty.as_bytes()).iter().map(|p| p.to_string()).collect();
+        assert_eq!(problems, ["line 1: header: an empty file: Godot expects [gd_scene …] or [gd_resource …]"], "{empty:?}");
+    }
+    // A header alone is a file Godot reads.
+    assert!(levelmerge_core::check_text(&GodotCodec, b"[gd_resource type=\"Theme\" format=3]\n").is_empty());
 }
 
 fn found_in(problems: &[String], what: &str) -> usize {

@@ -74,6 +74,11 @@ impl Codec for UnityCodec {
 
     fn level_problems(&self, doc: &UnityFile<'_>, level: &Level<'_>) -> Vec<Problem> {
         let mut problems = hierarchy_problems(level);
+        // Unity writes every asset with one object at least: a file of nothing but its header
+        // (or of nothing) is one a save or a merge cut short.
+        if doc.docs.is_empty() {
+            problems.push(Problem::Syntax { line: 1, column: 1, message: "no objects: expected a `--- !u!CLASS &FILEID` document".into() });
+        }
         problems.extend(tilemap::tilemap_problems(doc));
         problems.extend(managed_refs::managed_reference_problems(doc));
         problems

@@ -215,6 +215,24 @@ fn check_finds_father_and_children_that_disagree() {
 }
 
 #[test]
+fn check_finds_a_file_without_objects() {
+    for empty in ["", "\n", HEADER] {
+        let problems = check_text(&UnityCodec, empty.as_bytes());
+        assert_eq!(problems.len(), 1, "{empty:?}: {problems:?}");
+        assert!(problems[0].to_string().contains("no objects"), "{problems:?}");
+    }
+    // A header-less mapping (`.meta`-like) is one object.
+    assert!(check_text(&UnityCodec, b"fileFormatVersion: 2\nguid: 0123456789abcdef0123456789abcdef\n").is_empty());
+    // Both sides adding one scene to an empty base merge as before, and what ours emptied
+    // stays a problem ours made, not the merge.
+    let one = scene(&[go(10, "Root", 11), tr(11, 10, 0, &[], "0")]);
+    let r = merge("", &one, &one);
+    assert_eq!((r.open_conflicts, text(&r)), (0, one.clone()));
+    let r = merge(&one, HEADER, &one);
+    assert_eq!((r.open_conflicts, text(&r)), (0, HEADER.to_owned()));
+}
+
+#[test]
 fn the_same_object_added_on_both_sides_merges_member_by_member() {
     let base = scene(&[go(10, "Root", 11), tr(11, 10, 0, &[], "0")]);
     let with = |extra: &str, layer: &str| {
