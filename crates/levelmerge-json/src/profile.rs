@@ -103,8 +103,13 @@ impl Profile {
     }
 
     fn detect_one(text: &[u8]) -> Option<Profile> {
+        // Cocos writes a scene as an array, the other editors write an object: only the
+        // editors of the root's kind are looked for. A Cocos scene is then not searched whole
+        // for every other editor's markers, and a label of one that reads like such a marker
+        // does not make it another editor's file.
+        let array = text.strip_prefix(levelmerge_core::text::BOM).unwrap_or(text).trim_ascii_start().starts_with(b"[");
         let has = |m: &str| memchr::memmem::find(text, m.as_bytes()).is_some();
-        MARKERS.iter().find(|(_, markers)| markers.iter().any(|m| has(m))).map(|(p, _)| *p)
+        MARKERS.iter().filter(|(p, _)| (*p == Profile::Cocos) == array).find(|(_, markers)| markers.iter().any(|m| has(m))).map(|(p, _)| *p)
     }
 
     pub fn name(self) -> &'static str {
@@ -377,5 +382,13 @@ mod tests {
         assert_eq!(Profile::detect(b"[{\"__type__\": \"cc.SceneAsset\"}]"), Some(Profile::Cocos));
         assert_eq!(Profile::detect(b"[{\"__type__\": \"cc.PrefabInfo\"}]"), None);
         assert_eq!(Profile::detect(b"{\"entities\": [{\"id\": 1}]}"), None);
+        // The root's kind decides which editors are candidates: a Cocos component with a member
+        // named like another editor's marker, or an object merely naming a Cocos type, keeps
+        // its own reading.
+        let component =
+            b"\xEF\xBB\xBF [{\"__type__\": \"cc.SceneAsset\"}, {\"__type__\": \"Save\", \"jsonVersion\": 2, \"tiledversion\": \"x\"}]";
+        assert_eq!(Profile::detect(component), Some(Profile::Cocos));
+        assert_eq!(Profile::detect(b"[{\"note\": 1, \"nextobjectid\": 3}]"), None);
+        assert_eq!(Profile::detect(b"{\"type\": \"cc.SceneAsset\"}"), None);
     }
 }
