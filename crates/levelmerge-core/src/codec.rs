@@ -42,6 +42,13 @@ pub trait Codec {
         on_each_side(parallel, texts, |side, text| self.parse_among(text, &texts.others(side)))
     }
 
+    /// Whether a merged text reads as the format: what a clean merge checked on its model
+    /// ([`Codec::checks_output`] false) is read back for, so that a fault in the writing is a
+    /// refusal. By default the text is parsed; a codec may check its syntax alone.
+    fn reads(&self, text: &[u8]) -> Result<(), Problem> {
+        self.parse(text).map(|_| ())
+    }
+
     /// The level a document holds. Problems that make matching by id impossible (duplicate ids
     /// or keys) are errors.
     ///

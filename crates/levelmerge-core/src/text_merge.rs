@@ -375,7 +375,14 @@ fn write_checked<'a, C: Codec>(
         Ok((model_problems(codec, &view, with_refs, levels, versions)?, view))
     })?;
     clock.lap("check");
-    Ok((finish(codec.render(docs, &view))?, problems))
+    let text = finish(codec.render(docs, &view))?;
+    // The model holds what the level says, not how it is written: the text is read back, so
+    // that a fault in the writing is a refusal, never a file the editor cannot open.
+    if let Err(problem) = codec.reads(&text) {
+        return Err(MergeError::Incoherent { problems: vec![problem] });
+    }
+    clock.lap("read back");
+    Ok((text, problems))
 }
 
 /// All the problems of a resolved level, checked on the model; `Incoherent` with those no

@@ -182,6 +182,11 @@ impl Codec for JsonCodec {
         parse::parse(src, self.dialect_for(src))
     }
 
+    /// The syntax alone: a big level's values are not kept again only to be dropped.
+    fn reads(&self, text: &[u8]) -> Result<(), Problem> {
+        parse::check_syntax(text, self.dialect_for(text))
+    }
+
     /// Containers lying in lines all three versions hold alike are left unread: most of a big
     /// level, where reading it all is most of a merge's time. Not where the whole file must be
     /// read: declared references, and Cocos files, whose references are positions.

@@ -634,13 +634,7 @@ pub fn parse(src: &[u8], dialect: Dialect) -> Result<Document<'_>, Problem> {
 /// ranges whose bytes every merged version holds at the same place of their alignment
 /// ([`levelmerge_core::text::stable_spans`], [`closed_containers`]).
 pub fn parse_skipping<'s>(src: &'s [u8], dialect: Dialect, closed: &[Closed]) -> Result<Document<'s>, Problem> {
-    if src.len() >= u32::MAX as usize {
-        return Err(Problem::Syntax { line: 1, column: 1, message: "file larger than 4 GiB".into() });
-    }
-    if let Some(zero) = src.iter().take(8000).position(|&b| b == 0) {
-        return Err(Problem::syntax_at(src, zero, "binary data (NUL byte), not a text file"));
-    }
-    let text = std::str::from_utf8(src).map_err(|e| Problem::syntax_at(src, e.valid_up_to(), "not UTF-8 text"))?;
+    let text = readable_text(src)?;
     // Every value but the root follows a comma or an opening bracket: counting them sizes the
     // arrays up front (commas inside strings only add room), which spares regrowing and
     // copying them, most of the reading time of a big level; room never touched costs nothing.
@@ -675,6 +669,38 @@ pub fn parse_skipping<'s>(src: &'s [u8], dialect: Dialect, closed: &[Closed]) ->
         profile: Default::default(),
         follows_references: false,
     })
+}
+
+/// Whether a text reads as a document of the dialect, found as [`parse`] finds it, without
+/// keeping anything of it: the check a merged text is read back with.
+pub fn check_syntax(src: &[u8], dialect: Dialect) -> Result<(), Problem> {
+    readable_text(src)?;
+    let mut p = Parser {
+        src,
+        pos: 0,
+        nodes: Vec::new(),
+        slots: Vec::new(),
+        scratch: Vec::new(),
+        closed: &[],
+        next_closed: 0,
+        keep: false,
+        strict: dialect == Dialect::Json,
+        uses_commas: false,
+        depth: 0,
+    };
+    p.document(dialect).map(|_| ()).map_err(|failure| naming_place(*failure, src, p.pos, dialect))
+}
+
+/// The text of a file that can be read at all: under 4 GiB, text (no NUL byte near its
+/// start), UTF-8.
+fn readable_text(src: &[u8]) -> Result<&str, Problem> {
+    if src.len() >= u32::MAX as usize {
+        return Err(Problem::Syntax { line: 1, column: 1, message: "file larger than 4 GiB".into() });
+    }
+    if let Some(zero) = src.iter().take(8000).position(|&b| b == 0) {
+        return Err(Problem::syntax_at(src, zero, "binary data (NUL byte), not a text file"));
+    }
+    std::str::from_utf8(src).map_err(|e| Problem::syntax_at(src, e.valid_up_to(), "not UTF-8 text"))
 }
 
 /// A syntax error of a JSON file, naming where in the document it lies: a level written on

@@ -149,6 +149,7 @@ impl<'r, 'd> Renderer<'r, 'd> {
                 }
             };
             out.push_str(&lead);
+            let element_at = out.len();
             if let (Some(k), Some(s)) = (key, fslot) {
                 if fdoc.text(s.name) == *k {
                     out.push_str(fdoc.text(s.key()));
@@ -167,6 +168,14 @@ impl<'r, 'd> Renderer<'r, 'd> {
                 out.push_str("\": ");
             }
             self.value(rv, out);
+            // A lead that parted this element from a bracket or a string in its source may
+            // part nothing here: two words side by side would read as one (`11 = 4` followed
+            // by `1 = 2` as `11 = 41 = 2`).
+            let bytes = out.as_bytes();
+            if lead.is_empty() && element_at > 0 && in_a_word(bytes[element_at - 1]) && bytes.get(element_at).is_some_and(|&b| in_a_word(b))
+            {
+                out.insert(element_at, if implicit { '\n' } else { ' ' });
+            }
         }
         match (tslots.is_empty(), tail_from) {
             (true, Some((doc, tail))) if !elements.is_empty() => out.push_str(doc.text(tail)),
@@ -174,4 +183,10 @@ impl<'r, 'd> Renderer<'r, 'd> {
         }
         out.push_str(close);
     }
+}
+
+/// Whether a byte can be part of a bare word of the file (a number, an unquoted name or
+/// literal): two such bytes side by side are read as one word.
+fn in_a_word(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-' | b'+')
 }

@@ -28,10 +28,73 @@ fn every_splice_regression_input_splices_as_the_whole_merge_writes() {
     }
 }
 
+/// The JSON codec, but for a writer that leaves a stray bracket at the end: what a fault in
+/// the writing would give.
+struct MisWriting(JsonCodec);
+
+impl Codec for MisWriting {
+    type Document<'src> = levelmerge_json::Document<'src>;
+
+    fn name(&self) -> &'static str {
+        "json"
+    }
+
+    fn parse<'src>(&self, src: &'src [u8]) -> Result<Self::Document<'src>, levelmerge_core::Problem> {
+        self.0.parse(src)
+    }
+
+    fn lower<'d>(
+        &self,
+        doc: &'d Self::Document<'_>,
+        side: Side,
+        others: &[&'d Self::Document<'_>],
+    ) -> Result<levelmerge_core::Level<'d>, Vec<levelmerge_core::Problem>> {
+        self.0.lower(doc, side, others)
+    }
+
+    fn render(&self, docs: Sides<&Self::Document<'_>>, level: &levelmerge_core::resolve::Resolved<'_>) -> Vec<u8> {
+        let mut text = self.0.render(docs, level);
+        text.push(b']');
+        text
+    }
+}
+
+#[test]
+fn a_clean_merge_is_read_back_and_a_text_that_does_not_read_is_refused() {
+    let (base, ours, theirs): (&[u8], &[u8], &[u8]) = (b"{\"a\": 1, \"b\": 2}\n", b"{\"a\": 5, \"b\": 2}\n", b"{\"a\": 1, \"b\": 7}\n");
+    let texts = Sides::new(base, ours, theirs);
+    let merged = merge_texts(&JsonCodec::default(), texts, &Options::default(), &MarkerStyle::default()).expect("a sound merge");
+    assert_eq!(merged.text, b"{\"a\": 5, \"b\": 7}\n");
+    // The model of the broken text is the same level: only reading the text back finds it.
+    let error = merge_texts(&MisWriting(JsonCodec::default()), texts, &Options::default(), &MarkerStyle::default())
+        .expect_err("a text that does not read is never a clean merge");
+    assert!(error.to_string().contains("line 2"), "{error}");
+}
+
+#[test]
+fn members_two_sides_wrote_without_a_lead_are_kept_apart() {
+    // Each side's member opened its file: side by side they need a separator, or `b = 2`
+    // and `c = 3` read as `b = 2c = 3`, and `11:4` and `1:2.1` as `11:41:2.1`.
+    let sjson = JsonCodec::new(Some(Dialect::Sjson), Default::default());
+    let merged = merge_texts(&sjson, Sides::new(b"a = 1", b"b = 2", b"c = 3"), &Options::default(), &MarkerStyle::default()).unwrap();
+    assert_eq!((merged.open_conflicts, merged.text.as_slice()), (0, &b"b = 2\nc = 3"[..]));
+    let merged =
+        merge_texts(&JsonCodec::default(), Sides::new(b"11P\x11\x11:4", b"11:4", b"1:2.1"), &Options::default(), &MarkerStyle::default());
+    let merged = merged.expect("read as SJSON");
+    assert_eq!(merged.text, b"11:4\n1:2.1");
+    // Inside braces, on one line: a space.
+    let merged =
+        merge_texts(&sjson, Sides::new(b"{a = 1}", b"{a = \"x\"b = 2}", b"{a = 1 c = 3}"), &Options::default(), &MarkerStyle::default())
+            .unwrap();
+    assert!(sjson.parse(&merged.text).is_ok() && merged.open_conflicts == 0, "{}", String::from_utf8_lossy(&merged.text));
+}
+
 fn run_everything(bytes: &[u8], other: &[u8]) {
     for dialect in [None, Some(Dialect::Json), Some(Dialect::Sjson)] {
         let codec = JsonCodec::new(dialect, Default::default());
         let _ = check_text(&codec, bytes);
+        // Reading the syntax alone finds what reading the whole file finds.
+        assert_eq!(codec.reads(bytes), codec.parse(bytes).map(|_| ()), "{:?}", String::from_utf8_lossy(bytes));
         if let Ok(doc) = codec.parse(bytes) {
             let _ = codec.lower(&doc, Side::Base, &[]);
         }
