@@ -6,7 +6,8 @@
 //!   content is a conflict.
 //! * Deleting an object conflicts with the other side changing it, anything in its subtree,
 //!   adding a child under it, or adding a use of it (an object naming it more often than in
-//!   base does); otherwise its subtree goes with it.
+//!   base does); otherwise its subtree goes with it. What the deleting side moved out of the
+//!   subtree first is no longer in it: the other side's edits there do not contest the deletion.
 //!   The objects of a conflicting subtree follow the conflict's resolution together.
 //! * Maps merge by key, child slots and keys by identity ([`crate::order`]), lists without
 //!   identity like diff3 ([`crate::diff3`]).
@@ -258,7 +259,15 @@ fn is_number(value: &Value<'_>) -> bool {
     matches!(value.kind, ValueKind::Scalar { reference: None }) && plain && value.raw.parse::<f64>().is_ok()
 }
 
-fn side_changes(base: &Level<'_>, side: &Level<'_>, rules: EditRules, aligned: bool) -> SideChanges {
+/// Whether the merge hangs `id` where `other` put it, away from `parent`, the parent `side`
+/// leaves it under as base had it: the other side moved it, and an edit under it is no longer
+/// in `parent`'s subtree.
+fn moved_out_by_other(base: &Level<'_>, other: &Level<'_>, id: &ObjectId, parent: &ObjectId) -> bool {
+    let base_parent = parent_in(base, id);
+    base_parent.as_ref() == Some(parent) && other.get(id).is_some_and(|o| effective_parent(o) != base_parent)
+}
+
+fn side_changes(base: &Level<'_>, side: &Level<'_>, other: &Level<'_>, rules: EditRules, aligned: bool) -> SideChanges {
     let mut subtree_touched = FxHashSet::default();
     let mut newly_referenced = FxHashSet::default();
     for (at, obj) in side.objects.values().enumerate() {
@@ -289,7 +298,9 @@ fn side_changes(base: &Level<'_>, side: &Level<'_>, rules: EditRules, aligned: b
             *added_uses.entry(&r.target).or_default() -= 1;
         }
         newly_referenced.extend(added_uses.into_iter().filter(|(_, n)| *n > 0).map(|(target, _)| target.clone()));
-        // Mark the object and its ancestors on this side.
+        // Mark the object and its ancestors on this side, up to where the other side moved
+        // one of them out: a deletion the other side made above that point takes nothing
+        // this side touched.
         let mut at = Some(obj.id.clone());
         let mut steps = 0;
         while let Some(id) = at {
@@ -297,7 +308,7 @@ fn side_changes(base: &Level<'_>, side: &Level<'_>, rules: EditRules, aligned: b
             if !subtree_touched.insert(id.clone()) || steps > side.objects.len() {
                 break;
             }
-            at = parent_in(side, &id);
+            at = parent_in(side, &id).filter(|parent| !moved_out_by_other(base, other, &id, parent));
         }
     }
     SideChanges { subtree_touched, newly_referenced }
@@ -309,7 +320,8 @@ pub fn merge<'a>(inputs: Sides<&'a Level<'a>>, options: &Options) -> MergedLevel
     let edits = EditRules { added_fields_are_edits: options.added_fields_are_edits, bookkeeping: options.bookkeeping_members };
     // The usual case: the same objects in the same order in every version.
     let aligned = base.objects.keys().eq(ours.objects.keys()) && ours.objects.keys().eq(theirs.objects.keys());
-    let changes = Sides::new(None, Some(side_changes(base, ours, edits, aligned)), Some(side_changes(base, theirs, edits, aligned)));
+    let changes =
+        Sides::new(None, Some(side_changes(base, ours, theirs, edits, aligned)), Some(side_changes(base, theirs, ours, edits, aligned)));
     let changes_of = |s: Side| changes.get(s).as_ref().expect("ours and theirs have change sets");
 
     // 1. Which objects exist, and which need a whole-object conflict.

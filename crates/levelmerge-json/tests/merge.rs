@@ -169,6 +169,27 @@ fn deleting_a_parent_whose_child_the_other_side_edits_conflicts() {
 }
 
 #[test]
+fn deleting_a_parent_after_moving_its_child_out_keeps_the_other_sides_edit_of_the_child() {
+    // Ours moves 2 from under 1 to under 3, then deletes 1; theirs edits 2. The edit is no
+    // longer inside what ours deleted: no conflict, 2 under 3 with theirs' name.
+    let base = "{\"objects\": [\n  {\"id\": 1, \"parent\": 0},\n  {\"id\": 2, \"parent\": 1},\n  {\"id\": 3, \"parent\": 0},\n  {\"id\": 4, \"parent\": 0}\n]}\n";
+    let o = "{\"objects\": [\n  {\"id\": 2, \"parent\": 3},\n  {\"id\": 3, \"parent\": 0},\n  {\"id\": 4, \"parent\": 0}\n]}\n";
+    let t = base.replace("{\"id\": 2, \"parent\": 1}", "{\"id\": 2, \"parent\": 1, \"name\": \"x\"}");
+    for (ours, theirs, swapped) in [(o, t.as_str(), false), (t.as_str(), o, true)] {
+        let r = merge_refs(base, ours, theirs);
+        let text = String::from_utf8(r.text).unwrap();
+        assert_eq!(r.open_conflicts, 0, "swapped {swapped}: {:?}\n{text}", r.conflicts);
+        assert!(text.contains("{\"id\": 2, \"parent\": 3, \"name\": \"x\"}") && !text.contains("\"id\": 1,"), "{text}");
+        assert!(levelmerge_core::check_text(&codec_with_refs(), text.as_bytes()).is_empty(), "{text}");
+    }
+    // Moved by the side that edits it, into the parent the other side deleted: still a conflict.
+    let t = base.replace("{\"id\": 3, \"parent\": 0}", "{\"id\": 3, \"parent\": 1}");
+    let o = base.replace("  {\"id\": 1, \"parent\": 0},\n", "").replace("{\"id\": 2, \"parent\": 1}", "{\"id\": 2, \"parent\": 4}");
+    let r = merge_refs(base, &o, &t);
+    assert!(r.conflicts.iter().any(|c| c.kind == "delete-modify" && c.object == "/objects[1]"), "{:?}", r.conflicts);
+}
+
+#[test]
 fn deleting_a_subtree_nobody_touched_takes_it_all() {
     let base = "{\"rooms\": [\n  {\"id\": \"a\", \"props\": [{\"id\": 1, \"x\": 0}, {\"id\": 2, \"x\": 0}]},\n  {\"id\": \"b\", \"props\": []}\n]}\n";
     let o = "{\"rooms\": [\n  {\"id\": \"b\", \"props\": []}\n]}\n";
