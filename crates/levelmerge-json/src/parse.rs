@@ -210,6 +210,25 @@ struct Parser<'s, 'r> {
     depth: usize,
 }
 
+impl<'s, 'r> Parser<'s, 'r> {
+    /// A parser at the start of `src`, keeping what it reads or only checking it (`keep`).
+    fn new(src: &'s [u8], dialect: Dialect, closed: &'r [Closed], keep: bool) -> Self {
+        Parser {
+            src,
+            pos: 0,
+            nodes: Vec::new(),
+            slots: Vec::new(),
+            scratch: Vec::new(),
+            closed,
+            next_closed: 0,
+            keep,
+            strict: dialect == Dialect::Json,
+            uses_commas: false,
+            depth: 0,
+        }
+    }
+}
+
 impl Parser<'_, '_> {
     fn err(&self, message: impl Into<String>) -> Failure {
         Box::new(Problem::syntax_at(self.src, self.pos, message))
@@ -460,10 +479,7 @@ impl Parser<'_, '_> {
         if self.strict {
             return Err(self.err(format!("unexpected {}: expected a member name in quotes", self.describe())));
         }
-        while let Some(b) = self.peek() {
-            if b.is_ascii_whitespace() || matches!(b, b'=' | b':' | b'{' | b'}' | b'[' | b']' | b',' | b'"') {
-                break;
-            }
+        while self.peek().is_some_and(in_a_bare_word) {
             self.pos += 1;
         }
         if self.pos == start {
@@ -642,19 +658,9 @@ pub fn parse_skipping<'s>(src: &'s [u8], dialect: Dialect, closed: &[Closed]) ->
         .chunks(255)
         .map(|chunk| usize::from(chunk.iter().fold(0u8, |n, &b| n + u8::from(matches!(b, b',' | b'[' | b'{')))))
         .sum::<usize>();
-    let mut p = Parser {
-        src,
-        pos: 0,
-        nodes: Vec::with_capacity(estimate),
-        slots: Vec::with_capacity(estimate),
-        scratch: Vec::new(),
-        closed,
-        next_closed: 0,
-        keep: true,
-        strict: dialect == Dialect::Json,
-        uses_commas: false,
-        depth: 0,
-    };
+    let mut p = Parser::new(src, dialect, closed, true);
+    p.nodes.reserve(estimate);
+    p.slots.reserve(estimate);
     let (root, implicit) = p.document(dialect).map_err(|failure| naming_place(*failure, src, p.pos, dialect))?;
     let uses_commas = p.uses_commas || dialect == Dialect::Json;
     Ok(Document {
@@ -675,19 +681,7 @@ pub fn parse_skipping<'s>(src: &'s [u8], dialect: Dialect, closed: &[Closed]) ->
 /// keeping anything of it: the check a merged text is read back with.
 pub fn check_syntax(src: &[u8], dialect: Dialect) -> Result<(), Problem> {
     readable_text(src)?;
-    let mut p = Parser {
-        src,
-        pos: 0,
-        nodes: Vec::new(),
-        slots: Vec::new(),
-        scratch: Vec::new(),
-        closed: &[],
-        next_closed: 0,
-        keep: false,
-        strict: dialect == Dialect::Json,
-        uses_commas: false,
-        depth: 0,
-    };
+    let mut p = Parser::new(src, dialect, &[], false);
     p.document(dialect).map(|_| ()).map_err(|failure| naming_place(*failure, src, p.pos, dialect))
 }
 
@@ -701,6 +695,13 @@ fn readable_text(src: &[u8]) -> Result<&str, Problem> {
         return Err(Problem::syntax_at(src, zero, "binary data (NUL byte), not a text file"));
     }
     std::str::from_utf8(src).map_err(|e| Problem::syntax_at(src, e.valid_up_to(), "not UTF-8 text"))
+}
+
+/// Whether a byte continues a bare word: an SJSON member name read without quotes, and what
+/// two values or names written side by side would run together in (`11 = 4` then `1 = 2`,
+/// written without a space between, read as `11 = 41 = 2`).
+pub fn in_a_bare_word(b: u8) -> bool {
+    !(b.is_ascii_whitespace() || matches!(b, b'=' | b':' | b'{' | b'}' | b'[' | b']' | b',' | b'"'))
 }
 
 /// A syntax error of a JSON file, naming where in the document it lies: a level written on

@@ -7,7 +7,7 @@ use levelmerge_core::codec::merged_capacity;
 use levelmerge_core::resolve::{RValue, Resolved};
 use levelmerge_core::{Side, Sides, Value};
 
-use crate::parse::{Document, Slot, NO_SLOT};
+use crate::parse::{in_a_bare_word, Document, Slot, NO_SLOT};
 
 pub struct Renderer<'r, 'd> {
     pub docs: Sides<&'r Document<'d>>,
@@ -172,7 +172,10 @@ impl<'r, 'd> Renderer<'r, 'd> {
             // part nothing here: two words side by side would read as one (`11 = 4` followed
             // by `1 = 2` as `11 = 41 = 2`).
             let bytes = out.as_bytes();
-            if lead.is_empty() && element_at > 0 && in_a_word(bytes[element_at - 1]) && bytes.get(element_at).is_some_and(|&b| in_a_word(b))
+            if lead.is_empty()
+                && element_at > 0
+                && in_a_bare_word(bytes[element_at - 1])
+                && bytes.get(element_at).is_some_and(|&b| in_a_bare_word(b))
             {
                 out.insert(element_at, if implicit { '\n' } else { ' ' });
             }
@@ -183,10 +186,4 @@ impl<'r, 'd> Renderer<'r, 'd> {
         }
         out.push_str(close);
     }
-}
-
-/// Whether a byte can be part of a bare word of the file (a number, an unquoted name or
-/// literal): two such bytes side by side are read as one word.
-fn in_a_word(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-' | b'+')
 }
