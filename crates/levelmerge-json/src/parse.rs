@@ -128,6 +128,11 @@ impl<'s> Document<'s> {
         (slot.key().1, self.nodes[slot.value as usize].start)
     }
 
+    /// Whether the root value is an object or an array (it may be a lone scalar).
+    pub fn root_is_a_container(&self) -> bool {
+        self.nodes.get(self.root as usize).is_some_and(|n| matches!(n.kind, NodeKind::Object | NodeKind::Array))
+    }
+
     /// Bytes between the last element (or the opening bracket) and the closing bracket.
     pub fn tail(&self, node: u32) -> Span {
         let n = &self.nodes[node as usize];

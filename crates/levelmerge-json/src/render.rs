@@ -48,21 +48,23 @@ impl<'r, 'd> Renderer<'r, 'd> {
     /// The whole file.
     pub fn render(&self) -> Vec<u8> {
         let root = self.level.root.as_ref().and_then(|id| self.level.objects.get(id)).expect("a JSON level has its root object");
-        // What lies around the root value (a byte order mark, the final newline) is merged
-        // like any value: a side that changed it wins.
-        let around = |part: fn(&Document<'d>) -> &'d str| {
-            let (b, o, t) = (part(self.docs.base), part(self.docs.ours), part(self.docs.theirs));
-            if o == b {
-                t
-            } else {
-                o
-            }
-        };
         let mut out = String::with_capacity(merged_capacity(self.docs.map(|_, d| d.src.len())));
-        out.push_str(around(Document::prefix));
+        out.push_str(self.around_the_root(Document::prefix));
         self.value(&root.props, &mut out);
-        out.push_str(around(Document::suffix));
+        out.push_str(self.around_the_root(Document::suffix));
         out.into_bytes()
+    }
+
+    /// What lies around the root value's elements (a byte order mark, the final newline, the
+    /// spacing before its closing bracket) is merged like any value: a side that changed it
+    /// wins. Every version has a root, where a container's other spacing has no counterpart.
+    fn around_the_root(&self, part: impl Fn(&Document<'d>) -> &'d str) -> &'d str {
+        let (b, o, t) = (part(self.docs.base), part(self.docs.ours), part(self.docs.theirs));
+        if o == b {
+            t
+        } else {
+            o
+        }
     }
 
     fn value(&self, rv: &RValue<'_>, out: &mut String) {
@@ -182,6 +184,12 @@ impl<'r, 'd> Renderer<'r, 'd> {
         }
         match (tslots.is_empty(), tail_from) {
             (true, Some((doc, tail))) if !elements.is_empty() => out.push_str(doc.text(tail)),
+            _ if template.origin.node == tdoc.root
+                && !elements.is_empty()
+                && [self.docs.base, self.docs.ours, self.docs.theirs].iter().all(|d| d.root_is_a_container()) =>
+            {
+                out.push_str(self.around_the_root(|d| d.text(d.tail(d.root))))
+            }
             _ => out.push_str(tdoc.text(tdoc.tail(template.origin.node))),
         }
         out.push_str(close);

@@ -34,6 +34,28 @@ fn disjoint_property_edits_merge() {
 }
 
 #[test]
+fn the_spacing_before_the_roots_closing_bracket_is_merged_like_its_values() {
+    // Theirs leaves a blank line before the closing bracket: ours' edits do not undo it.
+    for (b, o, t, want) in [
+        (
+            "{\n \"a\": 1,\n \"b\": 2\n}\n",
+            "{\n \"a\": 5,\n \"b\": 2\n}\n",
+            "{\n \"a\": 1,\n \"b\": 3\n\n}\n",
+            "{\n \"a\": 5,\n \"b\": 3\n\n}\n",
+        ),
+        (
+            "[\n {\"a\": 1},\n {\"b\": 2}\n]\n",
+            "[\n {\"a\": 5},\n {\"b\": 2}\n]\n",
+            "[\n {\"a\": 1},\n {\"b\": 3}\n\n]\n",
+            "[\n {\"a\": 5},\n {\"b\": 3}\n\n]\n",
+        ),
+    ] {
+        assert_eq!(merge(b, o, t), (want.to_owned(), 0));
+        assert_eq!(merge(b, t, o), (want.to_owned(), 0), "sides swapped");
+    }
+}
+
+#[test]
 fn both_add_entities_at_end_ours_first() {
     let o = BASE.replace("\"x\": 20 }\n", "\"x\": 20 },\n    { \"id\": 3, \"name\": \"key\" }\n");
     let t = BASE.replace("\"x\": 20 }\n", "\"x\": 20 },\n    { \"id\": 4, \"name\": \"chest\" }\n");
