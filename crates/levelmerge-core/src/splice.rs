@@ -263,9 +263,15 @@ fn changed_once_compared<'t, C: Codec>(codec: &C, base: &'t [u8], ours: &'t [u8]
     codec.derived_in_part(base)?;
     let (b, o, t) = (compared_part(codec, base), compared_part(codec, ours), compared_part(codec, theirs));
     let side = standing_side(&*b, &*o, &*t)?;
-    // Alike on both sides but for what is derived: ours' bytes where ours changed them, as the
-    // whole merge writes an object both changed from ours' source (and recounts alike).
-    let side = if o == t && ours != base { Side::Ours } else { side };
+    // Alike on both sides but for what is derived: the bytes of the side that changed the
+    // first line (the object the derived data is written in: a part may hold more), ours' where
+    // both did, as the whole merge writes that object from the source of the side that changed
+    // it (and recounts alike).
+    let first_line = |part: &'t [u8]| &part[..memchr::memchr(b'\n', part).map_or(part.len(), |i| i + 1)];
+    let side = match o == t {
+        true => changer(first_line(base), first_line(ours), first_line(theirs)).unwrap_or(side),
+        false => side,
+    };
     Some(if side == Side::Ours { ours } else { theirs })
 }
 

@@ -15,6 +15,12 @@ fn every_regression_input_keeps_its_properties() {
 }
 
 #[test]
+fn every_splice_regression_input_splices_as_the_whole_merge_writes() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fuzz-regressions");
+    fuzz::replay_splice_regressions(&levelmerge_godot::GodotCodec, &dir);
+}
+
+#[test]
 fn the_sample_scene_round_trips_and_merges_with_itself() {
     parse_round_trip(SCENE.as_bytes());
     let crlf = SCENE.replace('\n', "\r\n");

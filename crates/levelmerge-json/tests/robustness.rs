@@ -20,12 +20,7 @@ fn every_regression_input_keeps_its_properties() {
 #[test]
 fn every_splice_regression_input_splices_as_the_whole_merge_writes() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fuzz-regressions");
-    let inputs = levelmerge_testutils::fuzz::regressions_named(&dir, "splice-");
-    assert!(!inputs.is_empty(), "the splice regression inputs are missing from {}", dir.display());
-    for (name, data) in inputs {
-        eprintln!("replaying {name}");
-        levelmerge_testutils::fuzz::splice_agrees(&JsonCodec::default(), &data);
-    }
+    levelmerge_testutils::fuzz::replay_splice_regressions(&JsonCodec::default(), &dir);
 }
 
 /// The JSON codec, but for a writer that leaves a stray bracket at the end: what a fault in

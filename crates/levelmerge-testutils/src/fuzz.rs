@@ -38,6 +38,21 @@ where
     }
 }
 
+/// Runs every `splice-…` input of `dir` through [`splice_agrees`]. Fails when there is none,
+/// so that a lost folder cannot pass unnoticed.
+pub fn replay_splice_regressions<C>(codec: &C, dir: &Path)
+where
+    C: levelmerge_core::Codec + Sync,
+    for<'s> C::Document<'s>: Send + Sync,
+{
+    let inputs = regressions_named(dir, "splice-");
+    assert!(!inputs.is_empty(), "the splice regression inputs are missing from {}", dir.display());
+    for (name, data) in inputs {
+        eprintln!("replaying {name}");
+        splice_agrees(codec, &data);
+    }
+}
+
 /// The inputs of `dir` whose names start with `prefix`, by name.
 pub fn regressions_named(dir: &Path, prefix: &str) -> Vec<(String, Vec<u8>)> {
     let entries = std::fs::read_dir(dir).unwrap_or_else(|e| panic!("the regression folder {}: {e}", dir.display()));
