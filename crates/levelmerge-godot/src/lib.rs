@@ -246,9 +246,12 @@ pub fn scene_problems<'a>(file: &GodotFile<'a>, level: &Level<'_>) -> Vec<Proble
             }
         }
     }
-    // Nodes by (parent, name): Godot renames a second node of one name under one parent when it
-    // loads the file, and the paths to it then lead elsewhere.
-    let mut named: FxHashSet<(&str, &str)> = FxHashSet::with_capacity_and_hasher(level.objects.len(), Default::default());
+    // Nodes by (parent, name), and whether their first entry defines them (a type or an
+    // instance): Godot renames a second node of one name under one parent when it loads the
+    // file, and the paths to it then lead elsewhere; an entry without either overrides a node
+    // defined before it, and one defined after it is not found there (its properties are lost).
+    let mut named: rustc_hash::FxHashMap<(&str, &str), bool> =
+        rustc_hash::FxHashMap::with_capacity_and_hasher(level.objects.len(), Default::default());
     // Node → its line, by `unique_id` (Godot 4.6): one id names one node.
     let mut unique: rustc_hash::FxHashMap<&str, usize> = rustc_hash::FxHashMap::default();
     let mut roots = 0;
@@ -298,15 +301,20 @@ pub fn scene_problems<'a>(file: &GodotFile<'a>, level: &Level<'_>) -> Vec<Proble
                     }
                 }
                 let defines = attr(s, "type").is_some() || attr(s, "instance").is_some();
-                if let (Some(name), true) = (attr(s, "name"), defines) {
+                if let Some(name) = attr(s, "name") {
                     let parent = attr(s, "parent").unwrap_or("");
-                    if !named.insert((parent, name)) {
-                        let under = if parent.is_empty() { String::new() } else { format!(" under \"{parent}\"") };
-                        problems.push(Problem::Inconsistent {
-                            object: obj.id.clone(),
-                            message: format!("a second node named \"{name}\"{under}"),
-                            line,
-                        });
+                    let under = || if parent.is_empty() { String::new() } else { format!(" under \"{parent}\"") };
+                    let message = match named.get(&(parent, name)) {
+                        None => {
+                            named.insert((parent, name), defines);
+                            None
+                        }
+                        Some(true) if defines => Some(format!("a second node named \"{name}\"{}", under())),
+                        Some(false) if defines => Some(format!("node \"{name}\"{} is defined after an entry that overrides it", under())),
+                        Some(_) => None,
+                    };
+                    if let Some(message) = message {
+                        problems.push(Problem::Inconsistent { object: obj.id.clone(), message, line });
                     }
                 }
                 if let Some(id) = attr(s, "unique_id") {

@@ -1077,6 +1077,18 @@ frames = [ ExtResource( 1 ), ExtResource( 8 ) ]
     }
     // A header alone is a file Godot reads.
     assert!(levelmerge_core::check_text(&GodotCodec, b"[gd_resource type=\"Theme\" format=3]\n").is_empty());
+    // An entry without a type overrides the node of its path defined before it (sound), but
+    // finds none defined after it: Godot drops its properties.
+    let check =
+        |text: &str| -> Vec<String> { levelmerge_core::check_text(&GodotCodec, text.as_bytes()).iter().map(|p| p.to_string()).collect() };
+    let defined = "[node name=\"Icon\" type=\"Sprite\" parent=\".\"]\n\n";
+    let over = "[node name=\"Icon\" parent=\".\"]\nvisible = false\n\n";
+    let scene = |entries: &str| format!("[gd_scene format=2]\n\n[node name=\"Main\" type=\"Node2D\"]\n\n{entries}");
+    assert!(check(&scene(&format!("{defined}{over}"))).is_empty());
+    assert_eq!(
+        check(&scene(&format!("{over}{defined}"))),
+        ["line 8: node:Icon#2: node \"Icon\" under \".\" is defined after an entry that overrides it"]
+    );
 }
 
 fn found_in(problems: &[String], what: &str) -> usize {
