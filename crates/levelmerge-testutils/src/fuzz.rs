@@ -38,6 +38,24 @@ where
     }
 }
 
+/// The property of the swap fuzz targets: three versions cut at `0xFF`, each sound where
+/// `codec` checks it, leave as many conflicts open with ours and theirs swapped, or fail alike
+/// ([`crate::corpus::swapped_sides_leave_as_many_conflicts`]). Panics when the property fails.
+pub fn sides_swap_alike<C>(codec: &C, data: &[u8])
+where
+    C: levelmerge_core::Codec + Sync,
+    for<'s> C::Document<'s>: Send + Sync,
+{
+    let mut parts = data.splitn(3, |&b| b == 0xFF);
+    let (Some(base), Some(ours), Some(theirs)) = (parts.next(), parts.next(), parts.next()) else { return };
+    if [base, ours, theirs].iter().any(|t| !levelmerge_core::check_text(codec, t).is_empty()) {
+        return;
+    }
+    if let Err(difference) = crate::corpus::swapped_sides_leave_as_many_conflicts(codec, base, ours, theirs) {
+        panic!("swapping the sides changes the merge: {difference}");
+    }
+}
+
 /// Runs every `splice-…` input of `dir` through [`splice_agrees`]. Fails when there is none,
 /// so that a lost folder cannot pass unnoticed.
 pub fn replay_splice_regressions<C>(codec: &C, dir: &Path)
