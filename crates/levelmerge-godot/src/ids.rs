@@ -291,7 +291,8 @@ fn plan(files: Sides<&GodotFile<'_>>, table: Table, other_side: Side, known: Opt
 fn rewrite(file: &GodotFile<'_>, maps: &FxHashMap<Table, &FxHashMap<String, String>>) -> Option<Vec<u8>> {
     let mut edits: Vec<(usize, usize, String)> = Vec::new();
     let mut replace = |table: Table, start: usize, written: &str| {
-        let id = unquote(written.trim());
+        // Read as `resources` reads a section's id: unquoted, then trimmed.
+        let id = unquote(written.trim()).trim();
         if let Some(new) = maps.get(&table).and_then(|m| m.get(id)).filter(|new| new.as_str() != id) {
             let text = if written.trim().starts_with('"') { format!("\"{new}\"") } else { new.clone() };
             edits.push((start, start + written.len(), text));

@@ -17,7 +17,13 @@ fn every_regression_input_keeps_its_properties() {
 #[test]
 fn every_splice_regression_input_splices_as_the_whole_merge_writes() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fuzz-regressions");
-    fuzz::replay_splice_regressions(&levelmerge_godot::GodotCodec, &dir);
+    fuzz::replay_regressions_named(&dir, "splice-", |data| fuzz::splice_agrees(&levelmerge_godot::GodotCodec, data));
+}
+
+#[test]
+fn every_swap_regression_input_leaves_as_many_conflicts_with_its_sides_swapped() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fuzz-regressions");
+    fuzz::replay_regressions_named(&dir, "swap-", |data| fuzz::sides_swap_alike(&levelmerge_godot::GodotCodec, data));
 }
 
 #[test]

@@ -20,7 +20,9 @@ fn every_regression_input_keeps_its_properties() {
 #[test]
 fn every_splice_regression_input_splices_as_the_whole_merge_writes() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fuzz-regressions");
-    levelmerge_testutils::fuzz::replay_splice_regressions(&JsonCodec::default(), &dir);
+    levelmerge_testutils::fuzz::replay_regressions_named(&dir, "splice-", |data| {
+        levelmerge_testutils::fuzz::splice_agrees(&JsonCodec::default(), data)
+    });
 }
 
 /// The JSON codec, but for a writer that leaves a stray bracket at the end: what a fault in

@@ -56,18 +56,15 @@ where
     }
 }
 
-/// Runs every `splice-…` input of `dir` through [`splice_agrees`]. Fails when there is none,
-/// so that a lost folder cannot pass unnoticed.
-pub fn replay_splice_regressions<C>(codec: &C, dir: &Path)
-where
-    C: levelmerge_core::Codec + Sync,
-    for<'s> C::Document<'s>: Send + Sync,
-{
-    let inputs = regressions_named(dir, "splice-");
-    assert!(!inputs.is_empty(), "the splice regression inputs are missing from {}", dir.display());
+/// Runs every input of `dir` whose name starts with `prefix` (`splice-`, `swap-`) through
+/// `property` ([`splice_agrees`], [`sides_swap_alike`]). Fails when there is none, so that a
+/// lost folder cannot pass unnoticed.
+pub fn replay_regressions_named(dir: &Path, prefix: &str, property: impl Fn(&[u8])) {
+    let inputs = regressions_named(dir, prefix);
+    assert!(!inputs.is_empty(), "the {prefix}… regression inputs are missing from {}", dir.display());
     for (name, data) in inputs {
         eprintln!("replaying {name}");
-        splice_agrees(codec, &data);
+        property(&data);
     }
 }
 
