@@ -379,6 +379,12 @@ pub fn align(texts: Sides<&[u8]>) -> Option<Renumbered> {
     }
     let mut files = Sides::new(parse(texts.base).ok()?, parse(texts.ours).ok()?, parse(texts.theirs).ok()?);
     let tables = [Table::Ext, Table::Sub];
+    if [&files.base, &files.ours, &files.theirs]
+        .iter()
+        .any(|f| tables.iter().any(|&t| resources(f, t).iter().any(|r| r.id.contains(['\n', '"']))))
+    {
+        return None;
+    }
     let matched = tables.map(|t| Matched::new(Sides::new(&files.base, &files.ours, &files.theirs), t, None));
     let ours_renumbered = matched.iter().any(|m| m.renumbered(Side::Ours));
     let theirs_keeps = !ours_renumbered && matched.iter().any(|m| m.renumbered(Side::Theirs));
