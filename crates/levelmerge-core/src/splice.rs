@@ -268,10 +268,7 @@ fn changed_once_compared<'t, C: Codec>(codec: &C, base: &'t [u8], ours: &'t [u8]
     // both did, as the whole merge writes that object from the source of the side that changed
     // it (and recounts alike).
     let first_line = |part: &'t [u8]| &part[..memchr::memchr(b'\n', part).map_or(part.len(), |i| i + 1)];
-    let side = match o == t {
-        true => changer(first_line(base), first_line(ours), first_line(theirs)).unwrap_or(side),
-        false => side,
-    };
+    let side = if o == t { changer(first_line(base), first_line(ours), first_line(theirs)).unwrap_or(side) } else { side };
     Some(if side == Side::Ours { ours } else { theirs })
 }
 

@@ -60,6 +60,16 @@ fn resources<'s>(file: &GodotFile<'s>, table: Table) -> Vec<Resource<'s>> {
     out
 }
 
+/// Whether a resource id holds a line end or a quote: Godot never writes one, and a version
+/// that does is not aligned (its resources keep their ids).
+fn holds_an_id_godot_never_writes(file: &GodotFile<'_>) -> bool {
+    file.sections
+        .iter()
+        .filter(|s| matches!(file.kind(s), "ext_resource" | "sub_resource"))
+        .filter_map(|s| file.attr_unquoted(s, "id"))
+        .any(|id| id.contains(['\n', '"']))
+}
+
 fn is_integer(id: &str) -> bool {
     !id.is_empty() && id.bytes().all(|b| b.is_ascii_digit())
 }
@@ -379,10 +389,7 @@ pub fn align(texts: Sides<&[u8]>) -> Option<Renumbered> {
     }
     let mut files = Sides::new(parse(texts.base).ok()?, parse(texts.ours).ok()?, parse(texts.theirs).ok()?);
     let tables = [Table::Ext, Table::Sub];
-    if [&files.base, &files.ours, &files.theirs]
-        .iter()
-        .any(|f| tables.iter().any(|&t| resources(f, t).iter().any(|r| r.id.contains(['\n', '"']))))
-    {
+    if [&files.base, &files.ours, &files.theirs].iter().any(|f| holds_an_id_godot_never_writes(f)) {
         return None;
     }
     let matched = tables.map(|t| Matched::new(Sides::new(&files.base, &files.ours, &files.theirs), t, None));

@@ -28,11 +28,7 @@ where
     C: levelmerge_core::Codec + Sync,
     for<'s> C::Document<'s>: Send + Sync,
 {
-    let mut parts = data.splitn(3, |&b| b == 0xFF).map(std::str::from_utf8);
-    let (Some(Ok(base)), Some(Ok(ours)), Some(Ok(theirs))) = (parts.next(), parts.next(), parts.next()) else { return };
-    if [base, ours, theirs].iter().any(|t| !levelmerge_core::check_text(codec, t.as_bytes()).is_empty()) {
-        return;
-    }
+    let Some([Ok(base), Ok(ours), Ok(theirs)]) = sound_versions(codec, data).map(|v| v.map(std::str::from_utf8)) else { return };
     if let Err(difference) = crate::corpus::splice_agrees_with_whole_merge(codec, base, ours, theirs) {
         panic!("the splice and the whole merge disagree: {difference}");
     }
@@ -46,14 +42,18 @@ where
     C: levelmerge_core::Codec + Sync,
     for<'s> C::Document<'s>: Send + Sync,
 {
-    let mut parts = data.splitn(3, |&b| b == 0xFF);
-    let (Some(base), Some(ours), Some(theirs)) = (parts.next(), parts.next(), parts.next()) else { return };
-    if [base, ours, theirs].iter().any(|t| !levelmerge_core::check_text(codec, t).is_empty()) {
-        return;
-    }
+    let Some([base, ours, theirs]) = sound_versions(codec, data) else { return };
     if let Err(difference) = crate::corpus::swapped_sides_leave_as_many_conflicts(codec, base, ours, theirs) {
         panic!("swapping the sides changes the merge: {difference}");
     }
+}
+
+/// The three versions of a fuzz input (cut at `0xFF`), when each is sound where `codec` checks
+/// it: what the merge properties promise something of.
+fn sound_versions<'d, C: levelmerge_core::Codec>(codec: &C, data: &'d [u8]) -> Option<[&'d [u8]; 3]> {
+    let mut parts = data.splitn(3, |&b| b == 0xFF);
+    let versions = [parts.next()?, parts.next()?, parts.next()?];
+    versions.iter().all(|t| levelmerge_core::check_text(codec, t).is_empty()).then_some(versions)
 }
 
 /// Runs every input of `dir` whose name starts with `prefix` (`splice-`, `swap-`) through
