@@ -229,6 +229,14 @@ pub trait Codec {
         Ok(text)
     }
 
+    /// A version written in a form the others are not (a header-less mapping where another
+    /// version holds documents): no merge of objects means anything across two forms. The
+    /// version, and why; the merge is then refused as if it could not be read, and made by
+    /// lines. `None` by default.
+    fn form_apart(&self, _versions: Sides<&[u8]>) -> Option<(Side, Problem)> {
+        None
+    }
+
     /// What a version wrote that the model leaves out (a comment) and `merged` lost although
     /// no side removed it: the version holding it, and where. The merge is then refused as if
     /// that version could not be matched by id, and made by lines. `None` by default.

@@ -208,6 +208,9 @@ where
         }
         return Ok(outcome);
     }
+    if let Some((side, problem)) = codec.form_apart(texts) {
+        return Err(MergeError::Invalid { side, problems: vec![problem] });
+    }
     let mut outcome = merge_unmarked(codec, texts, options, style, splice)?;
     if let Some((side, problem)) = codec.dropped_text(&outcome.text, texts) {
         return Err(MergeError::Invalid { side, problems: vec![problem] });

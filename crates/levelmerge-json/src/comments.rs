@@ -73,41 +73,12 @@ fn inside_a_string_of_its_line(text: &[u8], at: usize) -> bool {
     inside
 }
 
-/// Every comment of `text` outside its strings, with where it starts: a line comment without
-/// its line end (or trailing spaces), a block comment whole.
+/// Every comment of `text`, as its reading finds them, with where it starts: a line comment
+/// without its line end (or trailing spaces), a block comment whole. None in a text that
+/// does not read (every version of a merge, and its result, reads).
 pub fn comments(text: &[u8], dialect: Dialect) -> Vec<(usize, &[u8])> {
-    let mut found = Vec::new();
-    let mut pos = 0;
-    while let Some(i) = memchr::memchr2(b'"', b'/', &text[pos..]) {
-        let at = pos + i;
-        if text[at] == b'"' {
-            pos = string_end(text, at, dialect);
-            continue;
-        }
-        pos = match text.get(at + 1) {
-            Some(b'/') => {
-                let end = memchr::memchr(b'\n', &text[at..]).map_or(text.len(), |n| at + n);
-                found.push((at, text[at..end].trim_ascii_end()));
-                end
-            }
-            Some(b'*') => {
-                let end = memchr::memmem::find(&text[at + 2..], b"*/").map_or(text.len(), |n| at + 2 + n + 2);
-                found.push((at, &text[at..end]));
-                end
-            }
-            _ => at + 1,
-        };
-    }
-    found
-}
-
-/// Where the string opening at `at` ends (after its closing quote; the text's end if it has none).
-fn string_end(text: &[u8], at: usize, dialect: Dialect) -> usize {
-    const RAW: &[u8] = b"\"\"\"";
-    if dialect == Dialect::Sjson && text[at..].starts_with(RAW) {
-        return memchr::memmem::find(&text[at + 3..], RAW).map_or(text.len(), |n| at + 3 + n + 3);
-    }
-    (crate::parse::closing_quote(text, at, text.len()) + 1).min(text.len())
+    let spans = crate::parse::comment_spans(text, dialect).unwrap_or_default();
+    spans.into_iter().map(|(start, end)| (start, text[start..end].trim_ascii_end())).collect()
 }
 
 #[cfg(test)]
@@ -124,6 +95,11 @@ mod tests {
         let raw = b"a = \"\"\"x\n// not one\n\"\"\"\nb = 1 // three\n";
         let found: Vec<&[u8]> = comments(raw, Dialect::Sjson).into_iter().map(|(_, c)| c).collect();
         assert_eq!(found, [&b"// three"[..]]);
+        // A mark inside an SJSON member name written bare is part of the name; after a
+        // number, it starts a comment.
+        let bare = b"a/*b = 1\nc//d = 2// four\n";
+        let found: Vec<(usize, &[u8])> = comments(bare, Dialect::Sjson);
+        assert_eq!(found, [(17, &b"// four"[..])]);
     }
 
     #[test]

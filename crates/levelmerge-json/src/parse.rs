@@ -213,6 +213,8 @@ struct Parser<'s, 'r> {
     strict: bool,
     uses_commas: bool,
     depth: usize,
+    /// Where each comment read lies, when asked for ([`comment_spans`]).
+    comments: Option<Vec<(usize, usize)>>,
 }
 
 impl<'s, 'r> Parser<'s, 'r> {
@@ -230,6 +232,7 @@ impl<'s, 'r> Parser<'s, 'r> {
             strict: dialect == Dialect::Json,
             uses_commas: false,
             depth: 0,
+            comments: None,
         }
     }
 }
@@ -275,12 +278,14 @@ impl Parser<'_, '_> {
             }
             match self.peek() {
                 Some(b'/') if self.src.get(self.pos + 1) == Some(&b'/') => {
+                    let start = self.pos;
                     while let Some(b) = self.peek() {
                         if b == b'\n' {
                             break;
                         }
                         self.pos += 1;
                     }
+                    self.note_comment(start);
                 }
                 Some(b'/') if self.src.get(self.pos + 1) == Some(&b'*') => {
                     let start = self.pos;
@@ -293,6 +298,7 @@ impl Parser<'_, '_> {
                             }
                             Some(b'*') if self.src.get(self.pos + 1) == Some(&b'/') => {
                                 self.pos += 2;
+                                self.note_comment(start);
                                 break;
                             }
                             Some(_) => self.pos += 1,
@@ -302,6 +308,12 @@ impl Parser<'_, '_> {
                 Some(0xEF) if self.pos == 0 && self.src.starts_with(b"\xEF\xBB\xBF") => self.pos += 3,
                 _ => return Ok(()),
             }
+        }
+    }
+
+    fn note_comment(&mut self, start: usize) {
+        if let Some(comments) = &mut self.comments {
+            comments.push((start, self.pos));
         }
     }
 
@@ -688,6 +700,17 @@ pub fn check_syntax(src: &[u8], dialect: Dialect) -> Result<(), Problem> {
     readable_text(src)?;
     let mut p = Parser::new(src, dialect, &[], false);
     p.document(dialect).map(|_| ()).map_err(|failure| naming_place(*failure, src, p.pos, dialect))
+}
+
+/// Where each comment of `src` lies, as its reading finds them: never inside a string, nor
+/// inside an SJSON member name written bare (`a/*b = 1` names `a/*b`). `None` when `src` does
+/// not read.
+pub fn comment_spans(src: &[u8], dialect: Dialect) -> Option<Vec<(usize, usize)>> {
+    readable_text(src).ok()?;
+    let mut p = Parser::new(src, dialect, &[], false);
+    p.comments = Some(Vec::new());
+    p.document(dialect).ok()?;
+    p.comments
 }
 
 /// The text of a file that can be read at all: under 4 GiB, text (no NUL byte near its

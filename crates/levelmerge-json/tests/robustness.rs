@@ -25,6 +25,14 @@ fn every_splice_regression_input_splices_as_the_whole_merge_writes() {
     });
 }
 
+#[test]
+fn every_swap_regression_input_leaves_as_many_conflicts_with_its_sides_swapped() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fuzz-regressions");
+    levelmerge_testutils::fuzz::replay_regressions_named(&dir, "swap-", |data| {
+        levelmerge_testutils::fuzz::sides_swap_alike(&JsonCodec::default(), data)
+    });
+}
+
 /// The JSON codec, but for a writer that leaves a stray bracket at the end: what a fault in
 /// the writing would give.
 struct MisWriting(JsonCodec);

@@ -84,6 +84,21 @@ impl Codec for UnityCodec {
         problems
     }
 
+    /// A header-less mapping (a `.meta`-like file) where another version holds documents: a
+    /// side that rewrote the file in the other form, or damage. Neither form's objects mean
+    /// anything in the other.
+    fn form_apart(&self, versions: Sides<&[u8]>) -> Option<(Side, Problem)> {
+        if ![versions.base, versions.ours, versions.theirs].into_iter().any(parse::holds_documents) {
+            return None;
+        }
+        [Side::Base, Side::Ours, Side::Theirs].into_iter().find_map(|side| {
+            let text = *versions.get(side);
+            let at = parse::header_less_mapping_at(text)?;
+            let message = "a mapping without a header, where another version holds `--- !u!CLASS &FILEID` documents: the two forms do not merge as one level";
+            Some((side, Problem::syntax_at(text, at, message)))
+        })
+    }
+
     fn checks_output(&self, _docs: Sides<&Self::Document<'_>>) -> bool {
         true
     }

@@ -497,6 +497,28 @@ fn document_offsets(src: &[u8]) -> impl Iterator<Item = usize> + '_ {
     first.into_iter().chain(memchr::memmem::find_iter(src, b"\n--- ").map(|i| i + 1))
 }
 
+/// Where a header-less file's mapping starts (a `.meta`-like file: no documents, and a first
+/// line that is no `%` directive), as [`parse`] reads it; `None` for any other text.
+pub fn header_less_mapping_at(src: &[u8]) -> Option<usize> {
+    if holds_documents(src) {
+        return None;
+    }
+    let content_start = if src.starts_with(levelmerge_core::text::BOM) { 3 } else { 0 };
+    let mut at = content_start;
+    for line in src[content_start..].split_inclusive(|&b| b == b'\n') {
+        if !line.iter().all(|&b| matches!(b, b' ' | b'\r' | b'\n')) {
+            return (line[0] != b'%').then_some(at);
+        }
+        at += line.len();
+    }
+    None
+}
+
+/// Whether a text holds `--- !u!CLASS &FILEID` documents (or lines that start as one).
+pub fn holds_documents(src: &[u8]) -> bool {
+    document_offsets(src).next().is_some()
+}
+
 /// The text cut at every document's `---` line (the preamble before the first is a part of
 /// its own). YAML ends any scalar at a `---` line, so a cut never falls inside a value.
 pub fn parts(src: &[u8]) -> Vec<&[u8]> {

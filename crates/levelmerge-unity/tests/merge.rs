@@ -233,6 +233,31 @@ fn check_finds_a_file_without_objects() {
 }
 
 #[test]
+fn a_header_less_mapping_against_documents_is_refused_whichever_side_holds_it() {
+    let one = scene(&[go(10, "Root", 11), tr(11, 10, 0, &[], "0")]);
+    let edited = one.replace("m_Name: Root", "m_Name: Stage");
+    let meta = "fileFormatVersion: 2\nguid: 0123456789abcdef0123456789abcdef\n";
+    let refused = |b: &str, o: &str, t: &str| {
+        let r =
+            merge_texts(&UnityCodec, Sides::new(b.as_bytes(), o.as_bytes(), t.as_bytes()), &Options::default(), &MarkerStyle::default());
+        match r {
+            Err(e) => e.to_string(),
+            Ok(m) => panic!("merged ({} open): {}", m.open_conflicts, text(&m)),
+        }
+    };
+    for error in [refused(&one, meta, &edited), refused(&one, &edited, meta), refused(meta, &one, &edited)] {
+        assert!(error.contains("a mapping without a header") && error.contains("line 1"), "{error}");
+    }
+    // The mapping after blank lines is named where it starts.
+    assert!(refused(&one, &format!("\n\n{meta}"), &one).contains("line 3"));
+    // Header-less mappings merge among themselves, and directives alone are no mapping.
+    let r = merge(meta, &meta.replace("2\n", "3\n"), meta);
+    assert_eq!((r.open_conflicts, text(&r)), (0, meta.replace("2\n", "3\n")));
+    let r = merge(&one, HEADER, &one);
+    assert_eq!((r.open_conflicts, text(&r)), (0, HEADER.to_owned()));
+}
+
+#[test]
 fn the_same_object_added_on_both_sides_merges_member_by_member() {
     let base = scene(&[go(10, "Root", 11), tr(11, 10, 0, &[], "0")]);
     let with = |extra: &str, layer: &str| {

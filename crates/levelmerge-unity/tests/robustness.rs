@@ -15,6 +15,12 @@ fn every_regression_input_keeps_its_properties() {
 }
 
 #[test]
+fn every_swap_regression_input_leaves_as_many_conflicts_with_its_sides_swapped() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fuzz-regressions");
+    fuzz::replay_regressions_named(&dir, "swap-", |data| fuzz::sides_swap_alike(&levelmerge_unity::UnityCodec, data));
+}
+
+#[test]
 fn the_sample_scene_round_trips_and_merges_with_itself() {
     parse_round_trip(SCENE.as_bytes());
     let edited = SCENE.replace("m_Name: Lamp", "m_Name: Torch");
