@@ -79,6 +79,7 @@ impl Codec for UnityCodec {
         if doc.docs.is_empty() {
             problems.push(Problem::Syntax { line: 1, column: 1, message: "no objects: expected a `--- !u!CLASS &FILEID` document".into() });
         }
+        problems.extend(objects_written_twice(doc));
         problems.extend(tilemap::tilemap_problems(doc));
         problems.extend(managed_refs::managed_reference_problems(doc));
         problems
@@ -193,6 +194,26 @@ impl Codec for UnityCodec {
 }
 
 /// The fields of a document (the map under its class name).
+/// Documents whose body holds a second top-level key: Unity writes one object per document,
+/// its class name the one key (`GameObject:`), so a second is two objects' fields run
+/// together (two sides renaming the class, say), which Unity reads as neither.
+fn objects_written_twice(file: &UnityFile<'_>) -> Vec<Problem> {
+    let mut problems = Vec::new();
+    for doc in &file.docs {
+        let Some(body) = doc.body else { continue };
+        // A header-less file (`.meta`-like) is one mapping of many keys.
+        if !file.src[doc.span.0 as usize..].starts_with("--- ") {
+            continue;
+        }
+        if let [first, second, ..] = file.entries_of(body) {
+            let message = format!("a second object `{}` in the document of `{}`", file.text(second.key), file.text(first.key));
+            let line = file.src[..second.key.0 as usize].matches('\n').count() + 1;
+            problems.push(Problem::Inconsistent { object: ObjectId::new(doc.file_id.to_string()), message, line });
+        }
+    }
+    problems
+}
+
 fn fields<'v, 'a>(obj: &'v Object<'a>) -> Option<&'v Value<'a>> {
     obj.props.get(&obj.kind)
 }

@@ -233,6 +233,28 @@ fn check_finds_a_file_without_objects() {
 }
 
 #[test]
+fn check_finds_a_document_holding_two_objects_and_the_merge_refuses_to_write_one() {
+    let one = scene(&[go(10, "Root", 11), tr(11, 10, 0, &[], "0")]);
+    let twice = one.replace("Transform:\n", "Transform:\n  m_ObjectHideFlags: 1\nRectTransform:\n");
+    let problems = check_text(&UnityCodec, twice.as_bytes());
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert!(problems[0].to_string().contains("a second object `RectTransform` in the document of `Transform`"), "{}", problems[0]);
+    assert_eq!(problems[0].line(), Some(15));
+    // A header-less mapping holds many keys.
+    assert!(check_text(&UnityCodec, b"fileFormatVersion: 2\nguid: 0123456789abcdef0123456789abcdef\n").is_empty());
+    // Both sides renaming the class each its own way would write both keys: refused.
+    let renamed = |class: &str| one.replace("Transform:\n", &format!("{class}:\n"));
+    let r = merge_texts(
+        &UnityCodec,
+        Sides::new(one.as_bytes(), renamed("Transform2").as_bytes(), renamed("Transform3").as_bytes()),
+        &Options::default(),
+        &MarkerStyle::default(),
+    );
+    let error = r.map(|m| text(&m)).expect_err("refused");
+    assert!(error.to_string().contains("a second object"), "{error}");
+}
+
+#[test]
 fn a_header_less_mapping_against_documents_is_refused_whichever_side_holds_it() {
     let one = scene(&[go(10, "Root", 11), tr(11, 10, 0, &[], "0")]);
     let edited = one.replace("m_Name: Root", "m_Name: Stage");
