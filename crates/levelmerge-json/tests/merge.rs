@@ -679,6 +679,19 @@ fn a_member_renamed_on_one_side_takes_the_other_sides_edit() {
 }
 
 #[test]
+fn members_renamed_on_each_side_take_the_other_sides_edits_whichever_side_is_ours() {
+    // Each side renames one member and edits the one the other renamed.
+    let base = "{\n  \"a\": 1,\n  \"b\": [1]\n}\n";
+    let ours = "{\n  \"a2\": 1,\n  \"b\": [1, 2]\n}\n";
+    let theirs = "{\n  \"a\": 3,\n  \"b2\": [1]\n}\n";
+    for (o, t) in [(ours, theirs), (theirs, ours)] {
+        let (m, c) = merge(base, o, t);
+        assert_eq!(c, 0, "{m}");
+        assert_eq!(m, "{\n  \"a2\": 3,\n  \"b2\": [1, 2]\n}\n");
+    }
+}
+
+#[test]
 fn a_member_renamed_among_many_takes_the_other_sides_edit() {
     // More members than are scanned for: they are found through an index.
     let members = |renamed: bool, value: u32| {

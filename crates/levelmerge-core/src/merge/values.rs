@@ -140,11 +140,12 @@ fn one_extends_the_other(b: &[Value<'_>], o: &[Value<'_>], t: &[Value<'_>]) -> b
     !extra.iter().any(|e| b.iter().any(|bv| bv.same(e)))
 }
 
-/// A member renamed (`old` → `new`) on both sides, or on one side without changing its value,
-/// when that is the only member the rename can be: then the edits under the old name on one side
-/// and under the new name on the other meet in one merge (a script field renamed with its data
-/// kept, as editors do on re-save).
-fn renamed_member<'a>(b: &Members<'a, 'a>, o: &Members<'a, 'a>, t: &Members<'a, 'a>) -> Option<(Key<'a>, Key<'a>)> {
+/// The members renamed (`old` → `new`) on both sides, or on one side without changing its
+/// value, where each is the only member the rename can be: then the edits under the old name on
+/// one side and under the new name on the other meet in one merge (a script field renamed with
+/// its data kept, as editors do on re-save). Each side's rename is found, whichever side
+/// renamed first: the result must not depend on which side is ours.
+fn renamed_members<'a>(b: &Members<'a, 'a>, o: &Members<'a, 'a>, t: &Members<'a, 'a>) -> Vec<(Key<'a>, Key<'a>)> {
     // Only fields are renamed: items of a collection keyed by identity (an id, a place, a
     // prefab override's target) that one key replaced are different items.
     let only = |mut keys: Vec<Key<'a>>| (keys.len() == 1 && is_field_name(keys[0])).then(|| keys.pop()).flatten();
@@ -153,20 +154,25 @@ fn renamed_member<'a>(b: &Members<'a, 'a>, o: &Members<'a, 'a>, t: &Members<'a, 
     let gone = only(b.keys().filter(|k| !o.has(k) && !t.has(k)).collect());
     let added = only(o.keys().filter(|k| !b.has(k) && t.has(k)).collect());
     if let (Some(old), Some(new)) = (gone, added) {
-        let (bv, ov, tv) = (b.get(old)?, o.get(new)?, t.get(new)?);
-        return (shape(bv) == shape(ov) && shape(bv) == shape(tv)).then_some((old, new));
+        let alike = match (b.get(old), o.get(new), t.get(new)) {
+            (Some(bv), Some(ov), Some(tv)) => shape(bv) == shape(ov) && shape(bv) == shape(tv),
+            _ => false,
+        };
+        return if alike { vec![(old, new)] } else { Vec::new() };
     }
-    // Renamed, value untouched, on one side only.
+    // Renamed, value untouched, on one side only (the two sides' renames name other members:
+    // what one side lacks, the other holds).
+    let mut renames = Vec::new();
     for (side, other) in [(o, t), (t, o)] {
         let gone = only(b.keys().filter(|k| !side.has(k) && other.has(k)).collect());
         let added = only(side.keys().filter(|k| !b.has(k) && !other.has(k)).collect());
         if let (Some(old), Some(new)) = (gone, added) {
-            if b.get(old)?.same(side.get(new)?) {
-                return Some((old, new));
+            if b.get(old).zip(side.get(new)).is_some_and(|(bv, sv)| bv.same(sv)) {
+                renames.push((old, new));
             }
         }
     }
-    None
+    renames
 }
 
 /// Whether a key reads as a field's name (`m_Speed`, `speed`, Godot's `theme/constants/a`),
@@ -446,8 +452,8 @@ impl<'a> Merger<'a> {
         let mut merged: FxHashMap<Key<'a>, MValue<'a>> = FxHashMap::default();
         let mut seen: FxHashSet<Key<'a>> = FxHashSet::default();
         let (bm, om, tm) = (Members::new(b), Members::new(o), Members::new(t));
-        let rename = renamed_member(&bm, &om, &tm);
-        if let Some((old, _)) = rename {
+        let renames = renamed_members(&bm, &om, &tm);
+        for &(old, _) in &renames {
             seen.insert(old);
         }
         for &(k, _) in o.iter().chain(t).chain(b) {
@@ -455,16 +461,18 @@ impl<'a> Merger<'a> {
                 continue;
             }
             path.push(Seg::Key(k));
-            let v = match rename {
-                Some((old, new)) if new == k => self.value(path, bm.get(old), om.get(k).or(om.get(old)), tm.get(k).or(tm.get(old))),
-                _ => self.value(path, bm.get(k), om.get(k), tm.get(k)),
+            let v = match renames.iter().find(|&&(_, new)| new == k) {
+                Some(&(old, _)) => self.value(path, bm.get(old), om.get(k).or(om.get(old)), tm.get(k).or(tm.get(old))),
+                None => self.value(path, bm.get(k), om.get(k), tm.get(k)),
             };
             if let Some(v) = v.or_else(|| self.removed_with_its_target(k, bm.get(k), om.get(k), tm.get(k))) {
                 merged.insert(k, v);
             }
             path.pop();
         }
-        let keys = |m: &'a [(Key<'a>, Value<'a>)]| m.iter().map(|(k, _)| *k).collect::<Vec<_>>();
+        // A renamed member keeps its place: every version names it by its new name.
+        let new_name = |k: Key<'a>| renames.iter().find(|&&(old, _)| old == k).map_or(k, |&(_, new)| new);
+        let keys = |m: &'a [(Key<'a>, Value<'a>)]| m.iter().map(|(k, _)| new_name(*k)).collect::<Vec<_>>();
         let (b, o, t) = (keys(b), keys(o), keys(t));
         let mut order = merge_order(&b, &o, &t, |k| merged.contains_key(k)).order;
         sort_concurrent_insertions(&mut order, &b, &o, &t);
