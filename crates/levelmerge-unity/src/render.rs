@@ -244,7 +244,7 @@ impl<'r, 'd> Renderer<'r, 'd> {
     /// A value in flow style (`{x: 1, y: 2}`, `[1, 2]`, or its text).
     fn flow(&self, rv: &RValue<'_>, out: &mut String) {
         match rv {
-            RValue::Exact(v) => out.push_str(v.raw),
+            RValue::Exact(v) => out.push_str(&in_flow(v.raw)),
             RValue::Map { template, entries } if matches!(self.kind_of(template), Some(YKind::Map | YKind::FlowMap)) => {
                 out.push('{');
                 for (i, (k, v)) in entries.iter().enumerate() {
@@ -261,6 +261,17 @@ impl<'r, 'd> Renderer<'r, 'd> {
             RValue::List { items, .. } => self.flow_list(items.iter(), out),
             RValue::Children { .. } => {}
         }
+    }
+}
+
+/// A value's text as a flow map or list holds it: a scalar written plain in a block (`2}`, `a,
+/// b`) that holds what ends a value there is single-quoted, which YAML reads as the same string.
+fn in_flow(raw: &str) -> std::borrow::Cow<'_, str> {
+    let plain = !raw.starts_with(['\'', '"', '{', '[']) && !raw.contains('\n');
+    if plain && raw.contains([',', '[', ']', '{', '}']) {
+        std::borrow::Cow::Owned(format!("'{}'", raw.replace('\'', "''")))
+    } else {
+        std::borrow::Cow::Borrowed(raw)
     }
 }
 

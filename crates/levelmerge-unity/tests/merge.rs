@@ -255,6 +255,26 @@ fn check_finds_a_document_holding_two_objects_and_the_merge_refuses_to_write_one
 }
 
 #[test]
+fn a_plain_value_written_into_a_flow_map_is_quoted_where_it_holds_a_bracket() {
+    let with = |item: &str| {
+        scene(&[
+            go(10, "Root", 11),
+            tr(11, 10, 0, &[], "0"),
+            format!("--- !u!114 &12\nMonoBehaviour:\n  m_GameObject: {{fileID: 0}}\n  m_List:\n{item}"),
+        ])
+    };
+    let base = with("  - {a: 1, b: 2}\n");
+    let ours = with("  - {a: 5, b: 2}\n");
+    let theirs = with("  - a: 1\n    b: 2}\n");
+    for (o, t) in [(&ours, &theirs), (&theirs, &ours)] {
+        let r = merge(&base, o, t);
+        assert_eq!(r.open_conflicts, 0, "{}", text(&r));
+        assert!(check_text(&UnityCodec, &r.text).is_empty(), "{}", text(&r));
+    }
+    assert_eq!(text(&merge(&base, &ours, &theirs)), with("  - {a: 5, b: '2}'}\n"));
+}
+
+#[test]
 fn a_header_less_mapping_against_documents_is_refused_whichever_side_holds_it() {
     let one = scene(&[go(10, "Root", 11), tr(11, 10, 0, &[], "0")]);
     let edited = one.replace("m_Name: Root", "m_Name: Stage");
