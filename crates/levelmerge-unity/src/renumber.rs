@@ -101,20 +101,24 @@ pub fn renumber(texts: Sides<&[u8]>) -> Option<(Vec<u8>, Vec<String>)> {
     let mut renamed: FxHashSet<i64> = FxHashSet::default();
     // Different objects, then (until nothing changes) the parts of renamed objects: a component
     // or child of theirs' renamed object is theirs' too.
-    let refers = |d: &UnityDoc, k: &str| theirs.fields(d).and_then(|f| theirs.get(f, k)).and_then(|n| local_ref(&theirs, n));
+    // A link either side's version of a clashing object writes: the two versions share the
+    // id, and which of them is theirs must not change what is renumbered.
+    let refers =
+        |(file, d): (&UnityFile<'_>, &UnityDoc), k: &str| file.fields(d).and_then(|f| file.get(f, k)).and_then(|n| local_ref(file, n));
+    let refer = |o: &UnityDoc, t: &UnityDoc, k: &str| [refers((&ours, o), k), refers((&theirs, t), k)].into_iter().flatten();
     loop {
         let before = renamed.len();
         // A game object and its components are one unit: a renamed component takes its game
         // object along (and, through it, the other components), so that no game object ends
         // up listing a component that names another one.
         let owners_of_renamed: FxHashSet<i64> =
-            theirs.docs.iter().filter(|d| renamed.contains(&d.file_id)).filter_map(|d| refers(d, "m_GameObject")).collect();
+            clashing.iter().filter(|(_, t)| renamed.contains(&t.file_id)).flat_map(|(o, t)| refer(o, t, "m_GameObject")).collect();
         for (o, t) in &clashing {
             if renamed.contains(&t.file_id) {
                 continue;
             }
             let belongs_to_renamed =
-                ["m_GameObject", "m_Father", "m_PrefabInstance"].iter().any(|k| refers(t, k).is_some_and(|id| renamed.contains(&id)));
+                ["m_GameObject", "m_Father", "m_PrefabInstance"].iter().any(|k| refer(o, t, k).any(|id| renamed.contains(&id)));
             let differ = ours.text(o.span) != theirs.text(t.span)
                 && different_objects((&ours, o), (&theirs, t))
                 && !renamed_in_place((&ours, o), (&theirs, t), &added_alike);
@@ -241,6 +245,24 @@ mod tests {
         assert!(notes.len() == 1 && notes[0].contains("under 4 id(s)"), "{notes:?}");
         assert!(!text.contains("&50\n") && !text.contains("&61\n") && !text.contains("&62\n") && !text.contains("&70\n"), "{text}");
         assert!(!text.contains("{fileID: 50}") && !text.contains("{fileID: 61}"), "{text}");
+    }
+
+    #[test]
+    fn a_component_follows_its_renamed_game_object_whichever_side_names_the_link() {
+        let base = "%YAML 1.1\n--- !u!1 &10\nGameObject:\n  m_Name: Root\n";
+        // Both added a different Lamp 50 with a renderer 51 alike but for one thing: one side's
+        // renderer lost its link to the Lamp (a damaged line). The renderer goes with the Lamp
+        // whichever side's version names the link.
+        let lamp = |name: &str, link: &str| {
+            format!("{base}--- !u!1 &50\nGameObject:\n  m_Component:\n  - component: {{fileID: 51}}\n  m_Name: {name}\n--- !u!222 &51\nCanvasRenderer:\n{link}  m_CullTransparentMesh: 1\n")
+        };
+        let (linked, unlinked) = (lamp("Lamp", "  m_GameObject: {fileID: 50}\n"), lamp("Torch", "  m_Gamebject: {fileID: 50}\n"));
+        for (ours, theirs) in [(&linked, &unlinked), (&unlinked, &linked)] {
+            let (text, notes) = renumber(Sides::new(base.as_bytes(), ours.as_bytes(), theirs.as_bytes())).expect("a collision");
+            let text = String::from_utf8(text).unwrap();
+            assert!(notes.len() == 1 && notes[0].contains("under 2 id(s)"), "{notes:?}");
+            assert!(!text.contains("&50\n") && !text.contains("&51\n"), "{text}");
+        }
     }
 
     #[test]
