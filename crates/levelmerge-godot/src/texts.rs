@@ -91,7 +91,11 @@ pub fn align(texts: Sides<&[u8]>) -> Option<Renumbered> {
             theirs_edits.push((theirs_span.0 as usize, theirs_span.1 as usize, merged));
         }
     }
-    if notes.is_empty() {
+    // A key ours writes twice in a section, or two of ours' sections under one identity (a
+    // damaged file), reach one of theirs' strings twice: which merged string it should hold
+    // is not known, so none is given.
+    theirs_edits.sort_unstable_by_key(|e| e.0);
+    if notes.is_empty() || theirs_edits.windows(2).any(|w| w[0].0 == w[1].0) {
         return None;
     }
     let splice = |file: &GodotFile<'_>, edits| Some(levelmerge_core::text::splice(file.src, edits).into_bytes());
