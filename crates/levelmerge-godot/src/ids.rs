@@ -248,10 +248,26 @@ fn plan(files: Sides<&GodotFile<'_>>, table: Table, other_side: Side, known: Opt
             base_final[*b] = Some(ours[o].id.to_owned());
         }
     }
-    // Base resources ours removed: their own id when free, else a fresh one.
+    // Base resources ours removed: their own id when free, else a fresh one. But an id ours
+    // gave a new resource, of one theirs kept as base had it, is ours' reuse of it (as Godot
+    // does on save): the mirror of theirs' reuse below, so that which side is ours does not
+    // decide whether the new resource replaces the old one or is added beside it.
+    let (theirs_uses, base_uses) = (uses(files.theirs, table), uses(files.base, table));
+    let ours_new_ids: FxHashSet<&str> = ours.iter().zip(&ours_to_base).filter(|(_, b)| b.is_none()).map(|(o, _)| o.id).collect();
+    let kept_alike_by_theirs = |i: usize, r: &Resource<'_>| {
+        theirs_to_base.iter().zip(&theirs).any(|(b, t)| *b == Some(i) && t.id == r.id && t.key == r.key)
+            && theirs_uses.get(r.id) <= base_uses.get(r.id)
+    };
     let mut base_map: FxHashMap<String, String> = FxHashMap::default();
     for (i, r) in base.iter().enumerate() {
-        let id = base_final[i].clone().unwrap_or_else(|| if used.contains(r.id) { fresh(r.id, &used) } else { r.id.to_owned() });
+        let reused_by_ours = || ours_new_ids.contains(r.id) && kept_alike_by_theirs(i, r);
+        let id = base_final[i].clone().unwrap_or_else(|| {
+            if used.contains(r.id) && !reused_by_ours() {
+                fresh(r.id, &used)
+            } else {
+                r.id.to_owned()
+            }
+        });
         used.insert(id.clone());
         base_map.insert(r.id.to_owned(), id.clone());
         base_final[i] = Some(id);
@@ -264,7 +280,7 @@ fn plan(files: Sides<&GodotFile<'_>>, table: Table, other_side: Side, known: Opt
     // An id ours kept as base had it, for a resource theirs removed, is theirs' to reuse (as
     // Godot does on save): the merge removes that resource, unless ours added a use of it.
     let kept_by_theirs: FxHashSet<usize> = theirs_to_base.iter().flatten().copied().collect();
-    let (ours_uses, base_uses) = (uses(files.ours, table), uses(files.base, table));
+    let ours_uses = uses(files.ours, table);
     let mut reusable: FxHashSet<&str> = ours_to_base
         .iter()
         .enumerate()

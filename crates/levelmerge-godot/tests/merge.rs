@@ -341,6 +341,18 @@ texture = SubResource( 2 )
 "#;
 
 #[test]
+fn a_sub_resource_one_side_replaced_under_its_id_merges_alike_whichever_side_is_ours() {
+    let base = "[gd_scene load_steps=3 format=2]\n\n[sub_resource type=\"Gradient\" id=1]\noffsets = PoolRealArray( 0, 1 )\n\n[sub_resource type=\"Gradient\" id=2]\noffsets = PoolRealArray( 0, 0.5 )\n\n[node name=\"Main\" type=\"Sprite\"]\na = SubResource( 1 )\n";
+    // Ours put a new resource in place of the first, reusing its id (as Godot 3 does on
+    // save); theirs pointed the node at the second.
+    let replaced = base.replace("type=\"Gradient\" id=1]\noffsets = PoolRealArray( 0, 1 )", "type=\"Curve\" id=1]\nbake_resolution = 50");
+    let repointed = base.replace("a = SubResource( 1 )", "a = SubResource( 2 )");
+    let expected = replaced.replace("a = SubResource( 1 )", "a = SubResource( 2 )");
+    assert_eq!(clean(base, &replaced, &repointed), expected);
+    assert_eq!(clean(base, &repointed, &replaced), expected);
+}
+
+#[test]
 fn sub_resources_stay_defined_before_their_first_use() {
     // Ours adds a gradient used by a texture theirs edits to use it: the merged file must
     // define the new gradient before the texture.
