@@ -238,6 +238,17 @@ fn fresh(id: &str, used: &FxHashSet<String>) -> String {
     (2..).map(|k| format!("{id}_{k}")).find(|c| !used.contains(c)).expect("an unused id")
 }
 
+/// Whether a side's resource is base's `b` as base had it (same id, same key), used no more
+/// often than base used it: what a side that kept it leaves for the other side's reuse of its id.
+fn kept_as_base_had_it(
+    kept: &Resource<'_>,
+    b: &Resource<'_>,
+    kept_uses: &FxHashMap<&str, usize>,
+    base_uses: &FxHashMap<&str, usize>,
+) -> bool {
+    kept.id == b.id && kept.key == b.key && kept_uses.get(kept.id) <= base_uses.get(b.id)
+}
+
 /// `files.ours` is the side that keeps its ids; `files.theirs` is `other_side`.
 fn plan(files: Sides<&GodotFile<'_>>, table: Table, other_side: Side, known: Option<&FxHashMap<String, String>>) -> Plan {
     let Matched { base, ours, theirs, ours_to_base, theirs_to_base } = Matched::new(files, table, known);
@@ -255,8 +266,7 @@ fn plan(files: Sides<&GodotFile<'_>>, table: Table, other_side: Side, known: Opt
     let (theirs_uses, base_uses) = (uses(files.theirs, table), uses(files.base, table));
     let ours_new_ids: FxHashSet<&str> = ours.iter().zip(&ours_to_base).filter(|(_, b)| b.is_none()).map(|(o, _)| o.id).collect();
     let kept_alike_by_theirs = |i: usize, r: &Resource<'_>| {
-        theirs_to_base.iter().zip(&theirs).any(|(b, t)| *b == Some(i) && t.id == r.id && t.key == r.key)
-            && theirs_uses.get(r.id) <= base_uses.get(r.id)
+        theirs_to_base.iter().zip(&theirs).any(|(b, t)| *b == Some(i) && kept_as_base_had_it(t, r, &theirs_uses, &base_uses))
     };
     let mut base_map: FxHashMap<String, String> = FxHashMap::default();
     for (i, r) in base.iter().enumerate() {
@@ -285,7 +295,7 @@ fn plan(files: Sides<&GodotFile<'_>>, table: Table, other_side: Side, known: Opt
         .iter()
         .enumerate()
         .filter_map(|(o, b)| b.map(|b| (&ours[o], &base[b], b)))
-        .filter(|(o, b, i)| !kept_by_theirs.contains(i) && o.id == b.id && o.key == b.key && ours_uses.get(o.id) <= base_uses.get(b.id))
+        .filter(|(o, b, i)| !kept_by_theirs.contains(i) && kept_as_base_had_it(o, b, &ours_uses, &base_uses))
         .map(|(o, _, _)| o.id)
         .collect();
     let mut theirs_map: FxHashMap<String, String> = FxHashMap::default();

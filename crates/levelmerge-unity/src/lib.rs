@@ -193,7 +193,6 @@ impl Codec for UnityCodec {
     }
 }
 
-/// The fields of a document (the map under its class name).
 /// Documents whose body holds a second top-level key: Unity writes one object per document,
 /// its class name the one key (`GameObject:`), so a second is two objects' fields run
 /// together (two sides renaming the class, say), which Unity reads as neither.
@@ -214,6 +213,7 @@ fn objects_written_twice(file: &UnityFile<'_>) -> Vec<Problem> {
     problems
 }
 
+/// The fields of a document (the map under its class name).
 fn fields<'v, 'a>(obj: &'v Object<'a>) -> Option<&'v Value<'a>> {
     obj.props.get(&obj.kind)
 }

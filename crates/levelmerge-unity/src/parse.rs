@@ -653,28 +653,24 @@ pub fn parse_among<'s>(src: &'s [u8], others: &[&[u8]]) -> Result<UnityFile<'s>,
     let mut preamble_end = starts.first().map_or(src.len(), |s| s.0);
     // A byte order mark before the header is part of the preamble.
     let content_start = if src.starts_with(levelmerge_core::text::BOM) { 3 } else { 0 };
-    if starts.is_empty() {
-        // A header-less file (`.meta`-like): one mapping.
-        if let Some(line) = p.next_content_line(content_start) {
-            if !text[line..].starts_with('%') {
-                preamble_end = 0;
-                p.pos = line;
-                let body = p.block_map(p.indent_at(line), None)?;
-                if let Some(left) = p.next_content_line(p.pos) {
-                    return Err(p.err(left, "unexpected text after the mapping"));
-                }
-                docs.push(UnityDoc {
-                    class_id: 0,
-                    file_id: 0,
-                    stripped: false,
-                    span: (0, src.len() as u32),
-                    body: Some(body),
-                    line: 1,
-                    class: (0, 0),
-                    same_everywhere: false,
-                });
-            }
+    // A header-less file (`.meta`-like): one mapping.
+    if let Some(line) = header_less_mapping_at(src) {
+        preamble_end = 0;
+        p.pos = line;
+        let body = p.block_map(p.indent_at(line), None)?;
+        if let Some(left) = p.next_content_line(p.pos) {
+            return Err(p.err(left, "unexpected text after the mapping"));
         }
+        docs.push(UnityDoc {
+            class_id: 0,
+            file_id: 0,
+            stripped: false,
+            span: (0, src.len() as u32),
+            body: Some(body),
+            line: 1,
+            class: (0, 0),
+            same_everywhere: false,
+        });
     }
     if docs.is_empty() {
         // The preamble holds only directives.
