@@ -263,8 +263,13 @@ fn plan(files: Sides<&GodotFile<'_>>, table: Table, other_side: Side, known: Opt
     // gave a new resource, of one theirs kept as base had it, is ours' reuse of it (as Godot
     // does on save): the mirror of theirs' reuse below, so that which side is ours does not
     // decide whether the new resource replaces the old one or is added beside it.
+    // A new resource of ours that theirs added too is not a reuse: theirs' copy takes its id.
+    let ours_new: Vec<usize> = (0..ours.len()).filter(|&o| ours_to_base[o].is_none()).collect();
+    let theirs_new: Vec<usize> = (0..theirs.len()).filter(|&t| theirs_to_base[t].is_none()).collect();
+    let new_pairs = matching(&picked(&theirs, &theirs_new), &picked(&ours, &ours_new), table, false);
+    let paired_by_theirs: FxHashSet<usize> = new_pairs.iter().flatten().map(|&o| ours_new[o]).collect();
     let (theirs_uses, base_uses) = (uses(files.theirs, table), uses(files.base, table));
-    let ours_new_ids: FxHashSet<&str> = ours.iter().zip(&ours_to_base).filter(|(_, b)| b.is_none()).map(|(o, _)| o.id).collect();
+    let ours_new_ids: FxHashSet<&str> = ours_new.iter().filter(|o| !paired_by_theirs.contains(o)).map(|&o| ours[o].id).collect();
     let kept_alike_by_theirs = |i: usize, r: &Resource<'_>| {
         theirs_to_base.iter().zip(&theirs).any(|(b, t)| *b == Some(i) && kept_as_base_had_it(t, r, &theirs_uses, &base_uses))
     };
@@ -284,9 +289,6 @@ fn plan(files: Sides<&GodotFile<'_>>, table: Table, other_side: Side, known: Opt
     }
     // Theirs: the base resource's id, or the id of the same new resource in ours, or its own
     // when free, else a fresh one.
-    let ours_new: Vec<usize> = (0..ours.len()).filter(|&o| ours_to_base[o].is_none()).collect();
-    let theirs_new: Vec<usize> = (0..theirs.len()).filter(|&t| theirs_to_base[t].is_none()).collect();
-    let new_pairs = matching(&picked(&theirs, &theirs_new), &picked(&ours, &ours_new), table, false);
     // An id ours kept as base had it, for a resource theirs removed, is theirs' to reuse (as
     // Godot does on save): the merge removes that resource, unless ours added a use of it.
     let kept_by_theirs: FxHashSet<usize> = theirs_to_base.iter().flatten().copied().collect();

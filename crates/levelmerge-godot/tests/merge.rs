@@ -353,6 +353,22 @@ fn a_sub_resource_one_side_replaced_under_its_id_merges_alike_whichever_side_is_
 }
 
 #[test]
+fn a_sub_resource_both_sides_edited_alike_under_two_ids_merges_alike_whichever_side_is_ours() {
+    let base = "[gd_scene load_steps=3 format=2]\n\n[sub_resource type=\"CapsuleShape2D\" id=1]\ncustom_solver_bias = 5.0\n\n[sub_resource type=\"GradientTexture\" id=2]\nwidth = 2048\n\n[node name=\"Main\" type=\"Node2D\"]\nshape = SubResource( 1 )\ntexture = SubResource( 2 )\n";
+    // Both set the shape's bias to 0.0. Ours changed nothing else; theirs removed the texture
+    // and added a material, which Godot 3 numbered 1, moving the shape to 2: the texture's id,
+    // taken by the shape both sides changed alike, is not theirs' reuse of it.
+    let ours = base.replace("5.0", "0.0");
+    let theirs = "[gd_scene load_steps=3 format=2]\n\n[sub_resource type=\"CanvasItemMaterial\" id=1]\nblend_mode = 1\n\n[sub_resource type=\"CapsuleShape2D\" id=2]\ncustom_solver_bias = 0.0\n\n[node name=\"Main\" type=\"Node2D\"]\nmaterial = SubResource( 1 )\nshape = SubResource( 2 )\n";
+    for (o, t) in [(ours.as_str(), theirs), (theirs, ours.as_str())] {
+        let out = clean(base, o, t);
+        assert_eq!(out.matches("type=\"CapsuleShape2D\"").count(), 1, "{out}");
+        assert!(!out.contains("GradientTexture") && !out.contains("texture ="), "{out}");
+        assert!(out.contains("type=\"CanvasItemMaterial\""), "{out}");
+    }
+}
+
+#[test]
 fn sub_resources_stay_defined_before_their_first_use() {
     // Ours adds a gradient used by a texture theirs edits to use it: the merged file must
     // define the new gradient before the texture.
