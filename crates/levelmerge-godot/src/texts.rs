@@ -64,7 +64,9 @@ pub fn align(texts: Sides<&[u8]>) -> Option<Renumbered> {
         let (Some(&bs), Some(&ts)) = (base.get(id), theirs.get(id)) else { continue };
         for p in files.ours.props_of(os) {
             let (key, ours_value) = (files.ours.text(p.key), files.ours.text(p.value));
-            if !is_multiline_string(ours_value) {
+            // A key written twice in a section is left alone on either side, as which of its
+            // values the merge keeps is not this string's to decide.
+            if !is_multiline_string(ours_value) || value_of(&files.ours, os, key).is_none() {
                 continue;
             }
             let (Some((base_value, _)), Some((theirs_value, theirs_span))) =
@@ -91,9 +93,8 @@ pub fn align(texts: Sides<&[u8]>) -> Option<Renumbered> {
             theirs_edits.push((theirs_span.0 as usize, theirs_span.1 as usize, merged));
         }
     }
-    // A key ours writes twice in a section, or two of ours' sections under one identity (a
-    // damaged file), reach one of theirs' strings twice: which merged string it should hold
-    // is not known, so none is given.
+    // Two of ours' sections under one identity (a damaged file) reach one of theirs' strings
+    // twice: which merged string it should hold is not known, so none is given.
     theirs_edits.sort_unstable_by_key(|e| e.0);
     if notes.is_empty() || theirs_edits.windows(2).any(|w| w[0].0 == w[1].0) {
         return None;

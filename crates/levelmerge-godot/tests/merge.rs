@@ -640,6 +640,20 @@ fn a_multi_line_string_both_sides_edited_in_different_lines_merges_line_by_line(
 }
 
 #[test]
+fn a_multi_line_string_one_side_writes_twice_is_not_merged_line_by_line_whichever_side_is_ours() {
+    // Theirs edits a later line of the shader and writes `code` a second time: which of its
+    // two values the edit of ours joins is not known, so the string stays one conflict.
+    let ours = SHADER.replace("speed = 1.0", "speed = 2.0");
+    let edited = SHADER.replace("vec3(1.0)", "vec3(0.5)");
+    let twice = edited.replace("[resource]\n", "[resource]\ncode = \"shader_type spatial;\n\"\n");
+    for (o, t) in [(ours.as_str(), twice.as_str()), (twice.as_str(), ours.as_str())] {
+        let r = merge(SHADER, o, t).unwrap_or_else(|e| panic!("merge failed: {e}"));
+        assert!(r.notes.iter().all(|n| !n.contains("line by line")), "{:?}", r.notes);
+        assert_eq!(r.open_conflicts, 1, "{:?}", r.conflicts);
+    }
+}
+
+#[test]
 fn a_string_one_side_cut_short_is_not_merged_line_by_line() {
     // Theirs ends the string after its first line and adds a property; ours edits a later line
     // of the string. Merged line by line, the string would lose its end: it stays a conflict.
