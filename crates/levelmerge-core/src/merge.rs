@@ -315,6 +315,23 @@ fn side_changes(base: &Level<'_>, side: &Level<'_>, other: &Level<'_>, rules: Ed
 }
 
 /// Merge three versions of a level.
+/// The kind an object's rules are looked up under: its kind merged like a value (the side that
+/// changed it wins; base's when both changed it apart; the one side's that has it), or none when
+/// both sides added it as different kinds, so that which side is ours never decides whether a
+/// rule of a kind applies.
+fn kind_for_rules<'x>(sides: Sides<Option<&'x Object<'_>>>) -> &'x str {
+    let kinds = sides.map(|_, o| o.map(|o| o.kind.as_str()));
+    match (kinds.base, kinds.ours, kinds.theirs) {
+        (_, Some(o), Some(t)) if o == t => o,
+        (Some(b), Some(o), Some(t)) if o == b => t,
+        (Some(b), Some(o), Some(t)) if t == b => o,
+        (Some(b), Some(_), Some(_)) => b,
+        (_, Some(one), None) | (_, None, Some(one)) => one,
+        (Some(b), None, None) => b,
+        (None, _, _) => "",
+    }
+}
+
 pub fn merge<'a>(inputs: Sides<&'a Level<'a>>, options: &Options) -> MergedLevel<'a> {
     let (base, ours, theirs) = (inputs.base, inputs.ours, inputs.theirs);
     let edits = EditRules { added_fields_are_edits: options.added_fields_are_edits, bookkeeping: options.bookkeeping_members };
@@ -405,10 +422,9 @@ pub fn merge<'a>(inputs: Sides<&'a Level<'a>>, options: &Options) -> MergedLevel
             continue;
         }
         let sides = Sides::new(base.get(&id), ours.get(&id), theirs.get(&id));
-        let any = sides.ours.or(sides.theirs).or(sides.base).expect("a conflicting object exists somewhere");
         let values = sides.map(|_, o| o.map(|o| &o.props).into_iter().collect());
         merger.object = id.clone();
-        merger.object_kind = &any.kind;
+        merger.object_kind = kind_for_rules(sides);
         let MValue::Conflict(c) = merger.conflict(&[], kind, values) else { unreachable!() };
         states.insert(id.clone(), ObjectState::Chosen(c));
         let mut stack = vec![id.clone()];
@@ -447,7 +463,7 @@ pub fn merge<'a>(inputs: Sides<&'a Level<'a>>, options: &Options) -> MergedLevel
             Some(s) => s,
             None => {
                 merger.object = id.clone();
-                merger.object_kind = &any.kind;
+                merger.object_kind = kind_for_rules(sides);
                 let props = merger
                     .value(&mut Vec::new(), sides.base.map(|o| &o.props), sides.ours.map(|o| &o.props), sides.theirs.map(|o| &o.props))
                     .expect("an object that exists has properties");

@@ -548,3 +548,18 @@ fn a_damage_one_side_had_is_carried_over_where_the_other_sides_insertion_moved_i
     let found = problems(&text);
     assert!(found.len() == 1 && found[0].contains("element 4 is listed both"), "{found:?}");
 }
+
+#[test]
+fn a_rule_of_the_scene_applies_alike_whichever_side_is_ours() {
+    // `cc.Scene._scale*` is volatile (the editor recomputes the canvas fit): both sides'
+    // different scales settle without a conflict.
+    let base = scene(&[node("A", "a", vec![], vec![])]).replace("\"_id\": \"scene\"", "\"_scale\": { \"x\": 1 },\n    \"_id\": \"scene\"");
+    let ours = base.replace("\"x\": 1", "\"x\": 2");
+    let theirs = base.replace("\"x\": 1", "\"x\": 3");
+    assert_eq!(merge(&base, &ours, &theirs).open_conflicts, 0);
+    // Theirs also changes the scene's type: the rule is looked up under the type the merge
+    // keeps (theirs'), whichever side is ours, so the scales conflict either way.
+    let retyped = theirs.replace("\"cc.Scene\"", "\"cc.Scene3D\"");
+    let (given, swapped) = (merge(&base, &ours, &retyped), merge(&base, &retyped, &ours));
+    assert_eq!((given.open_conflicts, swapped.open_conflicts), (1, 1), "{:?} / {:?}", given.conflicts, swapped.conflicts);
+}
