@@ -165,7 +165,8 @@ impl Level<'_> {
 
 /// A parent cycle, if the graph has one (members in parent order).
 pub fn find_cycle(graph: &[GraphNode]) -> Option<Vec<ObjectId>> {
-    let parent: FxHashMap<&ObjectId, &ObjectId> = graph.iter().filter_map(|n| n.effective_parent().map(|p| (&n.id, p))).collect();
+    let mut parent: FxHashMap<&ObjectId, &ObjectId> = FxHashMap::with_capacity_and_hasher(graph.len(), Default::default());
+    parent.extend(graph.iter().filter_map(|n| n.effective_parent().map(|p| (&n.id, p))));
     // Each object walked up from: on the walk under way (false), or done: no cycle above it.
     let mut done: FxHashMap<&ObjectId, bool> = FxHashMap::with_capacity_and_hasher(graph.len(), Default::default());
     let mut path: Vec<&ObjectId> = Vec::new();

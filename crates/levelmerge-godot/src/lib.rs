@@ -234,7 +234,7 @@ fn under_instance(path: &str, instanced: &FxHashSet<&str>) -> bool {
 /// its tags are read off `file`.
 pub fn scene_problems<'a>(file: &GodotFile<'a>, level: &Level<'_>) -> Vec<Problem> {
     let mut problems: Vec<Problem> = header_problem(file).into_iter().collect();
-    let mut instanced: FxHashSet<&str> = FxHashSet::default();
+    let mut instanced: FxHashSet<&str> = FxHashSet::with_capacity_and_hasher(level.objects.len(), Default::default());
     let mut nodes: FxHashSet<&str> = FxHashSet::with_capacity_and_hasher(level.objects.len(), Default::default());
     // Each object's section, whose tag holds its attributes (unquoted as read).
     let sections: Vec<Option<&Section>> = level.objects.values().map(|o| section_of(file, o)).collect();
@@ -253,7 +253,8 @@ pub fn scene_problems<'a>(file: &GodotFile<'a>, level: &Level<'_>) -> Vec<Proble
     let mut named: rustc_hash::FxHashMap<(&str, &str), bool> =
         rustc_hash::FxHashMap::with_capacity_and_hasher(level.objects.len(), Default::default());
     // Node → its line, by `unique_id` (Godot 4.6): one id names one node.
-    let mut unique: rustc_hash::FxHashMap<&str, usize> = rustc_hash::FxHashMap::default();
+    let mut unique: rustc_hash::FxHashMap<&str, usize> =
+        rustc_hash::FxHashMap::with_capacity_and_hasher(level.objects.len(), Default::default());
     let mut roots = 0;
     // The first line that names the root (`parent="."`, a connection's `"."`): Godot refuses a
     // scene whose nodes hang under a root it does not hold.

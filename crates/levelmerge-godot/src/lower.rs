@@ -91,7 +91,7 @@ fn parent_path<'s>(file: &GodotFile<'s>, s: &Section) -> Option<&'s str> {
 pub fn section_ids<'f>(file: &'f GodotFile<'_>) -> &'f [Option<ObjectId>] {
     file.ids.get_or_init(|| {
         let mut ids: Vec<Option<String>> = file.sections.iter().map(|s| section_id(file, s)).collect();
-        let mut nodes: rustc_hash::FxHashSet<&str> = rustc_hash::FxHashSet::default();
+        let mut nodes: rustc_hash::FxHashSet<&str> = rustc_hash::FxHashSet::with_capacity_and_hasher(ids.len(), Default::default());
         let mut repeated = Vec::new();
         for (i, (s, id)) in file.sections.iter().zip(&ids).enumerate() {
             if let Some(id) = id.as_deref().filter(|_| file.kind(s) == "node") {
@@ -153,7 +153,8 @@ pub fn lower<'d>(file: &'d GodotFile<'d>, side: Side) -> Result<Level<'d>, Vec<P
     // Nodes this file defines (with a type or an instance). A node without either only
     // overrides properties of a node inside an instanced scene: removing that override leaves
     // the node, and its children, in place, so it is nobody's parent here.
-    let mut owners: rustc_hash::FxHashMap<&str, &ObjectId> = rustc_hash::FxHashMap::default();
+    let mut owners: rustc_hash::FxHashMap<&str, &ObjectId> =
+        rustc_hash::FxHashMap::with_capacity_and_hasher(file.sections.len(), Default::default());
     let origin = |n: Node| Origin { side, node: n.encode(file) };
     for (i, (s, id)) in file.sections.iter().zip(section_ids(file)).enumerate() {
         let Some(id) = id else {

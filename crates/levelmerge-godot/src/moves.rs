@@ -355,11 +355,10 @@ fn node_tags(text: &[u8]) -> impl Iterator<Item = &[u8]> {
 /// every base node's path is still there. Only tags whole on their first line are compared (a
 /// tag spread over lines may name its parent further down).
 fn keeps_node_tags(base_tags: &[&[u8]], side: &[u8]) -> bool {
-    let side_tags: Vec<&[u8]> = node_tags(side).collect();
-    if side_tags == base_tags {
+    if node_tags(side).eq(base_tags.iter().copied()) {
         return true;
     }
-    let kept: FxHashSet<&[u8]> = side_tags.into_iter().collect();
+    let kept: FxHashSet<&[u8]> = node_tags(side).collect();
     base_tags.iter().all(|tag| tag.trim_ascii_end().ends_with(b"]") && kept.contains(tag))
 }
 

@@ -378,9 +378,12 @@ pub fn parse_among<'s>(src: &'s [u8], others: &[&[u8]]) -> Result<GodotFile<'s>,
     let text = std::str::from_utf8(src).map_err(|e| Problem::syntax_at(src, e.valid_up_to(), "not valid UTF-8"))?;
     // A byte order mark before the first tag is part of the preamble.
     let mut p = Parser { b: src, pos: if src.starts_with(levelmerge_core::text::BOM) { 3 } else { 0 } };
-    let mut sections: Vec<Section> = Vec::new();
-    let mut attrs = Vec::new();
-    let mut props: Vec<Prop> = Vec::new();
+    // Sized once from the line count (each section and property starts a line): grown by
+    // doubling, they would take a fresh page of the allocator at each size.
+    let lines = 1 + memchr::memchr_iter(b'\n', src).count();
+    let mut sections: Vec<Section> = Vec::with_capacity(lines);
+    let mut attrs = Vec::with_capacity(lines * 2);
+    let mut props: Vec<Prop> = Vec::with_capacity(lines);
     let mut key_aliases = rustc_hash::FxHashMap::default();
     // Preamble: trivia lines before the first tag.
     while p.pos < src.len() && src[p.pos] != b'[' {
@@ -466,13 +469,16 @@ pub fn parts(src: &[u8]) -> Option<Vec<&[u8]>> {
         let line = &src[at + 1..];
         PART_TAGS.iter().any(|t| line.starts_with(t) && matches!(line.get(t.len()), Some(b' ' | b']')))
     };
-    let mut starts: Vec<usize> =
-        std::iter::once(0).chain(memchr::memmem::find_iter(src, b"\n[").map(|i| i + 1).filter(|&at| opens_section(at))).collect();
+    let mut starts: Vec<usize> = Vec::with_capacity(1 + memchr::memchr_iter(b'\n', src).count());
+    starts.push(0);
+    starts.extend(memchr::memmem::find_iter(src, b"\n[").map(|i| i + 1).filter(|&at| opens_section(at)));
     starts.push(src.len());
     if !strings_close_before(src, &starts) {
         return None;
     }
-    Some(starts.windows(2).map(|w| &src[w[0]..w[1]]).filter(|p| !p.is_empty()).collect())
+    let mut parts = Vec::with_capacity(starts.len() - 1);
+    parts.extend(starts.windows(2).map(|w| &src[w[0]..w[1]]).filter(|p| !p.is_empty()));
+    Some(parts)
 }
 
 /// Whether `text` reads alone as it reads in its file: every section of a kind that opens a
