@@ -106,8 +106,9 @@ const fn stops(bytes: &[u8]) -> Stops {
     t
 }
 
-/// Inside brackets: strings and brackets matter.
-const NESTING: Stops = stops(b"\"()[]{}");
+/// Inside brackets: strings and brackets matter, and line ends (a line there must not open a
+/// section).
+const NESTING: Stops = stops(b"\"()[]{}\n");
 /// A property's value at depth 0 also ends at a line end.
 const ENDS_IN_PROPERTY: Stops = stops(b"\"()[]{}\n\r");
 /// An attribute's value at depth 0 also ends at a space.
@@ -245,6 +246,14 @@ impl<'s> Parser<'s> {
                         }
                         None if in_tag && c == b']' => return Ok(i),
                         _ => return Err(self.error(i, format!("unbalanced '{}'", c as char))),
+                    }
+                }
+                // A line opening a section inside a value: the value was left open (Godot
+                // refuses the file), and the file cut into sections ([`parts`]) would read
+                // that line as a section, where reading on reads it as part of the value.
+                b'\n' if !stack.is_empty() => {
+                    if opens_section(b, i + 1) {
+                        return Err(self.error(from, "value never closed before the section tag on a later line"));
                     }
                 }
                 // Only bytes of `outside` reach here with an empty stack.
@@ -461,17 +470,19 @@ fn naming_section(problem: Problem, tag: &str) -> Problem {
 const PART_TAGS: [&[u8]; 8] =
     [b"gd_scene", b"gd_resource", b"ext_resource", b"sub_resource", b"resource", b"node", b"connection", b"editable"];
 
+/// Whether the line at `at` opens a section of a kind that starts a part.
+fn opens_section(src: &[u8], at: usize) -> bool {
+    let Some(tag) = src.get(at..).and_then(|line| line.strip_prefix(b"[")) else { return false };
+    PART_TAGS.iter().any(|t| tag.starts_with(t) && matches!(tag.get(t.len()), Some(b' ' | b']')))
+}
+
 /// The text cut at every line that opens a section of a known kind (the blank lines after a
 /// section stay with it); `None` when a cut would fall inside a string: a part whose quotes
 /// do not pair up holds the start of a string that runs past its end.
 pub fn parts(src: &[u8]) -> Option<Vec<&[u8]>> {
-    let opens_section = |at: usize| {
-        let line = &src[at + 1..];
-        PART_TAGS.iter().any(|t| line.starts_with(t) && matches!(line.get(t.len()), Some(b' ' | b']')))
-    };
     let mut starts: Vec<usize> = Vec::with_capacity(1 + memchr::memchr_iter(b'\n', src).count());
     starts.push(0);
-    starts.extend(memchr::memmem::find_iter(src, b"\n[").map(|i| i + 1).filter(|&at| opens_section(at)));
+    starts.extend(memchr::memmem::find_iter(src, b"\n[").map(|i| i + 1).filter(|&at| opens_section(src, at)));
     starts.push(src.len());
     if !strings_close_before(src, &starts) {
         return None;
@@ -708,6 +719,21 @@ mod tests {
                 other => panic!("{src:?}: {other:?}"),
             }
         }
+    }
+
+    #[test]
+    fn a_value_left_open_over_a_section_tag_is_refused_where_it_opens() {
+        // Read on to its `)`, the value would swallow the next section, which the file cut
+        // into parts reads as a section of its own.
+        let src = "[gd_scene format=3]\n\n[node name=\"A\" type=\"Node\"]\npolygon = PackedVector2Array(1, 2,\n\n[node name=\"B\" type=\"Node\" parent=\".\"]\n3)\n";
+        let e = parse(src.as_bytes()).unwrap_err();
+        assert!(matches!(e, Problem::Syntax { line: 4, column: 11, .. }), "{e}");
+        assert!(e.to_string().contains("never closed before the section tag"), "{e}");
+        // Lines that only look like tags inside a string, or that open no known section, stay
+        // part of the value.
+        let src = "[gd_scene format=3]\n\n[node name=\"A\" type=\"Node\"]\ntext = [\"a\n[node name=\\\"B\\\"]\", {\n[nodes]: 1\n}]\n";
+        let f = parse(src.as_bytes()).unwrap();
+        assert_eq!(f.sections.len(), 2);
     }
 
     #[test]
