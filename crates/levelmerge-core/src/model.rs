@@ -131,6 +131,9 @@ pub struct Value<'a> {
     /// Whether a reference lives anywhere inside this value (so that looking for references
     /// skips the many values without any).
     pub has_references: bool,
+    /// Whether this map is a list keyed by its items' identities ([`Value::keyed_list`]),
+    /// not a mapping: the two are values of different kinds, whatever their members.
+    pub keyed: bool,
     pub kind: ValueKind<'a>,
 }
 
@@ -167,19 +170,29 @@ impl<'a> Value<'a> {
         0u8.hash(&mut h);
         raw.hash(&mut h);
         let has_references = reference.is_some();
-        Value { raw, hash: h.finish(), origin, has_children: false, has_references, kind: ValueKind::Scalar { reference } }
+        Value { raw, hash: h.finish(), origin, has_children: false, has_references, keyed: false, kind: ValueKind::Scalar { reference } }
     }
 
     pub fn map(raw: &'a str, origin: Origin, entries: Vec<(Key<'a>, Value<'a>)>) -> Self {
+        Self::members(raw, origin, entries, false)
+    }
+
+    /// A list whose items each carry an identity, as a map from each item's identity to the
+    /// item: merged member by member like a map, and written back as a list.
+    pub fn keyed_list(raw: &'a str, origin: Origin, entries: Vec<(Key<'a>, Value<'a>)>) -> Self {
+        Self::members(raw, origin, entries, true)
+    }
+
+    fn members(raw: &'a str, origin: Origin, entries: Vec<(Key<'a>, Value<'a>)>, keyed: bool) -> Self {
         let mut h = FxHasher::default();
-        1u8.hash(&mut h);
+        (if keyed { 3u8 } else { 1u8 }).hash(&mut h);
         for (k, v) in &entries {
             k.hash(&mut h);
             v.hash.hash(&mut h);
         }
         let has_children = entries.iter().any(|(_, v)| v.has_children);
         let has_references = entries.iter().any(|(_, v)| v.has_references);
-        Value { raw, hash: h.finish(), origin, has_children, has_references, kind: ValueKind::Map(entries) }
+        Value { raw, hash: h.finish(), origin, has_children, has_references, keyed, kind: ValueKind::Map(entries) }
     }
 
     pub fn list(raw: &'a str, origin: Origin, items: Vec<Value<'a>>) -> Self {
@@ -190,7 +203,7 @@ impl<'a> Value<'a> {
         }
         let has_children = items.iter().any(|v| v.has_children);
         let has_references = items.iter().any(|v| v.has_references);
-        Value { raw, hash: h.finish(), origin, has_children, has_references, kind: ValueKind::List(items) }
+        Value { raw, hash: h.finish(), origin, has_children, has_references, keyed: false, kind: ValueKind::List(items) }
     }
 
     /// A slot of child objects. `child_hashes` are the children's property hashes, so that two
@@ -203,7 +216,7 @@ impl<'a> Value<'a> {
             id.hash(&mut h);
             ch.hash(&mut h);
         }
-        Value { raw, hash: h.finish(), origin, has_children: true, has_references: false, kind: ValueKind::Children(ids) }
+        Value { raw, hash: h.finish(), origin, has_children: true, has_references: false, keyed: false, kind: ValueKind::Children(ids) }
     }
 
     /// Same meaning (structure and scalar text), whatever the layout.

@@ -195,9 +195,11 @@ pub fn lower<'d>(file: &'d GodotFile<'d>, side: Side) -> Result<Level<'d>, Vec<P
                 let at = origin(Node::Prop(prop_base + j));
                 let cells = tiles::may_hold_cells(key).then(|| tiles::cells(key, value, format())).flatten();
                 let lowered = match cells {
-                    Some(cells) => {
-                        Value::map(value, at, cells.into_iter().map(|(place, rest)| (place, Value::scalar(rest, at, None))).collect())
-                    }
+                    Some(cells) => Value::keyed_list(
+                        value,
+                        at,
+                        cells.into_iter().map(|(place, rest)| (place, Value::scalar(rest, at, None))).collect(),
+                    ),
                     None => Value::scalar(value, at, resource_use(value)),
                 };
                 entries.push((key, lowered));

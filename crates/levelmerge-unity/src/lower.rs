@@ -102,7 +102,7 @@ impl<'d> Lowerer<'d> {
                     // the core merges by key and order.
                     Some(ids) => {
                         let entries = ids.into_iter().zip(items).map(|(id, &item)| (id, self.value(item, key, class))).collect();
-                        Value::map(raw, self.origin(node), entries)
+                        Value::keyed_list(raw, self.origin(node), entries)
                     }
                     None => {
                         let values = items.iter().map(|&i| self.value(i, key, class)).collect();
@@ -175,7 +175,7 @@ impl<'d> Lowerer<'d> {
                     .into_iter()
                     .filter_map(|item| Some((item["{fileID: ".len()..item.len() - 1].trim(), self.line_reference(item, RefRole::Other)?)))
                     .collect();
-                fields.push((key, Value::map(text, self.origin(u32::MAX), entries)));
+                fields.push((key, Value::keyed_list(text, self.origin(u32::MAX), entries)));
             }
         }
         let inner = Value::map(raw, self.origin(doc.body.unwrap_or(u32::MAX)), fields);

@@ -887,3 +887,25 @@ fn a_conflict_in_a_component_spliced_alone_is_named_by_its_game_objects_path() {
     let light = r.conflicts.iter().find(|c| c.object == "12").expect("the intensities conflict");
     assert_eq!((light.object_path.clone(), light.object_kind.as_str()), (Some(vec!["Room".to_owned(), "Lamp".to_owned()]), "Light"));
 }
+
+#[test]
+fn a_field_one_side_writes_as_a_mapping_and_the_other_as_a_list_is_not_merged_member_by_member() {
+    let behaviour = |field: &str| format!("--- !u!114 &30\nMonoBehaviour:\n  m_GameObject: {{fileID: 10}}\n  m_Enabled: 1\n{field}");
+    let root = [go(10, "Root", 11), tr(11, 10, 0, &[], "0")];
+    let with = |field: &str| scene(&[root[0].clone(), root[1].clone(), behaviour(field)]);
+    let base = with("");
+    // A list keyed by the objects its items name, and a mapping: merged by key, the mapping's
+    // member would be written as an item of the list (or the list's item as a member).
+    let listed = with("  m_Slots:\n  - slot: {fileID: 11}\n");
+    let mapped = with("  m_Slots:\n    first: {fileID: 10}\n");
+    for (ours, theirs) in [(&listed, &mapped), (&mapped, &listed)] {
+        let r = merge(&base, ours, theirs);
+        assert_eq!(r.open_conflicts, 1, "{}", text(&r));
+        assert_eq!(r.conflicts[0].path, "MonoBehaviour.m_Slots");
+    }
+    // One side turning the list into a mapping, the other leaving it: the change stands.
+    let r = merge(&listed, &mapped, &listed);
+    assert_eq!((r.open_conflicts, text(&r)), (0, mapped.clone()));
+    let r = merge(&listed, &listed, &mapped);
+    assert_eq!((r.open_conflicts, text(&r)), (0, mapped));
+}

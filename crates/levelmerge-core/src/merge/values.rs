@@ -192,6 +192,16 @@ fn map_entries<'v, 'a>(v: &'v Value<'a>) -> Option<&'v [(Key<'a>, Value<'a>)]> {
     }
 }
 
+/// Whether the maps among `values` are all mappings or all keyed lists: a side that wrote a
+/// mapping where another wrote a keyed list changed the kind of the value, which is not
+/// merged member by member (members of one would be written in the other's form). An empty
+/// map is either (Unity writes an empty keyed list `{}`).
+fn maps_alike(values: [Option<&Value<'_>>; 3]) -> bool {
+    let mut keyed = values.into_iter().flatten().filter(|v| matches!(&v.kind, ValueKind::Map(m) if !m.is_empty())).map(|v| v.keyed);
+    let first = keyed.next();
+    keyed.all(|k| Some(k) == first)
+}
+
 /// The ids of a child slot; an empty list counts as an empty slot (a codec cannot tell which an
 /// empty array is).
 fn child_ids<'v>(v: &'v Value<'_>) -> Option<&'v [ObjectId]> {
@@ -294,7 +304,8 @@ impl<'a> Merger<'a> {
                 let tpl = template(b, o, t);
                 match (b.map(|b| &b.kind), &ov.kind, &tv.kind) {
                     _ if [b, Some(ov), Some(tv)].iter().flatten().all(|v| map_entries(v).is_some())
-                        && [b, Some(ov), Some(tv)].iter().flatten().any(|v| matches!(v.kind, ValueKind::Map(_))) =>
+                        && [b, Some(ov), Some(tv)].iter().flatten().any(|v| matches!(v.kind, ValueKind::Map(_)))
+                        && maps_alike([b, Some(ov), Some(tv)]) =>
                     {
                         let entries = |v: Option<&'a Value<'a>>| v.and_then(map_entries).unwrap_or(&[]);
                         Some(self.map(path, tpl, entries(b), entries(Some(ov)), entries(Some(tv))))
