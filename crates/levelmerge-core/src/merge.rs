@@ -314,7 +314,6 @@ fn side_changes(base: &Level<'_>, side: &Level<'_>, other: &Level<'_>, rules: Ed
     SideChanges { subtree_touched, newly_referenced }
 }
 
-/// Merge three versions of a level.
 /// The kind an object's rules are looked up under: its kind merged like a value (the side that
 /// changed it wins; base's when both changed it apart; the one side's that has it), or none when
 /// both sides added it as different kinds, so that which side is ours never decides whether a
@@ -332,6 +331,7 @@ fn kind_for_rules<'x>(sides: Sides<Option<&'x Object<'_>>>) -> &'x str {
     }
 }
 
+/// Merge three versions of a level.
 pub fn merge<'a>(inputs: Sides<&'a Level<'a>>, options: &Options) -> MergedLevel<'a> {
     let (base, ours, theirs) = (inputs.base, inputs.ours, inputs.theirs);
     let edits = EditRules { added_fields_are_edits: options.added_fields_are_edits, bookkeeping: options.bookkeeping_members };
