@@ -240,8 +240,8 @@ pub fn scene_problems<'a>(file: &GodotFile<'a>, level: &Level<'_>) -> Vec<Proble
     let sections: Vec<Option<&Section>> = level.objects.values().map(|o| section_of(file, o)).collect();
     let attr = |s: Option<&Section>, key: &str| -> Option<&'a str> { file.attr_unquoted(s?, key) };
     for (obj, &s) in level.objects.values().zip(&sections).filter(|(o, _)| o.kind == "node") {
-        if let Some(path) = obj.id.as_str().strip_prefix("node:") {
-            if attr(s, "instance").is_some() || attr(s, "instance_placeholder").is_some() {
+        if let (Some(path), Some(s)) = (obj.id.as_str().strip_prefix("node:"), s) {
+            if file.attrs_unquoted(s, ["instance", "instance_placeholder"]) != [None, None] {
                 instanced.insert(path);
             }
         }
@@ -286,7 +286,9 @@ pub fn scene_problems<'a>(file: &GodotFile<'a>, level: &Level<'_>) -> Vec<Proble
         match obj.kind.as_str() {
             "node" => {
                 let path = obj.id.as_str().strip_prefix("node:").unwrap_or("");
-                match attr(s, "parent") {
+                let [parent, name, type_name, instance, unique_id] =
+                    s.map_or([None; 5], |s| file.attrs_unquoted(s, ["parent", "name", "type", "instance", "unique_id"]));
+                match parent {
                     None => {
                         roots += 1;
                         if roots > 1 {
@@ -301,9 +303,9 @@ pub fn scene_problems<'a>(file: &GodotFile<'a>, level: &Level<'_>) -> Vec<Proble
                         problems.push(Problem::Orphan { object: obj.id.clone(), parent: ObjectId::new(format!("node:{parent}")), line })
                     }
                 }
-                let defines = attr(s, "type").is_some() || attr(s, "instance").is_some();
-                if let Some(name) = attr(s, "name") {
-                    let parent = attr(s, "parent").unwrap_or("");
+                let defines = type_name.is_some() || instance.is_some();
+                if let Some(name) = name {
+                    let parent = parent.unwrap_or("");
                     let under = || if parent.is_empty() { String::new() } else { format!(" under \"{parent}\"") };
                     let message = match named.get(&(parent, name)) {
                         None => {
@@ -318,7 +320,7 @@ pub fn scene_problems<'a>(file: &GodotFile<'a>, level: &Level<'_>) -> Vec<Proble
                         problems.push(Problem::Inconsistent { object: obj.id.clone(), message, line });
                     }
                 }
-                if let Some(id) = attr(s, "unique_id") {
+                if let Some(id) = unique_id {
                     if let Some(&first_line) = unique.get(id) {
                         problems.push(Problem::DuplicateId { id: format!("unique_id={id}"), line, first_line });
                     } else {

@@ -64,8 +64,8 @@ impl Node {
 /// A node's path from the scene root: `.` for the root, else `parent/name` (`name` under `.`),
 /// written after `prefix`.
 fn node_path(file: &GodotFile<'_>, s: &Section, prefix: &str) -> Option<String> {
-    let name = file.attr_unquoted(s, "name")?;
-    let parent = parent_path(file, s);
+    let [name, parent] = file.attrs_unquoted(s, ["name", "parent"]);
+    let name = name?;
     let mut path = String::with_capacity(prefix.len() + parent.map_or(1, |p| p.len() + 1 + name.len()));
     path.push_str(prefix);
     match parent {
@@ -78,11 +78,6 @@ fn node_path(file: &GodotFile<'_>, s: &Section, prefix: &str) -> Option<String> 
         }
     }
     Some(path)
-}
-
-/// A node's parent path (`.` for the root's children), `None` for the root.
-fn parent_path<'s>(file: &GodotFile<'s>, s: &Section) -> Option<&'s str> {
-    file.attr_unquoted(s, "parent")
 }
 
 /// The identity of every section (computed once per file), `None` where its tag lacks what
@@ -208,9 +203,10 @@ pub fn lower<'d>(file: &'d GodotFile<'d>, side: Side) -> Result<Level<'d>, Vec<P
             props.raw = file.text(s.span);
             props
         };
-        let is_node = file.kind(s) == "node";
-        let parent = is_node.then(|| parent_path(file, s)).flatten().and_then(|p| owners.get(p)).map(|&p| p.clone());
-        if is_node && (file.attr(s, "type").is_some() || file.attr(s, "instance").is_some()) {
+        let [parent, type_name, instance] =
+            if file.kind(s) == "node" { file.attrs_unquoted(s, ["parent", "type", "instance"]) } else { [None; 3] };
+        let parent = parent.and_then(|p| owners.get(p)).map(|&p| p.clone());
+        if type_name.is_some() || instance.is_some() {
             owners.insert(id.as_str().strip_prefix("node:").unwrap_or(""), id);
         }
         level.objects.insert(id.clone(), Object { id: id.clone(), kind: file.kind(s).to_owned(), parent, props, line: s.line });

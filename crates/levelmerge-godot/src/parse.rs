@@ -79,7 +79,25 @@ impl<'s> GodotFile<'s> {
 
     /// An attribute's value as written (`"Player"`, `1`, `ExtResource( 2 )`).
     pub fn attr(&self, s: &Section, key: &str) -> Option<&'s str> {
-        self.attrs_of(s).iter().find(|a| self.text(a.key) == key).map(|a| self.text(a.value))
+        self.attrs_of(s).iter().find(|a| self.key_is(a, key)).map(|a| self.text(a.value))
+    }
+
+    /// Whether an attribute's key is `key`. Length and first byte are compared first: they
+    /// tell most keys apart without a call to compare bytes (tags are read many times).
+    fn key_is(&self, a: &Attr, key: &str) -> bool {
+        let k = &self.src.as_bytes()[a.key.0 as usize..a.key.1 as usize];
+        k.len() == key.len() && k.first() == key.as_bytes().first() && k == key.as_bytes()
+    }
+
+    /// The values of several attributes, unquoted, read in one pass over the tag.
+    pub fn attrs_unquoted<const N: usize>(&self, s: &Section, keys: [&str; N]) -> [Option<&'s str>; N] {
+        let mut found = [None; N];
+        for a in self.attrs_of(s) {
+            if let Some(i) = keys.iter().position(|key| self.key_is(a, key)) {
+                found[i].get_or_insert(unquote(self.text(a.value)));
+            }
+        }
+        found
     }
 
     /// An attribute's value without its quotes.
@@ -504,15 +522,23 @@ pub fn reads_alone(text: &[u8]) -> bool {
 /// Whether every string literal of `text` closes before the next of `cuts` (ascending
 /// positions, the first 0, the last the text's end): no cut falls inside a string.
 fn strings_close_before(text: &[u8], cuts: &[usize]) -> bool {
-    cuts.windows(2).all(|w| strings_close_in(&text[w[0]..w[1]]))
+    // Without a backslash, quotes open and close strings by turns: an even count of them in
+    // each part says so (counted fast).
+    let without_escapes = memchr::memchr(b'\\', text).is_none();
+    let quotes = |part: &[u8]| memchr::memchr_iter(b'"', part).count();
+    cuts.windows(2).map(|w| &text[w[0]..w[1]]).all(
+        |part| {
+            if without_escapes {
+                quotes(part).is_multiple_of(2)
+            } else {
+                strings_close_in(part)
+            }
+        },
+    )
 }
 
-/// Whether every string literal that opens in `part` closes in it. Without a backslash, quotes
-/// open and close strings by turns: an even count of them (counted fast) says so.
+/// Whether every string literal that opens in `part` closes in it.
 fn strings_close_in(part: &[u8]) -> bool {
-    if memchr::memchr(b'\\', part).is_none() {
-        return memchr::memchr_iter(b'"', part).count().is_multiple_of(2);
-    }
     let mut at = 0;
     while let Some(open) = memchr::memchr(b'"', &part[at..]) {
         match closing_quote(part, at + open + 1) {
@@ -683,6 +709,19 @@ mod tests {
         assert_eq!(f.text(props[1].value), "\"two\nlines ] [\"");
         assert_eq!(f.attr(&f.sections[3], "binds"), Some("[0]"));
         assert_eq!(reassembled(&f), src);
+    }
+
+    #[test]
+    fn several_attributes_read_at_once_are_those_read_one_by_one() {
+        // `type` twice: the first counts, as for `attr`; `nome` shares `name`'s length, `n`
+        // its first byte.
+        let src = r#"[node nome="X" n="Y" type="A" name="Door" type="B" parent="."]"#;
+        let f = parse(src.as_bytes()).unwrap();
+        let s = &f.sections[0];
+        let keys = ["name", "type", "parent", "instance", "nam"];
+        let one_by_one = keys.map(|k| f.attr_unquoted(s, k));
+        assert_eq!(one_by_one, [Some("Door"), Some("A"), Some("."), None, None]);
+        assert_eq!(f.attrs_unquoted(s, keys), one_by_one);
     }
 
     #[test]
