@@ -371,7 +371,7 @@ pub(crate) fn mark_parts<C: Codec>(codec: &C, ours: &[u8], theirs: &[u8], style:
         return mark_differences(ours, theirs, style);
     };
     let mut marked = crate::text::MarkedText { text: Vec::with_capacity(ours.len() + 64), conflicts: 0 };
-    let mut append = |m: crate::text::MarkedText| {
+    let append = |marked: &mut crate::text::MarkedText, m: crate::text::MarkedText| {
         marked.text.extend_from_slice(&m.text);
         marked.conflicts += m.conflicts;
     };
@@ -380,12 +380,16 @@ pub(crate) fn mark_parts<C: Codec>(codec: &C, ours: &[u8], theirs: &[u8], style:
         match op {
             similar::DiffOp::Equal { old_index, new_index, len } => {
                 for (o, t) in ours_parts[old_index..old_index + len].iter().zip(&theirs_parts[new_index..new_index + len]) {
-                    append(if o == t { crate::text::MarkedText { text: o.to_vec(), conflicts: 0 } } else { mark_differences(o, t, style) });
+                    if o == t {
+                        marked.text.extend_from_slice(o);
+                    } else {
+                        append(&mut marked, mark_differences(o, t, style));
+                    }
                 }
             }
             other => {
                 let (o, t) = (other.old_range(), other.new_range());
-                append(mark_difference_whole(&joined(&ours_parts[o]), &joined(&theirs_parts[t]), style));
+                append(&mut marked, mark_difference_whole(&joined(&ours_parts[o]), &joined(&theirs_parts[t]), style));
             }
         }
     }

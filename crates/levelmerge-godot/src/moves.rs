@@ -355,11 +355,27 @@ fn node_tags(text: &[u8]) -> impl Iterator<Item = &[u8]> {
 /// every base node's path is still there. Only tags whole on their first line are compared (a
 /// tag spread over lines may name its parent further down).
 fn keeps_node_tags(base_tags: &[&[u8]], side: &[u8]) -> bool {
-    if node_tags(side).eq(base_tags.iter().copied()) {
+    // One walk tells whether side holds base's tags as they are, or in order with tags of
+    // nodes added among them (most merges): neither needs a set.
+    let mut side_tags = node_tags(side);
+    let mut added = false;
+    let in_order = base_tags.iter().all(|tag| {
+        side_tags.any(|t| {
+            added |= t != *tag;
+            t == *tag
+        })
+    });
+    if in_order && !added && side_tags.next().is_none() {
+        return true;
+    }
+    if !base_tags.iter().all(|tag| tag.trim_ascii_end().ends_with(b"]")) {
+        return false;
+    }
+    if in_order {
         return true;
     }
     let kept: FxHashSet<&[u8]> = node_tags(side).collect();
-    base_tags.iter().all(|tag| tag.trim_ascii_end().ends_with(b"]") && kept.contains(tag))
+    base_tags.iter().all(|tag| kept.contains(tag))
 }
 
 /// Base and each side rewritten with the other side's moves (and base with the moves both
@@ -411,4 +427,39 @@ pub fn align(texts: Sides<&[u8]>) -> Option<Renumbered> {
         notes,
         restore: false,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const BASE: &[u8] = b"[gd_scene format=3]\n\n[node name=\"R\" type=\"Node\"]\n\n[node name=\"A\" type=\"Node\" parent=\".\"]\n\n[node name=\"B\" type=\"Node\" parent=\".\"]\n";
+
+    fn kept(base: &[u8], side: &[u8]) -> bool {
+        let base_tags: Vec<&[u8]> = node_tags(base).collect();
+        keeps_node_tags(&base_tags, side)
+    }
+
+    #[test]
+    fn base_node_tags_are_kept_as_they_are_in_order_among_added_ones_or_reordered() {
+        let text = |s: &str| s.replace('\'', "\"").into_bytes();
+        assert!(kept(BASE, BASE));
+        let added = [BASE, &text("\n[node name='C' type='Node' parent='A']\n")[..]].concat();
+        assert!(kept(BASE, &added), "a node added after base's");
+        let between = text("[gd_scene format=3]\n\n[node name='R' type='Node']\n\n[node name='A' type='Node' parent='.']\n\n[node name='C' type='Node' parent='.']\n\n[node name='B' type='Node' parent='.']\n");
+        assert!(kept(BASE, &between), "a node added between base's");
+        let reordered = text("[gd_scene format=3]\n\n[node name='R' type='Node']\n\n[node name='B' type='Node' parent='.']\n\n[node name='A' type='Node' parent='.']\n");
+        assert!(kept(BASE, &reordered), "base's nodes in another order");
+        let renamed = text("[gd_scene format=3]\n\n[node name='R' type='Node']\n\n[node name='A2' type='Node' parent='.']\n\n[node name='B' type='Node' parent='.']\n");
+        assert!(!kept(BASE, &renamed), "a node renamed");
+        assert!(!kept(&renamed, BASE), "a node renamed, the other way");
+    }
+
+    #[test]
+    fn a_tag_spread_over_lines_is_kept_only_where_every_tag_is_as_it_was() {
+        let base = b"[gd_scene format=3]\n\n[node name=\"R\" type=\"Node\"]\n\n[node name=\"A\" type=\"Node\" parent=\".\" groups=[\n\"g\"]]\n";
+        assert!(kept(base, base));
+        let added = [&base[..], b"\n[node name=\"C\" type=\"Node\" parent=\".\"]\n"].concat();
+        assert!(!kept(base, &added), "its parent may have changed on a later line");
+    }
 }

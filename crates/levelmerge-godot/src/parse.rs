@@ -566,21 +566,28 @@ fn alias_repeated_keys(text: &str, props: &[Prop], first: u32, aliases: &mut rus
 /// version: the pieces from each line that starts with `[` to the next. A chunk cut wrongly
 /// (a value with a line starting with `[`) only hides a match. Sections are looked for in file
 /// order, so the next chunk after the last match is tried first, then a few more (sections
-/// edited or inserted), and only then every chunk (an index built on first need).
+/// edited or inserted), and only then every chunk (an index built on first need). The first
+/// few sections found nowhere near are looked for in the whole text first: a section one side
+/// added is in no other version, and one search says so for less than building the index.
 pub struct Chunks<'s> {
     src: &'s [u8],
     /// Where the chunk after the last match starts.
     cursor: usize,
     /// Every chunk and where it starts.
     index: Option<rustc_hash::FxHashMap<&'s [u8], usize>>,
+    /// Searches of the whole text left before the index is built.
+    searches_left: usize,
 }
 
-/// Chunks tried after the cursor before the whole index is built.
+/// Chunks tried after the cursor before the whole text is searched.
 const LOOKAHEAD: usize = 8;
+/// Searches of the whole text made before the index is built instead.
+const SEARCHES: usize = 4;
 
 impl<'s> Chunks<'s> {
     pub fn of(src: &'s [u8]) -> Self {
-        Chunks { src, cursor: if src.first() == Some(&b'[') { 0 } else { Self::next_start(src, 0) }, index: None }
+        let cursor = if src.first() == Some(&b'[') { 0 } else { Self::next_start(src, 0) };
+        Chunks { src, cursor, index: None, searches_left: SEARCHES }
     }
 
     /// The start of the first chunk after `from` (or the end).
@@ -615,6 +622,12 @@ impl<'s> Chunks<'s> {
             at = Self::next_start(self.src, at + 1);
         }
         let src = self.src;
+        if self.index.is_none() && self.searches_left > 0 {
+            self.searches_left -= 1;
+            if memchr::memmem::find(src, section).is_none() {
+                return false;
+            }
+        }
         let index = self.index.get_or_insert_with(|| {
             let mut starts: Vec<usize> = memchr::memchr_iter(b'\n', src).map(|i| i + 1).filter(|&i| src.get(i) == Some(&b'[')).collect();
             if src.first() == Some(&b'[') {
@@ -845,5 +858,22 @@ mod tests {
         let expected: Vec<bool> = (0..42).map(|i| i < 2 || (i - 2) % 3 != 0).collect();
         assert_eq!(found, expected);
         assert!(chunks.index.is_none(), "every miss was an edit in place");
+    }
+
+    #[test]
+    fn sections_found_nowhere_are_searched_for_before_the_index_is_built() {
+        let head = "[gd_scene format=3]\n\n[node name=\"Root\" type=\"Node\"]\n\n";
+        let other = format!("{head}{}", numbered_nodes(0..40));
+        // Sections 100.. are in no other version; the rest are in order.
+        let with_added = |added: std::ops::Range<usize>| format!("{head}{}{}{}", numbered_nodes(0..20), numbered_nodes(added), numbered_nodes(20..40));
+        for (added, indexed) in [(100..100 + SEARCHES, false), (100..100 + SEARCHES + 9, true)] {
+            let text = with_added(added.clone());
+            let f = parse(text.as_bytes()).unwrap();
+            let mut chunks = Chunks::of(other.as_bytes());
+            let found: Vec<bool> = f.sections.iter().map(|s| chunks.contains(&text.as_bytes()[s.span.0 as usize..s.gap.1 as usize])).collect();
+            let expected: Vec<bool> = (0..f.sections.len()).map(|i| !(22..22 + added.len()).contains(&i)).collect();
+            assert_eq!(found, expected, "{} added", added.len());
+            assert_eq!(chunks.index.is_some(), indexed, "{} added", added.len());
+        }
     }
 }
