@@ -484,9 +484,9 @@ fn naming_section(problem: Problem, tag: &str) -> Problem {
     problem.placed(&format!("in {shown}"))
 }
 
-/// The section kinds whose tag line starts a part ([`parts`]).
+/// The section kinds whose tag line starts a part ([`parts`]), the most frequent first.
 const PART_TAGS: [&[u8]; 8] =
-    [b"gd_scene", b"gd_resource", b"ext_resource", b"sub_resource", b"resource", b"node", b"connection", b"editable"];
+    [b"node", b"sub_resource", b"ext_resource", b"connection", b"editable", b"resource", b"gd_scene", b"gd_resource"];
 
 /// Whether the line at `at` opens a section of a kind that starts a part.
 fn opens_section(src: &[u8], at: usize) -> bool {
@@ -865,12 +865,14 @@ mod tests {
         let head = "[gd_scene format=3]\n\n[node name=\"Root\" type=\"Node\"]\n\n";
         let other = format!("{head}{}", numbered_nodes(0..40));
         // Sections 100.. are in no other version; the rest are in order.
-        let with_added = |added: std::ops::Range<usize>| format!("{head}{}{}{}", numbered_nodes(0..20), numbered_nodes(added), numbered_nodes(20..40));
+        let with_added =
+            |added: std::ops::Range<usize>| format!("{head}{}{}{}", numbered_nodes(0..20), numbered_nodes(added), numbered_nodes(20..40));
         for (added, indexed) in [(100..100 + SEARCHES, false), (100..100 + SEARCHES + 9, true)] {
             let text = with_added(added.clone());
             let f = parse(text.as_bytes()).unwrap();
             let mut chunks = Chunks::of(other.as_bytes());
-            let found: Vec<bool> = f.sections.iter().map(|s| chunks.contains(&text.as_bytes()[s.span.0 as usize..s.gap.1 as usize])).collect();
+            let found: Vec<bool> =
+                f.sections.iter().map(|s| chunks.contains(&text.as_bytes()[s.span.0 as usize..s.gap.1 as usize])).collect();
             let expected: Vec<bool> = (0..f.sections.len()).map(|i| !(22..22 + added.len()).contains(&i)).collect();
             assert_eq!(found, expected, "{} added", added.len());
             assert_eq!(chunks.index.is_some(), indexed, "{} added", added.len());
