@@ -457,7 +457,8 @@ mod tests {
 
     #[test]
     fn a_tag_spread_over_lines_is_kept_only_where_every_tag_is_as_it_was() {
-        let base = b"[gd_scene format=3]\n\n[node name=\"R\" type=\"Node\"]\n\n[node name=\"A\" type=\"Node\" parent=\".\" groups=[\n\"g\"]]\n";
+        let base =
+            b"[gd_scene format=3]\n\n[node name=\"R\" type=\"Node\"]\n\n[node name=\"A\" type=\"Node\" parent=\".\" groups=[\n\"g\"]]\n";
         assert!(kept(base, base));
         let added = [&base[..], b"\n[node name=\"C\" type=\"Node\" parent=\".\"]\n"].concat();
         assert!(!kept(base, &added), "its parent may have changed on a later line");
