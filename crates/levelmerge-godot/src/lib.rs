@@ -239,9 +239,21 @@ pub fn scene_problems<'a>(file: &GodotFile<'a>, level: &Level<'_>) -> Vec<Proble
     // Each object's section, whose tag holds its attributes (unquoted as read).
     let sections: Vec<Option<&Section>> = level.objects.values().map(|o| section_of(file, o)).collect();
     let attr = |s: Option<&Section>, key: &str| -> Option<&'a str> { file.attr_unquoted(s?, key) };
-    for (obj, &s) in level.objects.values().zip(&sections).filter(|(o, _)| o.kind == "node") {
-        if let (Some(path), Some(s)) = (obj.id.as_str().strip_prefix("node:"), s) {
-            if file.attrs_unquoted(s, ["instance", "instance_placeholder"]) != [None, None] {
+    // A node's tag, read once: parent, name, type, instance, unique id, instance placeholder.
+    let node_tags: Vec<[Option<&'a str>; 6]> = level
+        .objects
+        .values()
+        .zip(&sections)
+        .map(|(o, s)| match s {
+            Some(s) if o.kind == "node" => {
+                file.attrs_unquoted(s, ["parent", "name", "type", "instance", "unique_id", "instance_placeholder"])
+            }
+            _ => [None; 6],
+        })
+        .collect();
+    for (obj, tag) in level.objects.values().zip(&node_tags) {
+        if let Some(path) = obj.id.as_str().strip_prefix("node:").filter(|_| obj.kind == "node") {
+            if tag[3].is_some() || tag[5].is_some() {
                 instanced.insert(path);
             }
         }
@@ -261,7 +273,7 @@ pub fn scene_problems<'a>(file: &GodotFile<'a>, level: &Level<'_>) -> Vec<Proble
     let mut under_root: Option<usize> = None;
     // The id each reference names, written here (most name an object, and make no id).
     let mut target = String::new();
-    for (at, (obj, &s)) in level.objects.values().zip(&sections).enumerate() {
+    for (at, ((obj, &s), tag)) in level.objects.values().zip(&sections).zip(&node_tags).enumerate() {
         let line = obj.line as usize;
         for v in values(obj) {
             for r in resource_refs(v.raw) {
@@ -286,8 +298,7 @@ pub fn scene_problems<'a>(file: &GodotFile<'a>, level: &Level<'_>) -> Vec<Proble
         match obj.kind.as_str() {
             "node" => {
                 let path = obj.id.as_str().strip_prefix("node:").unwrap_or("");
-                let [parent, name, type_name, instance, unique_id] =
-                    s.map_or([None; 5], |s| file.attrs_unquoted(s, ["parent", "name", "type", "instance", "unique_id"]));
+                let [parent, name, type_name, instance, unique_id, _] = *tag;
                 match parent {
                     None => {
                         roots += 1;

@@ -361,8 +361,9 @@ fn keeps_node_tags(base_tags: &[&[u8]], side: &[u8]) -> bool {
     let mut added = false;
     let in_order = base_tags.iter().all(|tag| {
         side_tags.any(|t| {
-            added |= t != *tag;
-            t == *tag
+            let same = t == *tag;
+            added |= !same;
+            same
         })
     });
     if in_order && !added && side_tags.next().is_none() {
