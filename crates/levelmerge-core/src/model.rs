@@ -139,7 +139,8 @@ pub struct Value<'a> {
 
 #[derive(Clone, Debug)]
 pub enum ValueKind<'a> {
-    /// A leaf, compared by its exact text (`1.0` and `1.00` differ, as they would on disk).
+    /// A leaf, compared by its exact text (`1.0` and `1.00` differ, as they would on disk), or
+    /// by what the format reads it as where it writes one string in several forms.
     Scalar { reference: Option<Reference> },
     /// Named members, in source order.
     Map(Vec<(Key<'a>, Value<'a>)>),
@@ -166,9 +167,15 @@ pub fn written_key(key: &str) -> &str {
 
 impl<'a> Value<'a> {
     pub fn scalar(raw: &'a str, origin: Origin, reference: Option<Reference>) -> Self {
+        Self::scalar_read_as(raw, raw, origin, reference)
+    }
+
+    /// A scalar compared by what its format reads it as (`read`: quotes and escapes undone),
+    /// not by its text, where one string has several forms in the format.
+    pub fn scalar_read_as(raw: &'a str, read: &str, origin: Origin, reference: Option<Reference>) -> Self {
         let mut h = FxHasher::default();
         0u8.hash(&mut h);
-        raw.hash(&mut h);
+        read.hash(&mut h);
         let has_references = reference.is_some();
         Value { raw, hash: h.finish(), origin, has_children: false, has_references, keyed: false, kind: ValueKind::Scalar { reference } }
     }

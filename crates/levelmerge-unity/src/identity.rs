@@ -52,14 +52,9 @@ fn reference_key(file: &UnityFile<'_>, node: u32) -> Option<String> {
     Some(format!("{}:{}", scalar("fileID")?, scalar("guid").unwrap_or("")))
 }
 
-/// A scalar's text without the quotes an editor version may have put around it.
+/// A scalar's text as it reads, whatever quotes an editor version put around it.
 fn unquoted(text: &str) -> std::borrow::Cow<'_, str> {
-    let t = text.trim();
-    match t.as_bytes() {
-        [b'\'', .., b'\''] if t.len() >= 2 => t[1..t.len() - 1].replace("''", "'").into(),
-        [b'"', .., b'"'] if t.len() >= 2 && !t.contains('\\') => t[1..t.len() - 1].into(),
-        _ => t.into(),
-    }
+    crate::scalar::read_as(text).unwrap_or(std::borrow::Cow::Borrowed(text.trim()))
 }
 
 /// The identity of one item of the list held by `list_key`.

@@ -11,6 +11,7 @@
 //! * [`recreated`]: objects a side re-created under new fileIDs are given them in the other
 //!   versions too.
 //! * [`renumber`]: different objects added under one fileID on both sides: theirs is renumbered.
+//! * [`scalar`]: what a scalar reads as, so that one string written in two forms compares equal.
 //! * [`derived`]: values Unity computes on save (an auto-sized text's font size), volatile.
 //! * [`tilemap`]: a tilemap's cells name entries its arrays have and count.
 //! * [`managed_refs`]: each `rid` a script's fields use names an entry of its
@@ -30,6 +31,7 @@ pub mod parse;
 pub mod recreated;
 pub mod render;
 pub mod renumber;
+pub mod scalar;
 pub mod tilemap;
 
 use levelmerge_core::model::{Level, Object, ObjectId, Value, ValueKind};

@@ -12,6 +12,7 @@ use levelmerge_core::{Problem, Side};
 
 use crate::identity;
 use crate::parse::{listed_links, UnityDoc, UnityFile, YKind};
+use crate::scalar;
 
 pub const TRANSFORMS: [&str; 2] = ["Transform", "RectTransform"];
 
@@ -80,7 +81,10 @@ impl<'d> Lowerer<'d> {
             return Value::scalar(raw, self.origin(node), Some(Reference { target: ObjectId::new(id.to_string()), role }));
         }
         match n.kind {
-            YKind::Scalar => Value::scalar(raw, self.origin(node), None),
+            YKind::Scalar => match scalar::read_as(raw) {
+                Some(read) => Value::scalar_read_as(raw, &read, self.origin(node), None),
+                None => Value::scalar(raw, self.origin(node), None),
+            },
             YKind::Map | YKind::FlowMap => {
                 let first = file.nodes[node as usize].first;
                 let entries = file

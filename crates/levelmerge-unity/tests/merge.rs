@@ -909,3 +909,49 @@ fn a_field_one_side_writes_as_a_mapping_and_the_other_as_a_list_is_not_merged_me
     let r = merge(&listed, &listed, &mapped);
     assert_eq!((r.open_conflicts, text(&r)), (0, mapped));
 }
+
+/// A button whose `m_OnClick` calls are `calls`, under game object 10.
+fn button(calls: &str) -> String {
+    format!(
+        "--- !u!114 &12\nMonoBehaviour:\n  m_ObjectHideFlags: 0\n  m_GameObject: {{fileID: 10}}\n  m_Enabled: 1\n  m_OnClick:\n    m_PersistentCalls:\n      m_Calls:{calls}\n  m_Interactable: 1\n"
+    )
+}
+
+#[test]
+fn one_call_both_sides_add_in_two_forms_is_kept_once_whichever_side_is_ours() {
+    // One editor writes a persistent call as a block mapping, another as a flow mapping, where
+    // an empty string is `''` and a long type name is quoted over two lines: the same call.
+    let block = "\n      - m_Target: {fileID: 10}\n        m_TargetAssemblyTypeName: Game.Menu.LobbyUI,\n          Game.Client\n        m_MethodName: Join\n        m_Arguments:\n          m_StringArgument: \n          m_BoolArgument: 0\n        m_CallState: 2\n";
+    let flow = " [{m_Target: {fileID: 10}, m_TargetAssemblyTypeName: 'Game.Menu.LobbyUI,\n            Game.Client', m_MethodName: Join, m_Arguments: {m_StringArgument: '',\n            m_BoolArgument: 0}, m_CallState: 2}]\n";
+    let with = |calls: &str| {
+        let mut go = go(10, "Menu", 11);
+        go = go.replace("  - component: {fileID: 11}\n", "  - component: {fileID: 11}\n  - component: {fileID: 12}\n");
+        scene(&[go, tr(11, 10, 0, &[], "0"), button(calls)])
+    };
+    let base = with(" []\n");
+    let (ours, theirs) = (with(block), with(flow));
+    for (o, t) in [(&ours, &theirs), (&theirs, &ours)] {
+        let r = merge(&base, o, t);
+        assert_eq!(r.open_conflicts, 0, "{}", text(&r));
+        assert_eq!(&text(&r), o, "ours' form of the one call is kept");
+        assert!(check_text(&UnityCodec, &r.text).is_empty());
+    }
+    // Written differently, the call differs: both are kept.
+    let other = with(&flow.replace("m_MethodName: Join", "m_MethodName: Leave"));
+    let r = merge(&base, &ours, &other);
+    assert_eq!(text(&r).matches("m_MethodName:").count(), 2, "{}", text(&r));
+}
+
+#[test]
+fn a_field_one_side_only_requotes_is_no_edit_beside_the_other_sides_change() {
+    // A newer editor stops quoting a property path: that is no change of its meaning, so the
+    // other side's change of the same entry is no conflict; the changed text is kept.
+    let base = scene(&[go(10, "Root", 11), tr(11, 10, 0, &[], "0")]).replace("  m_Name: Root\n", "  m_Name: 'Root'\n");
+    let requoted = base.replace("m_Name: 'Root'", "m_Name: Root");
+    let renamed = base.replace("m_Name: 'Root'", "m_Name: World");
+    for (o, t) in [(&requoted, &renamed), (&renamed, &requoted)] {
+        let r = merge(&base, o, t);
+        assert_eq!(r.open_conflicts, 0, "{}", text(&r));
+        assert_eq!(text(&r), renamed);
+    }
+}
