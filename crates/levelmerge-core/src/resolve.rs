@@ -7,7 +7,7 @@ use rustc_hash::{FxBuildHasher, FxHashSet};
 
 use crate::coherence::GraphNode;
 use crate::merge::{MValue, MergedLevel, ObjectState};
-use crate::model::{Key, ObjectId, PathSeg, PropPath, RefRole, Reference, Value, ValueKind};
+use crate::model::{effective_parent, Key, ObjectId, PathSeg, PropPath, RefRole, Reference, Value, ValueKind};
 use crate::side::Side;
 
 /// Something the merge settled on its own that the user should hear about.
@@ -176,13 +176,88 @@ impl<'a> MergedLevel<'a> {
             }
         }
         let mut objects = IndexMap::with_capacity_and_hasher(alive.len(), FxBuildHasher);
-        for o in self.objects.iter().filter(|o| alive.contains(&o.id)) {
+        let mut taken_whole = Vec::new();
+        for (at, o) in self.objects.iter().enumerate().filter(|(_, o)| alive.contains(&o.id)) {
             if let Some(props) = props_of(o, &alive) {
+                if matches!(o.state, ObjectState::Chosen(_) | ObjectState::Follows(_)) {
+                    taken_whole.push(at);
+                }
                 objects.insert(o.id.clone(), RObject { id: o.id.clone(), kind: o.kind, parent: o.parent.clone(), props });
             }
         }
+        if !taken_whole.is_empty() {
+            self.release_children_moved_away(&mut objects, &taken_whole, &declared, pick);
+        }
         Resolved { objects, root: self.root.clone() }
     }
+
+    /// An object a whole-object conflict keeps as one side wrote it still lists, among its
+    /// children (a Unity transform's `m_Children`), those the other side moved elsewhere before
+    /// deleting it: the moves stand, so the entries naming them go. A child is one the list
+    /// names whose parent that side's version gives as the object; it is moved away when its
+    /// parent in this view is another.
+    fn release_children_moved_away(
+        &self,
+        objects: &mut IndexMap<ObjectId, RObject<'a>, FxBuildHasher>,
+        taken_whole: &[usize],
+        declared: &[Option<ObjectId>],
+        pick: Side,
+    ) {
+        let view_parent = |id: &ObjectId| -> Option<Option<&ObjectId>> {
+            let &i = self.index.get(id)?;
+            objects.contains_key(id).then(|| declared[i].as_ref().or(self.objects[i].parent.as_ref()))
+        };
+        let mut released = Vec::new();
+        for &at in taken_whole {
+            let o = &self.objects[at];
+            let (ObjectState::Chosen(c) | ObjectState::Follows(c)) = o.state else { continue };
+            let side = self.side_for(c, pick);
+            let Some(version) = o.sides.get(side) else { continue };
+            let moved_away = |child: &str| {
+                let child = ObjectId::new(child);
+                let parent_there = self.index.get(&child).and_then(|&i| *self.objects[i].sides.get(side)).and_then(effective_parent);
+                parent_there.as_ref() == Some(&o.id) && view_parent(&child).is_some_and(|p| p != Some(&o.id))
+            };
+            if let Some(props) = without_listed(&version.props, &moved_away) {
+                released.push((o.id.clone(), props));
+            }
+        }
+        for (id, props) in released {
+            if let Some(obj) = objects.get_mut(&id) {
+                obj.props = props;
+            }
+        }
+    }
+}
+
+/// `v` without the entries of its keyed lists that name a child `moved_away` (an entry naming
+/// child X is keyed by X's id and refers to X); `None` when it has none.
+fn without_listed<'a>(v: &'a Value<'a>, moved_away: &impl Fn(&str) -> bool) -> Option<RValue<'a>> {
+    if !v.has_references {
+        return None;
+    }
+    let ValueKind::Map(entries) = &v.kind else { return None };
+    let names = |key: &str, item: &Value<'_>| {
+        let mut refs = Vec::new();
+        item.references(&mut PropPath::default(), &mut refs);
+        refs.iter().any(|(_, r)| r.target.as_str() == key)
+    };
+    let mut changed = false;
+    let mut kept = Vec::with_capacity(entries.len());
+    for (k, item) in entries {
+        if v.keyed && names(k, item) && moved_away(k) {
+            changed = true;
+            continue;
+        }
+        match without_listed(item, moved_away) {
+            Some(inner) => {
+                changed = true;
+                kept.push((*k, inner));
+            }
+            None => kept.push((*k, RValue::Exact(item))),
+        }
+    }
+    changed.then_some(RValue::Map { template: v, entries: kept })
 }
 
 /// Replace the merged value at `path` (map keys only) with `new`.

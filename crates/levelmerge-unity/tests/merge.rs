@@ -1,7 +1,7 @@
 //! Unity merges on small scenes written for these tests.
 
 use levelmerge_core::text::MarkerStyle;
-use levelmerge_core::{check_text, merge_texts, MergeOutcome, Options, Sides};
+use levelmerge_core::{check_text, merge_texts, MergeOutcome, Options, Side, Sides};
 use levelmerge_unity::UnityCodec;
 
 const HEADER: &str = "%YAML 1.1\n%TAG !u! tag:unity3d.com,2011:\n";
@@ -953,5 +953,35 @@ fn a_field_one_side_only_requotes_is_no_edit_beside_the_other_sides_change() {
         let r = merge(&base, o, t);
         assert_eq!(r.open_conflicts, 0, "{}", text(&r));
         assert_eq!(text(&r), renamed);
+    }
+}
+
+#[test]
+fn a_game_object_kept_against_its_deletion_no_longer_lists_the_child_the_deleting_side_moved_out() {
+    // Root › A › C. Theirs moves C to the root, then deletes A; ours renames A. Whichever way
+    // the delete/modify conflict on A is settled, C stays where theirs put it, and a kept A no
+    // longer lists it among its children.
+    let base = scene(&[
+        go(10, "Root", 11),
+        tr(11, 10, 0, &[21], "0"),
+        go(20, "A", 21),
+        tr(21, 20, 11, &[31], "0"),
+        go(30, "C", 31),
+        tr(31, 30, 21, &[], "0"),
+    ]);
+    let renamed = base.replace("m_Name: A\n", "m_Name: A2\n");
+    let moved_out = scene(&[go(10, "Root", 11), tr(11, 10, 0, &[31], "0"), go(30, "C", 31), tr(31, 30, 11, &[], "5")]);
+    for (ours, theirs) in [(&renamed, &moved_out), (&moved_out, &renamed)] {
+        let r = merge(&base, ours, theirs);
+        assert_eq!(r.open_conflicts, 1, "{}", text(&r));
+        for side in [Side::Ours, Side::Theirs] {
+            let r = merge_preferring(&base, ours, theirs, side);
+            let out = text(&r);
+            assert_eq!(r.open_conflicts, 0, "{out}");
+            assert!(check_text(&UnityCodec, &r.text).is_empty(), "{out}");
+            assert!(out.contains(&tr(31, 30, 11, &[], "5")), "C under the root: {out}");
+            let keeps_a = *if side == Side::Ours { ours } else { theirs } == renamed;
+            assert_eq!(out.contains(&(go(20, "A2", 21) + &tr(21, 20, 11, &[], "0"))), keeps_a, "A kept without C, or gone: {out}");
+        }
     }
 }
