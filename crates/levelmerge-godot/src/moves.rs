@@ -152,17 +152,66 @@ fn moves_of<'a>(base: &Nodes<'a, '_>, side: &Nodes<'a, '_>) -> Vec<(&'a str, &'a
             budget -= 1;
             let renamed = parent_of(q) == parent_of(p);
             let side_content = side_contents.entry(q).or_insert_with(|| side.content(q, side.by_path[q]));
-            let shared = base_content.iter().filter(|c| side_content.contains(c)).count();
-            let total = base_content.len().max(side_content.len());
-            let alike = if total == 0 { !renamed } else { 2 * shared >= total };
-            if alike {
+            if alike(&base_content, side_content, renamed) {
                 candidates.push((p, q));
             }
         }
     }
     found.extend(one_to_one(&candidates));
+    let out_of_deleted = moved_out_before_a_deletion(base, side, &gone_sorted, &gone, &added, &found);
+    found.extend(out_of_deleted);
     found.sort_unstable();
     found
+}
+
+/// Whether a base node and a side node are alike enough to be one node moved: at least half of
+/// their properties and children's names are shared; two with none are alike unless the side
+/// node is a rename in place (which must share something).
+fn alike(base: &FxHashSet<(&str, &str)>, side: &FxHashSet<(&str, &str)>, renamed: bool) -> bool {
+    let shared = base.iter().filter(|c| side.contains(c)).count();
+    let total = base.len().max(side.len());
+    if total == 0 {
+        !renamed
+    } else {
+        2 * shared >= total
+    }
+}
+
+/// Nodes a side moved out of a subtree before deleting it (an artist pulls a node out of a group,
+/// then deletes the group): the subtree's top is gone, not moved, so [`moves_of`] does not look
+/// below it. Such a node is matched, one to one, to an added node of its name and kind, alike in
+/// content, under a node base has, outside every subtree already found moved. Only the top of
+/// what moved out is a move; what lies below it moves with it.
+fn moved_out_before_a_deletion<'a>(
+    base: &Nodes<'a, '_>,
+    side: &Nodes<'a, '_>,
+    gone_sorted: &[&'a str],
+    gone: &FxHashSet<&'a str>,
+    added: &[&'a str],
+    found: &[(&'a str, &'a str)],
+) -> Vec<(&'a str, &'a str)> {
+    let under = |path: &str, tops: &FxHashSet<&str>| self_and_ancestors(path).any(|a| tops.contains(a));
+    let (moved_from, moved_to): (FxHashSet<&str>, FxHashSet<&str>) = found.iter().copied().unzip();
+    let orphans: Vec<&str> = gone_sorted.iter().copied().filter(|p| gone.contains(parent_of(p)) && !under(p, &moved_from)).collect();
+    if orphans.is_empty() {
+        return Vec::new();
+    }
+    let mut by_name: FxHashMap<(&str, &str), Vec<&str>> = FxHashMap::default();
+    for &q in added.iter().filter(|q| base.by_path.contains_key(parent_of(q)) && !under(q, &moved_to)) {
+        if let Some(what) = side.what(side.by_path[q]) {
+            by_name.entry((what, name_of(q))).or_default().push(q);
+        }
+    }
+    let mut pairs = Vec::new();
+    for p in orphans {
+        let bs = base.by_path[p];
+        let Some(targets) = base.what(bs).and_then(|what| by_name.get(&(what, name_of(p)))) else { continue };
+        let base_content = base.content(p, bs);
+        pairs.extend(targets.iter().filter(|&&q| alike(&base_content, &side.content(q, side.by_path[q]), false)).map(|&q| (p, q)));
+    }
+    let matched = one_to_one(&pairs);
+    let tops: FxHashSet<&str> = matched.iter().map(|&(p, _)| p).collect();
+    matched.into_iter().filter(|&(p, _)| !self_and_ancestors(p).skip(1).any(|a| tops.contains(a))).collect()
 }
 
 /// The pairs whose base node and side node are in no other pair.

@@ -1189,3 +1189,37 @@ fn an_input_that_cannot_be_read_is_told_by_its_own_ids() {
     let told = error.to_string();
     assert!(told.starts_with("base: line 6: duplicate id sub:Res_a (first used on line 3)"), "{told}");
 }
+
+/// A scene whose `Group` holds `Crate` (with a child of its own): `group_edit` and `crate_edit`
+/// are the group's and the crate's properties.
+fn grouped(group_edit: &str, crate_edit: &str) -> String {
+    format!(
+        "[gd_scene format=3]\n\n[node name=\"Root\" type=\"Node3D\"]\n\n[node name=\"Group\" type=\"Node3D\" parent=\".\"]\n{group_edit}\n\n[node name=\"Crate\" type=\"RigidBody3D\" parent=\"Group\"]\n{crate_edit}\n\n[node name=\"Shape\" type=\"CollisionShape3D\" parent=\"Group/Crate\"]\n"
+    )
+}
+
+/// The crate pulled out of the group to the root, and the group deleted.
+const CRATE_PULLED_OUT: &str = "[gd_scene format=3]\n\n[node name=\"Root\" type=\"Node3D\"]\n\n[node name=\"Crate\" type=\"RigidBody3D\" parent=\".\"]\nmass = 2.0\n\n[node name=\"Shape\" type=\"CollisionShape3D\" parent=\"Crate\"]\n";
+
+#[test]
+fn a_node_moved_out_of_a_group_its_side_then_deleted_keeps_the_other_sides_edits() {
+    let base = grouped("visible = true", "mass = 2.0");
+    let heavier = grouped("visible = true", "mass = 5.0");
+    for (ours, theirs) in [(&heavier, &CRATE_PULLED_OUT.to_owned()), (&CRATE_PULLED_OUT.to_owned(), &heavier)] {
+        let out = clean(&base, ours, theirs);
+        assert_eq!(out, CRATE_PULLED_OUT.replace("mass = 2.0", "mass = 5.0"), "the crate moved with its edit, the group gone");
+    }
+    // An edit of the group itself contests its deletion, but not the move: whichever way the
+    // conflict goes, the crate is where the mover put it, once.
+    let hidden = grouped("visible = false", "mass = 2.0");
+    let r = merge(&base, &hidden, CRATE_PULLED_OUT).expect("merge runs");
+    assert_eq!(r.open_conflicts, 1, "{:?}", r.conflicts);
+    for side in [Side::Ours, Side::Theirs] {
+        let mut options = Options::default();
+        options.policy.prefer = Some(side);
+        let out = String::from_utf8(merge_with(&base, &hidden, CRATE_PULLED_OUT, &options).expect("merge runs").text).unwrap();
+        assert_eq!(out.matches("[node name=\"Crate\"").count(), 1, "{out}");
+        assert!(out.contains("[node name=\"Crate\" type=\"RigidBody3D\" parent=\".\"]"), "{out}");
+        assert_eq!(out.contains("[node name=\"Group\""), side == Side::Ours, "{out}");
+    }
+}
