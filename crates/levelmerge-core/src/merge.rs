@@ -119,8 +119,9 @@ pub struct Options {
     /// Objects a side deleted that the other side's merged edits still use in a way the merge
     /// could not see coming (an instance moved to where the deleted definition was named): their
     /// deletion is a delete/modify conflict. Filled by a second pass when the first merge left
-    /// a reference dangling.
-    pub contested: FxHashSet<ObjectId>,
+    /// a reference dangling. Each is mapped to the objects found using it: one a side added
+    /// stands or goes with it.
+    pub contested: FxHashMap<ObjectId, Vec<ObjectId>>,
 }
 
 /// Which lists keep the items both sides inserted at one place.
@@ -153,7 +154,7 @@ impl Default for Options {
             concurrent_insertions: ConcurrentInsertions::KeptEverywhere,
             empty_values: &[],
             grids: &[],
-            contested: FxHashSet::default(),
+            contested: FxHashMap::default(),
         }
     }
 }
@@ -375,7 +376,7 @@ pub fn merge<'a>(inputs: Sides<&'a Level<'a>>, options: &Options) -> MergedLevel
             (Some(_), None, Some(_)) | (Some(_), Some(_), None) => {
                 let deleted_by = if o.is_none() { Side::Ours } else { Side::Theirs };
                 let keeper = changes_of(deleted_by.other());
-                if keeper.subtree_touched.contains(id) || keeper.newly_referenced.contains(id) || options.contested.contains(id) {
+                if keeper.subtree_touched.contains(id) || keeper.newly_referenced.contains(id) || options.contested.contains_key(id) {
                     alive.insert(id.clone());
                     choices.push((id.clone(), ConflictKind::DeleteModify { deleted_by }));
                 }
@@ -386,7 +387,9 @@ pub fn merge<'a>(inputs: Sides<&'a Level<'a>>, options: &Options) -> MergedLevel
 
     // 2. Whole-object conflicts, outermost first; their subtrees follow them, and so do the
     //    objects that were deleted with them and refer to them (kept with the object, they
-    //    keep what it lists, such as a game object's transform).
+    //    keep what it lists, such as a game object's transform), and the objects one side
+    //    added that only the codec's checks found using them (a Godot signal connected to a
+    //    node the other side deleted, which Godot's editor deletes with the node).
     let depth = |id: &ObjectId| {
         let mut d = 0usize;
         let mut at = id.clone();
@@ -438,7 +441,13 @@ pub fn merge<'a>(inputs: Sides<&'a Level<'a>>, options: &Options) -> MergedLevel
                 .flatten()
                 .flatten()
                 .filter(|r| base.get(r).is_some() && (ours.get(r).is_none() || theirs.get(r).is_none()));
-            for kid in kids.into_iter().flatten().flatten().chain(deleted_with).chain(needed.iter()) {
+            let added_users = options
+                .contested
+                .get(&at)
+                .into_iter()
+                .flatten()
+                .filter(|r| base.get(r).is_none() && ours.get(r).is_none() != theirs.get(r).is_none());
+            for kid in kids.into_iter().flatten().flatten().chain(deleted_with).chain(added_users).chain(needed.iter()) {
                 let everywhere = base.get(kid).is_some() && ours.get(kid).is_some() && theirs.get(kid).is_some();
                 if everywhere || states.contains_key(kid) {
                     continue;

@@ -7,7 +7,7 @@ use crate::codec::{merged_capacity, Codec, ConflictReport, WholeTexts, PARALLEL_
 use crate::coherence::Problem;
 use crate::merge::Options;
 use crate::side::{Side, Sides};
-use crate::text::{mark_difference_whole, mark_differences, MarkerStyle};
+use crate::text::{mark_difference_whole_into, mark_differences, mark_differences_into, MarkerStyle};
 use crate::text_merge::{mark_views, merge_structured_views, verify_output, Clock, Versions};
 
 /// The merge [`merge_texts`](crate::merge_texts) splices from the versions' parts, without its check of the
@@ -370,28 +370,25 @@ pub(crate) fn mark_parts<C: Codec>(codec: &C, ours: &[u8], theirs: &[u8], style:
     let (Some(ours_parts), Some(theirs_parts)) = (codec.parts(ours), codec.parts(theirs)) else {
         return mark_differences(ours, theirs, style);
     };
-    let mut marked = crate::text::MarkedText { text: Vec::with_capacity(ours.len() + 64), conflicts: 0 };
-    let append = |marked: &mut crate::text::MarkedText, m: crate::text::MarkedText| {
-        marked.text.extend_from_slice(&m.text);
-        marked.conflicts += m.conflicts;
-    };
+    // One writer for every part: regions of neighbouring parts that meet are one region.
+    let mut marked = crate::text::Writer::new(ours, theirs, style);
     let joined = |parts: &[&[u8]]| parts.concat();
     for op in crate::sequence_diff::diff_ops(&part_names(codec, &ours_parts), &part_names(codec, &theirs_parts)) {
         match op {
             similar::DiffOp::Equal { old_index, new_index, len } => {
                 for (o, t) in ours_parts[old_index..old_index + len].iter().zip(&theirs_parts[new_index..new_index + len]) {
                     if o == t {
-                        marked.text.extend_from_slice(o);
+                        marked.push_text(o);
                     } else {
-                        append(&mut marked, mark_differences(o, t, style));
+                        mark_differences_into(&mut marked, o, t);
                     }
                 }
             }
             other => {
                 let (o, t) = (other.old_range(), other.new_range());
-                append(&mut marked, mark_difference_whole(&joined(&ours_parts[o]), &joined(&theirs_parts[t]), style));
+                mark_difference_whole_into(&mut marked, &joined(&ours_parts[o]), &joined(&theirs_parts[t]));
             }
         }
     }
-    marked
+    marked.finish()
 }

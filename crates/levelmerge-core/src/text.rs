@@ -128,12 +128,17 @@ fn hashes(lines: &[&[u8]]) -> Vec<u64> {
     lines.iter().map(|l| line_hash(l)).collect()
 }
 
-struct Writer<'s> {
+/// Writes a marked text: common lines, and conflict regions. A region is held until a common
+/// line follows it, so that regions that meet (two objects' differences, side by side) are
+/// written as one.
+pub(crate) struct Writer<'s> {
     out: Vec<u8>,
     style: &'s MarkerStyle,
     conflicts: usize,
     /// The file's line ending, used for the marker lines too.
     eol: &'static [u8],
+    /// The region being written: ours' lines and theirs'.
+    region: Option<(Vec<u8>, Vec<u8>)>,
 }
 
 /// The UTF-8 byte order mark some Windows tools put before a text.
@@ -224,21 +229,51 @@ fn line_ending(ours: &[u8], theirs: &[u8]) -> &'static [u8] {
     first(ours).or_else(|| first(theirs)).unwrap_or(b"\n")
 }
 
-impl Writer<'_> {
+impl<'s> Writer<'s> {
+    /// A writer for the marked text of `ours` and `theirs` (whose line ends the markers take).
+    pub(crate) fn new(ours: &[u8], theirs: &[u8], style: &'s MarkerStyle) -> Self {
+        Writer { out: Vec::with_capacity(ours.len() + 64), style, conflicts: 0, eol: line_ending(ours, theirs), region: None }
+    }
+
+    /// The marked text, the region still held written out.
+    pub(crate) fn finish(mut self) -> MarkedText {
+        self.close_region();
+        MarkedText { text: self.out, conflicts: self.conflicts }
+    }
+
     fn push_lines(&mut self, lines: &[&[u8]]) {
+        if lines.is_empty() {
+            return;
+        }
+        self.close_region();
         for l in lines {
             self.out.extend_from_slice(l);
         }
     }
 
-    fn ensure_newline(&mut self) {
-        if !self.out.is_empty() && !self.out.ends_with(b"\n") {
-            self.out.extend_from_slice(self.eol);
+    /// Common text, whole lines.
+    pub(crate) fn push_text(&mut self, text: &[u8]) {
+        if !text.is_empty() {
+            self.close_region();
+            self.out.extend_from_slice(text);
         }
     }
 
+    fn close_region(&mut self) {
+        let Some((ours, theirs)) = self.region.take() else { return };
+        let style = self.style;
+        self.marker(b'<', &style.ours_label);
+        self.out.extend_from_slice(&ours);
+        self.marker(b'=', "");
+        self.out.extend_from_slice(&theirs);
+        self.marker(b'>', &style.theirs_label);
+        self.conflicts += 1;
+    }
+
     fn marker(&mut self, ch: u8, label: &str) {
-        self.ensure_newline();
+        if !self.out.is_empty() && !self.out.ends_with(b"\n") {
+            self.out.extend_from_slice(self.eol);
+        }
         self.out.extend(std::iter::repeat_n(ch, self.style.size));
         if !label.is_empty() {
             self.out.push(b' ');
@@ -261,14 +296,18 @@ impl Writer<'_> {
             self.push_lines(&o[o.len() - suffix..]);
             return;
         }
-        let style = self.style;
-        self.marker(b'<', &style.ours_label);
-        self.push_lines(o_mid);
-        self.marker(b'=', "");
-        self.push_lines(t_mid);
-        self.marker(b'>', &style.theirs_label);
+        let eol = self.eol;
+        let (ours_lines, theirs_lines) = self.region.get_or_insert_with(Default::default);
+        for (held, lines) in [(ours_lines, o_mid), (theirs_lines, t_mid)] {
+            // A region's last line without a line end is one only the file's end could hold.
+            if !held.is_empty() && !held.ends_with(b"\n") && !lines.is_empty() {
+                held.extend_from_slice(eol);
+            }
+            for l in lines {
+                held.extend_from_slice(l);
+            }
+        }
         self.push_lines(&o[o.len() - suffix..]);
-        self.conflicts += 1;
     }
 }
 
@@ -282,7 +321,7 @@ pub fn merge_lines(base: &[u8], ours: &[u8], theirs: &[u8], style: &MarkerStyle)
         return merged;
     }
     let (bl, ol, tl) = (lines(base), lines(ours), lines(theirs));
-    let mut w = Writer { out: Vec::with_capacity(ours.len() + 64), style, conflicts: 0, eol: line_ending(ours, theirs) };
+    let mut w = Writer::new(ours, theirs, style);
     for chunk in diff3(&hashes(&bl), &hashes(&ol), &hashes(&tl)) {
         match chunk {
             Chunk::Stable { ours, .. } => w.push_lines(&ol[ours]),
@@ -293,7 +332,7 @@ pub fn merge_lines(base: &[u8], ours: &[u8], theirs: &[u8], style: &MarkerStyle)
             Chunk::Conflict { ours, theirs, .. } => w.conflict(&ol[ours], &tl[theirs]),
         }
     }
-    MarkedText { text: w.out, conflicts: w.conflicts }
+    w.finish()
 }
 
 /// Lines that must agree after a difference for the two texts to count as back in step.
@@ -305,17 +344,23 @@ const RESYNC_LINES: usize = 3;
 /// The texts agree almost everywhere, so they are walked side by side and diffed only in a
 /// small window after each difference, growing it until they are back in step.
 pub fn mark_differences(ours: &[u8], theirs: &[u8], style: &MarkerStyle) -> MarkedText {
-    let mut w = Writer { out: Vec::with_capacity(ours.len() + 64), style, conflicts: 0, eol: line_ending(ours, theirs) };
+    let mut w = Writer::new(ours, theirs, style);
+    mark_differences_into(&mut w, ours, theirs);
+    w.finish()
+}
+
+/// [`mark_differences`], written on with `w`.
+pub(crate) fn mark_differences_into(w: &mut Writer<'_>, ours: &[u8], theirs: &[u8]) {
     let (mut i, mut j) = (0, 0);
     while i < ours.len() || j < theirs.len() {
         // Skip the common bytes, then step back to the start of the line they end in.
         let same = common_prefix(&ours[i..], &theirs[j..]);
         let line_start = ours[i..i + same].iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
         if i + same == ours.len() && j + same == theirs.len() {
-            w.out.extend_from_slice(&ours[i..]);
+            w.push_text(&ours[i..]);
             break;
         }
-        w.out.extend_from_slice(&ours[i..i + line_start]);
+        w.push_text(&ours[i..i + line_start]);
         i += line_start;
         j += line_start;
         // Diff a growing window of lines until the texts are back in step.
@@ -350,7 +395,6 @@ pub fn mark_differences(ours: &[u8], theirs: &[u8], style: &MarkerStyle) -> Mark
             }
         }
     }
-    MarkedText { text: w.out, conflicts: w.conflicts }
 }
 
 /// How many leading bytes two texts share (compared a block at a time).
@@ -370,16 +414,21 @@ fn common_prefix(a: &[u8], b: &[u8]) -> usize {
 /// its own (215 regions for one conflict), and sides taken region by region would point
 /// references at the wrong elements. Either side of the one region is a whole, sound file.
 pub fn mark_difference_whole(ours: &[u8], theirs: &[u8], style: &MarkerStyle) -> MarkedText {
+    let mut w = Writer::new(ours, theirs, style);
+    mark_difference_whole_into(&mut w, ours, theirs);
+    w.finish()
+}
+
+/// [`mark_difference_whole`], written on with `w`.
+pub(crate) fn mark_difference_whole_into(w: &mut Writer<'_>, ours: &[u8], theirs: &[u8]) {
     let (ol, tl) = (lines(ours), lines(theirs));
     let prefix = ol.iter().zip(&tl).take_while(|(a, b)| a == b).count();
     let room = (ol.len() - prefix).min(tl.len() - prefix);
     // The lines both end with, a last line without a line end included (it stays last).
     let suffix = ol.iter().rev().zip(tl.iter().rev()).take(room).take_while(|(a, b)| a == b).count();
-    let mut w = Writer { out: Vec::with_capacity(ours.len() + 64), style, conflicts: 0, eol: line_ending(ours, theirs) };
     w.push_lines(&ol[..prefix]);
     w.conflict(&ol[prefix..ol.len() - suffix], &tl[prefix..tl.len() - suffix]);
     w.push_lines(&ol[ol.len() - suffix..]);
-    MarkedText { text: w.out, conflicts: w.conflicts }
 }
 
 /// Up to `count` lines from the start of `text`, and the bytes they cover.
@@ -427,6 +476,23 @@ mod tests {
     fn m(b: &str, o: &str, t: &str) -> (String, usize) {
         let r = merge_lines(b.as_bytes(), o.as_bytes(), t.as_bytes(), &MarkerStyle::default());
         (String::from_utf8(r.text).unwrap(), r.conflicts)
+    }
+
+    #[test]
+    fn regions_that_meet_are_written_as_one() {
+        let style = MarkerStyle::default();
+        let mut w = Writer::new(b"a\n", b"b\n", &style);
+        w.push_text(b"common\n");
+        mark_differences_into(&mut w, b"a\n", b"b\n");
+        mark_difference_whole_into(&mut w, b"x\n", b"");
+        w.push_text(b"between\n");
+        mark_differences_into(&mut w, b"c\n", b"d\n");
+        let r = w.finish();
+        assert_eq!(
+            String::from_utf8(r.text).unwrap(),
+            "common\n<<<<<<< ours\na\nx\n=======\nb\n>>>>>>> theirs\nbetween\n<<<<<<< ours\nc\n=======\nd\n>>>>>>> theirs\n"
+        );
+        assert_eq!(r.conflicts, 2);
     }
 
     #[test]

@@ -10,7 +10,7 @@ use crate::model::{Level, ObjectId};
 use crate::side::{Side, Sides};
 use crate::splice::{mark_parts, marked_splice, merge_part_alone, splice_parts, SplicedOutcome};
 use crate::text::{mark_difference_whole, marker_lines, MarkerStyle};
-use rustc_hash::FxHashSet;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 /// Problems in `result` that none of `known` (keys of the inputs' problems) has.
 fn new_problems(result: Vec<Problem>, known: impl FnOnce() -> Vec<String>) -> Vec<Problem> {
@@ -416,26 +416,36 @@ fn model_problems<C: Codec>(
 }
 
 /// The objects a merged level still needs (a reference names them, or a child's parent) that
-/// base has and a side deleted, and that are not contested yet. A side whose own version still
-/// needs an object it deleted was broken before the merge: its deletion is not contested.
-fn deleted_yet_used(problems: &[Problem], levels: &Sides<Level<'_>>, contested: &FxHashSet<ObjectId>) -> FxHashSet<ObjectId> {
+/// base has and a side deleted, and that are not contested yet, each with the objects that need
+/// it. A side whose own version still needs an object it deleted was broken before the merge:
+/// its deletion is not contested.
+fn deleted_yet_used(
+    problems: &[Problem],
+    levels: &Sides<Level<'_>>,
+    contested: &FxHashMap<ObjectId, Vec<ObjectId>>,
+) -> FxHashMap<ObjectId, Vec<ObjectId>> {
     let needed = |p: &Problem| match p {
-        Problem::DanglingReference { target, .. } => Some(target.clone()),
-        Problem::Orphan { parent, .. } => Some(parent.clone()),
+        Problem::DanglingReference { object, target, .. } => Some((target.clone(), object.clone())),
+        Problem::Orphan { object, parent, .. } => Some((parent.clone(), object.clone())),
         _ => None,
     };
-    let wanted: FxHashSet<ObjectId> =
-        problems.iter().filter_map(needed).filter(|id| levels.base.get(id).is_some() && !contested.contains(id)).collect();
+    let mut wanted: FxHashMap<ObjectId, Vec<ObjectId>> = FxHashMap::default();
+    for (target, user) in problems.iter().filter_map(needed) {
+        if levels.base.get(&target).is_some() && !contested.contains_key(&target) {
+            wanted.entry(target).or_default().push(user);
+        }
+    }
     if wanted.is_empty() {
         return wanted;
     }
     let deleted_by = |side: &Level<'_>| -> FxHashSet<ObjectId> {
-        let still_needed: FxHashSet<ObjectId> = side.problems().iter().filter_map(needed).collect();
-        wanted.iter().filter(|id| side.get(id).is_none() && !still_needed.contains(*id)).cloned().collect()
+        let still_needed: FxHashSet<ObjectId> = side.problems().iter().filter_map(needed).map(|(target, _)| target).collect();
+        wanted.keys().filter(|id| side.get(id).is_none() && !still_needed.contains(*id)).cloned().collect()
     };
     let mut deleted = deleted_by(&levels.ours);
     deleted.extend(deleted_by(&levels.theirs));
-    deleted
+    wanted.retain(|id, _| deleted.contains(id));
+    wanted
 }
 
 /// The whole merge: read every object, merge, write, check.

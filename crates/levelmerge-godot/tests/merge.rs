@@ -1223,3 +1223,32 @@ fn a_node_moved_out_of_a_group_its_side_then_deleted_keeps_the_other_sides_edits
         assert_eq!(out.contains("[node name=\"Group\""), side == Side::Ours, "{out}");
     }
 }
+
+/// Theirs connected a signal to the door ours deleted. Godot's editor deletes a node's
+/// connections with it, so the connection goes with the door: each side of the conflict, taken
+/// whole, is a sound scene, and preferring ours deletes both.
+#[test]
+fn a_signal_connected_to_a_node_the_other_side_deleted_goes_with_it() {
+    let base = "[gd_scene load_steps=2 format=3]\n\n[ext_resource type=\"Script\" path=\"res://door.gd\" id=\"1_a\"]\n\n[node name=\"Root\" type=\"Node3D\"]\n\n[node name=\"Button\" type=\"Area3D\" parent=\".\"]\n\n[node name=\"Door\" type=\"Node3D\" parent=\".\"]\nscript = ExtResource(\"1_a\")\n";
+    let deleted = "[gd_scene format=3]\n\n[node name=\"Root\" type=\"Node3D\"]\n\n[node name=\"Button\" type=\"Area3D\" parent=\".\"]\n";
+    let connected = format!("{base}\n[connection signal=\"body_entered\" from=\"Button\" to=\"Door\" method=\"open\"]\n");
+    for (ours, theirs, deleting) in [(deleted, connected.as_str(), Side::Ours), (connected.as_str(), deleted, Side::Theirs)] {
+        let r = merge(base, ours, theirs).expect("merge runs");
+        assert_eq!(r.open_conflicts, 1, "{:?}", r.conflicts);
+        let regions = levelmerge_core::regions::conflict_regions(&r.text).expect("markers read back");
+        // The script's resource, and the door with its connection: the differences of
+        // neighbouring sections (the end of Button's, the door, the connection) are one region.
+        assert_eq!(regions.len(), 2, "{}", String::from_utf8_lossy(&r.text));
+        for side in [Side::Ours, Side::Theirs] {
+            let view = levelmerge_core::regions::side_view(&r.text, &regions, side).expect("a side's view");
+            assert!(levelmerge_core::check_text(&GodotCodec, &view).is_empty(), "{side}'s view:\n{}", String::from_utf8_lossy(&view));
+            let text = String::from_utf8(view).unwrap();
+            assert_eq!(text.contains("[connection"), side != deleting, "{text}");
+            assert_eq!(text.contains("[node name=\"Door\""), side != deleting, "{text}");
+        }
+        let mut options = Options::default();
+        options.policy.prefer = Some(deleting);
+        let out = String::from_utf8(merge_with(base, ours, theirs, &options).expect("merge runs").text).unwrap();
+        assert_eq!(out, deleted, "the deletion preferred takes the connection along");
+    }
+}
