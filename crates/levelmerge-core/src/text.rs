@@ -129,8 +129,8 @@ fn hashes(lines: &[&[u8]]) -> Vec<u64> {
 }
 
 /// Writes a marked text: common lines, and conflict regions. A region is held until a common
-/// line follows it, so that regions that meet (two objects' differences, side by side) are
-/// written as one.
+/// line follows it, so that a region of blank lines that meets another (the end of a section
+/// beside an object one side lacks) is written as one with it.
 pub(crate) struct Writer<'s> {
     out: Vec<u8>,
     style: &'s MarkerStyle,
@@ -295,6 +295,14 @@ impl<'s> Writer<'s> {
         if o_mid.is_empty() && t_mid.is_empty() {
             self.push_lines(&o[o.len() - suffix..]);
             return;
+        }
+        // Two regions meet: they are one where either holds nothing but blank lines (the line
+        // that ends a section beside an object one side lacks); two regions of substance stay
+        // two, so that each can be settled its own way.
+        let blank = |lines: &[&[u8]]| lines.iter().all(|l| l.trim_ascii().is_empty());
+        let held_blank = self.region.as_ref().is_some_and(|(o, t)| o.trim_ascii().is_empty() && t.trim_ascii().is_empty());
+        if !(held_blank || blank(o_mid) && blank(t_mid)) {
+            self.close_region();
         }
         let eol = self.eol;
         let (ours_lines, theirs_lines) = self.region.get_or_insert_with(Default::default);
@@ -479,20 +487,22 @@ mod tests {
     }
 
     #[test]
-    fn regions_that_meet_are_written_as_one() {
+    fn a_region_of_blank_lines_is_one_with_the_region_it_meets() {
         let style = MarkerStyle::default();
         let mut w = Writer::new(b"a\n", b"b\n", &style);
         w.push_text(b"common\n");
+        mark_differences_into(&mut w, b"", b"\n");
+        mark_difference_whole_into(&mut w, b"", b"[x]\n");
+        w.push_text(b"between\n");
         mark_differences_into(&mut w, b"a\n", b"b\n");
         mark_difference_whole_into(&mut w, b"x\n", b"");
-        w.push_text(b"between\n");
-        mark_differences_into(&mut w, b"c\n", b"d\n");
         let r = w.finish();
         assert_eq!(
             String::from_utf8(r.text).unwrap(),
-            "common\n<<<<<<< ours\na\nx\n=======\nb\n>>>>>>> theirs\nbetween\n<<<<<<< ours\nc\n=======\nd\n>>>>>>> theirs\n"
+            "common\n<<<<<<< ours\n=======\n\n[x]\n>>>>>>> theirs\nbetween\n<<<<<<< ours\na\n=======\nb\n>>>>>>> theirs\n<<<<<<< ours\nx\n=======\n>>>>>>> theirs\n",
+            "regions of substance that meet stay two"
         );
-        assert_eq!(r.conflicts, 2);
+        assert_eq!(r.conflicts, 3);
     }
 
     #[test]

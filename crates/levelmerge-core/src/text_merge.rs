@@ -415,6 +415,42 @@ fn model_problems<C: Codec>(
     }
 }
 
+/// With conflicts open, the objects a side deleted that a side's view of the conflicts still
+/// uses (a signal connected to a node the other side deleted): each side, taken whole, should
+/// be a sound level, so those deletions are contested. What else a view lacks is left to the
+/// one who settles it.
+fn deleted_yet_used_in_views<'a, C: Codec>(
+    codec: &C,
+    merged: &crate::merge::MergedLevel<'a>,
+    docs: Sides<&C::Document<'_>>,
+    levels: &Sides<Level<'a>>,
+    versions: Versions<'_>,
+    finish: &impl Fn(Vec<u8>) -> Result<Vec<u8>, MergeError>,
+    contested: &FxHashMap<ObjectId, Vec<ObjectId>>,
+) -> Result<FxHashMap<ObjectId, Vec<ObjectId>>, MergeError> {
+    if merged.open_conflicts() == 0 {
+        return Ok(FxHashMap::default());
+    }
+    for side in [Side::Ours, Side::Theirs] {
+        let view = merged.resolve(side);
+        let checked = if codec.checks_output(docs) {
+            // Checked in the form the clean merge's text is checked in.
+            let text = codec.render(docs, &view);
+            let text = if versions.own_form { text } else { finish(text)? };
+            verify_output(codec, &text, versions.inputs, versions.originals)
+        } else {
+            model_problems(codec, &view, merged.references, levels, versions)
+        };
+        if let Err(MergeError::Incoherent { problems }) = checked {
+            let deleted = deleted_yet_used(&problems, levels, contested);
+            if !deleted.is_empty() {
+                return Ok(deleted);
+            }
+        }
+    }
+    Ok(FxHashMap::default())
+}
+
 /// The objects a merged level still needs (a reference names them, or a child's parent) that
 /// base has and a side deleted, and that are not contested yet, each with the objects that need
 /// it. A side whose own version still needs an object it deleted was broken before the merge:
@@ -534,7 +570,13 @@ where
         let mut merged = merge(levels.as_ref(), &options);
         clock.lap("merge");
         match write_checked(codec, &mut merged, doc_refs, &levels, versions, &finish, &mut clock) {
-            Ok((text, problems)) => break (merged, text, problems),
+            Ok((text, problems)) => {
+                let deleted = deleted_yet_used_in_views(codec, &merged, doc_refs, &levels, versions, &finish, &options.contested)?;
+                if deleted.is_empty() {
+                    break (merged, text, problems);
+                }
+                options.contested.extend(deleted);
+            }
             Err(MergeError::Incoherent { problems }) => {
                 let deleted = deleted_yet_used(&problems, &levels, &options.contested);
                 if deleted.is_empty() {
