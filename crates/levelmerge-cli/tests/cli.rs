@@ -488,3 +488,20 @@ fn resolve_names_every_object_a_region_spans_and_reads_the_merge_report() {
         .code(2)
         .stderr(predicate::str::contains("report version 9 is not known"));
 }
+
+/// A region that holds an object only one side has is listed under that object (read in that
+/// side's view), without the names of every field it writes; a region inside an object still
+/// names the properties its lines set.
+#[test]
+fn resolve_lists_a_region_under_the_objects_only_one_side_has() {
+    let base = "[gd_scene load_steps=2 format=3]\n\n[ext_resource type=\"Script\" path=\"res://door.gd\" id=\"1_a\"]\n\n[node name=\"Root\" type=\"Node3D\"]\n\n[node name=\"Button\" type=\"Area3D\" parent=\".\"]\n\n[node name=\"Door\" type=\"Node3D\" parent=\".\"]\nscript = ExtResource(\"1_a\")\n";
+    let deleted = "[gd_scene format=3]\n\n[node name=\"Root\" type=\"Node3D\"]\n\n[node name=\"Button\" type=\"Area3D\" parent=\".\"]\nmonitoring = false\n";
+    let connected = format!("{base}\n[connection signal=\"body_entered\" from=\"Button\" to=\"Door\" method=\"open\"]\n")
+        .replace("parent=\".\"]\n\n[node name=\"Door\"", "parent=\".\"]\nmonitoring = true\n\n[node name=\"Door\"");
+    let (_d, [b, o, t]) = triple("tscn", base.as_bytes(), deleted.as_bytes(), connected.as_bytes());
+    levelmerge().arg("merge").args([&b, &o, &t]).assert().code(1);
+    let listed = levelmerge().args(["resolve", "--list"]).arg(&o).assert().code(1);
+    let out = String::from_utf8(listed.get_output().stdout.clone()).unwrap();
+    assert!(out.contains(": Root/Button [Area3D] › monitoring\n"), "{out}");
+    assert!(out.contains(": Root/Door [Node3D], Button.body_entered → Door.open [connection]\n"), "{out}");
+}

@@ -139,16 +139,16 @@ pub fn side_view(text: &[u8], regions: &[Region], side: Side) -> Result<Vec<u8>,
 }
 
 /// The 1-based line each region starts at in the text where every region is replaced by its
-/// ours lines (the ours view, as a codec reads it).
-pub fn lines_in_ours_view(text: &[u8], regions: &[Region]) -> Vec<usize> {
+/// `side` lines (that side's view, as a codec reads it).
+pub fn lines_in_view(text: &[u8], regions: &[Region], side: Side) -> Vec<usize> {
     let count = |r: Range<usize>| text[r].iter().filter(|&&b| b == b'\n').count();
     let mut removed = 0;
     regions
         .iter()
         .map(|r| {
             let line = r.line - removed;
-            // The marker lines and the base and theirs sections are gone in the ours view.
-            removed += count(r.whole.clone()) - count(r.ours.clone());
+            // The marker lines and the other sections are gone in the view.
+            removed += count(r.whole.clone()) - r.text(text, side).map_or(0, |t| t.iter().filter(|&&b| b == b'\n').count());
             line
         })
         .collect()
@@ -184,7 +184,8 @@ mod tests {
         assert!(String::from_utf8(mixed.clone()).unwrap().starts_with("a\nb1\nb2\nc\n<<<<<<< HEAD\n"));
         assert_eq!(conflict_regions(&mixed).unwrap().len(), 1);
         assert!(settle(t, &regions, &[Some(Take::Side(Side::Base)), None]).is_err(), "the first region has no base");
-        assert_eq!(lines_in_ours_view(t, &regions), [2, 4]);
+        assert_eq!(lines_in_view(t, &regions, Side::Ours), [2, 4]);
+        assert_eq!(lines_in_view(t, &regions, Side::Theirs), [2, 4]);
     }
 
     #[test]

@@ -13,6 +13,7 @@ const MAIN_RESOURCE: &str = "resource";
 pub fn outline(level: &Level<'_>) -> Outline {
     let mut outline = Outline::empty(level);
     let root = level.get(&ObjectId::new(ROOT));
+    let root_name = root.and_then(|r| attr(header(r.props.raw), "name"));
     for obj in level.objects.values() {
         let header = header(obj.props.raw);
         let type_name = attr(header, "type");
@@ -26,10 +27,18 @@ pub fn outline(level: &Level<'_>) -> Outline {
                 let (name, parent) = if level.get(&above).is_some() { (leaf, Some(above)) } else { (path, root.map(|r| r.id.clone())) };
                 Place { name: Some(name.to_owned()), parent, kind: type_name, ..Place::default() }
             }
-            None => {
-                let name = attr(header, "path").or_else(|| type_name.clone().map(|t| format!("{t} {}", obj.id)));
-                Place { name, ..Place::default() }
-            }
+            None => match obj.id.as_str().strip_prefix("connection:").map(|c| c.split('|').collect::<Vec<_>>()).as_deref() {
+                // As the editor's Node dock lists it: the source's signal, to the target's method.
+                Some([signal, from, to, method]) => {
+                    let node =
+                        |path: &str| if path == "." { root_name.clone().unwrap_or_else(|| path.to_owned()) } else { path.to_owned() };
+                    Place { name: Some(format!("{}.{signal} → {}.{method}", node(from), node(to))), ..Place::default() }
+                }
+                _ => {
+                    let name = attr(header, "path").or_else(|| type_name.clone().map(|t| format!("{t} {}", obj.id)));
+                    Place { name, ..Place::default() }
+                }
+            },
         };
         outline.set(obj.id.clone(), place);
     }
@@ -63,5 +72,14 @@ mod tests {
         assert_eq!(attr(h, "type").as_deref(), Some("Area2D"));
         assert_eq!(attr(h, "parent").as_deref(), Some("Level/Props"));
         assert_eq!(attr(h, "path"), None);
+    }
+
+    #[test]
+    fn a_connection_is_named_by_its_signal_and_method() {
+        let scene = "[gd_scene format=3]\n\n[node name=\"Root\" type=\"Node3D\"]\n\n[node name=\"Button\" type=\"Area3D\" parent=\".\"]\n\n[connection signal=\"body_entered\" from=\"Button\" to=\".\" method=\"open\"]\n";
+        let file = crate::parse::parse(scene.as_bytes()).expect("parses");
+        let level = crate::lower::lower(&file, levelmerge_core::Side::Ours).expect("lowers");
+        let id = ObjectId::new("connection:body_entered|Button|.|open");
+        assert_eq!(outline(&level).path(&id), ["Button.body_entered → Root.open"]);
     }
 }

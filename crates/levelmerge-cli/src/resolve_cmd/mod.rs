@@ -12,7 +12,7 @@ use std::path::PathBuf;
 use anyhow::{bail, Context, Result};
 use levelmerge_core::inspect::Located;
 use levelmerge_core::policy::glob_match;
-use levelmerge_core::regions::{conflict_regions, lines_in_ours_view, settle, side_view, Region, Take};
+use levelmerge_core::regions::{conflict_regions, lines_in_view, settle, side_view, Region, Take};
 use levelmerge_core::Side;
 use serde_json::json;
 
@@ -88,7 +88,7 @@ pub fn on_terminal() -> bool {
 /// One conflict region with what it is about.
 struct Conflict {
     region: Region,
-    /// The objects its lines fall in (read in the ours view), first the one it starts in.
+    /// The objects its lines fall in (ours' first, then theirs'), or the one before it.
     objects: Vec<Located>,
     properties: Vec<String>,
     /// What the merge's report says of conflicts in these objects.
@@ -252,41 +252,80 @@ fn interactive(text: &[u8], conflicts: &[Conflict], args: &ResolveArgs, ui: &Ui)
     }
 }
 
-/// Each region with the objects it falls in (read in the ours view of the file), the property
+/// Each region with the objects it falls in (read in the views of both sides), the property
 /// names its lines set, and what the merge's report says of it.
 fn describe(text: &[u8], regions: Vec<Region>, args: &ResolveArgs, ui: &Ui) -> Result<Vec<Conflict>> {
     let config = Config::for_file(args.input.config.as_deref(), &args.file)?;
     let reported = args.report.as_deref().map(read_report).transpose()?.unwrap_or_default();
     let ours_view = side_view(text, &regions, Side::Ours).map_err(|e| anyhow::anyhow!(e))?;
     let format = args.input.format.unwrap_or_else(|| format::detect(&[&ours_view], Some(&args.file)));
-    // Every line of each region's ours section, to find each object starting inside it; a
-    // region whose ours section is empty belongs to the object before it.
-    let spans: Vec<std::ops::Range<usize>> = lines_in_ours_view(text, &regions)
-        .into_iter()
-        .zip(&regions)
-        .map(|(line, region)| match text[region.ours.clone()].iter().filter(|&&b| b == b'\n').count() {
-            0 => line.saturating_sub(1).max(1)..line.max(2),
-            n => line..line + n,
-        })
-        .collect();
-    let lines: Vec<usize> = spans.iter().flat_map(|s| s.clone()).collect();
-    let mut located = match format::engine(format, &config) {
-        Some(engine) => engine.locate(&ours_view, &lines).unwrap_or_else(|e| {
-            ui.warn(&format!("{}: conflicts are shown without their objects: {e}", args.file.display()));
-            vec![None; lines.len()]
-        }),
-        None => vec![None; lines.len()],
-    }
-    .into_iter();
+    let engine = format::engine(format, &config);
+    // The objects each region's lines fall in, in one side's view: for each region, the
+    // object of the line before it, and those of its lines there.
+    let located_in = |side: Side, view: &[u8]| -> Vec<(Option<Located>, Vec<Located>)> {
+        // A region's lines that hold something (a blank line ends the section before).
+        let blank: Vec<bool> = view.split(|&b| b == b'\n').map(|l| l.trim_ascii().is_empty()).collect();
+        let spans: Vec<(usize, Vec<usize>)> = lines_in_view(text, &regions, side)
+            .into_iter()
+            .zip(&regions)
+            .map(|(line, region)| {
+                let count = region.text(text, side).map_or(0, |t| t.iter().filter(|&&b| b == b'\n').count());
+                (line, (line..line + count).filter(|l| !blank.get(l - 1).copied().unwrap_or(true)).collect())
+            })
+            .collect();
+        let lines: Vec<usize> =
+            spans.iter().flat_map(|(start, held)| std::iter::once(start.saturating_sub(1).max(1)).chain(held.iter().copied())).collect();
+        let found = match &engine {
+            Some(engine) => engine.locate(view, &lines).unwrap_or_else(|e| {
+                // Theirs' view is read for what it adds; ours' names the objects.
+                if side == Side::Ours {
+                    ui.warn(&format!("{}: conflicts are shown without their objects: {e}", args.file.display()));
+                }
+                vec![None; lines.len()]
+            }),
+            None => vec![None; lines.len()],
+        };
+        let mut found = found.into_iter();
+        spans
+            .iter()
+            .map(|(_, held)| {
+                let before = found.next().flatten();
+                let mut objects: Vec<Located> = Vec::new();
+                for o in found.by_ref().take(held.len()).flatten() {
+                    if !objects.iter().any(|x| x.id == o.id) {
+                        objects.push(o);
+                    }
+                }
+                (before, objects)
+            })
+            .collect()
+    };
+    let theirs_view = side_view(text, &regions, Side::Theirs).map_err(|e| anyhow::anyhow!(e))?;
+    let (in_ours, in_theirs) = (located_in(Side::Ours, &ours_view), located_in(Side::Theirs, &theirs_view));
     Ok(regions
         .into_iter()
-        .zip(spans)
-        .map(|(region, span)| {
-            let mut objects: Vec<Located> = Vec::new();
-            for found in located.by_ref().take(span.len()).flatten() {
-                if !objects.iter().any(|o| o.id == found.id) {
-                    objects.push(found);
+        .zip(in_ours.into_iter().zip(in_theirs))
+        .map(|(region, ((before, ours_objects), (theirs_before, theirs_objects)))| {
+            // A region only one side has lines in, that holds an object other than the one
+            // before it (an object only that side has), is about that object, not about the
+            // properties its lines set.
+            let holds = |s: Side| region.text(text, s).is_some_and(|t| !t.trim_ascii().is_empty());
+            let opens =
+                |before: &Option<Located>, objects: &[Located]| objects.iter().any(|o| before.as_ref().is_none_or(|b| b.id != o.id));
+            let whole_objects = match (holds(Side::Ours), holds(Side::Theirs)) {
+                (true, false) => opens(&before, &ours_objects),
+                (false, true) => opens(&theirs_before, &theirs_objects),
+                _ => false,
+            };
+            let mut objects = ours_objects;
+            for o in theirs_objects {
+                if !objects.iter().any(|x| x.id == o.id) {
+                    objects.push(o);
                 }
+            }
+            // A region whose sections hold no line belongs to the object before it.
+            if objects.is_empty() {
+                objects.extend(before);
             }
             let side = |s| String::from_utf8_lossy(region.text(text, s).unwrap_or_default()).into_owned();
             let (ours, theirs) = (side(Side::Ours), side(Side::Theirs));
@@ -299,13 +338,13 @@ fn describe(text: &[u8], regions: Vec<Region>, args: &ResolveArgs, ui: &Ui) -> R
                     properties.push(r.property.clone());
                 }
             }
-            if properties.is_empty() {
+            if properties.is_empty() && !whole_objects {
                 properties = differing_members(&ours, &theirs);
-            }
-            if properties.is_empty() {
-                for line in ours.lines().chain(side(Side::Base).lines().chain(theirs.lines()).collect::<Vec<_>>()) {
-                    if let Some(key) = property_key(line).filter(|k| !properties.iter().any(|p: &String| p == k)) {
-                        properties.push(key.to_owned());
+                if properties.is_empty() {
+                    for line in ours.lines().chain(side(Side::Base).lines().chain(theirs.lines()).collect::<Vec<_>>()) {
+                        if let Some(key) = property_key(line).filter(|k| !properties.iter().any(|p: &String| p == k)) {
+                            properties.push(key.to_owned());
+                        }
                     }
                 }
             }
