@@ -1252,3 +1252,21 @@ fn a_signal_connected_to_a_node_the_other_side_deleted_goes_with_it() {
         assert_eq!(out, deleted, "the deletion preferred takes the connection along");
     }
 }
+
+/// Beside a conflict elsewhere, theirs connected a signal to the door ours deleted: each view of
+/// the open merge is checked like a clean result, so the deletion is contested there too, and
+/// either side of the file, taken whole, is a sound scene.
+#[test]
+fn a_deletion_a_view_of_an_open_merge_still_uses_is_contested() {
+    let base = "[gd_scene format=3]\n\n[node name=\"Root\" type=\"Node3D\"]\n\n[node name=\"Button\" type=\"Area3D\" parent=\".\"]\n\n[node name=\"Door\" type=\"Node3D\" parent=\".\"]\n";
+    let ours = "[gd_scene format=3]\n\n[node name=\"Root\" type=\"Node3D\"]\n\n[node name=\"Button\" type=\"Area3D\" parent=\".\"]\nmonitoring = false\n";
+    let theirs = base.replace("parent=\".\"]\n\n[node name=\"Door\"", "parent=\".\"]\nmonitoring = true\n\n[node name=\"Door\"")
+        + "\n[connection signal=\"body_entered\" from=\"Button\" to=\"Door\" method=\"open\"]\n";
+    let r = merge(base, ours, &theirs).expect("merge runs");
+    assert_eq!(r.open_conflicts, 2, "the monitoring, and the door: {:?}", r.conflicts);
+    let regions = levelmerge_core::regions::conflict_regions(&r.text).expect("markers read back");
+    for side in [Side::Ours, Side::Theirs] {
+        let view = levelmerge_core::regions::side_view(&r.text, &regions, side).expect("a side's view");
+        assert!(levelmerge_core::check_text(&GodotCodec, &view).is_empty(), "{side}'s view:\n{}", String::from_utf8_lossy(&view));
+    }
+}
