@@ -442,13 +442,32 @@ fn deleted_yet_used_in_views<'a, C: Codec>(
             model_problems(codec, &view, merged.references, levels, versions)
         };
         if let Err(MergeError::Incoherent { problems }) = checked {
-            let deleted = deleted_yet_used(&problems, levels, contested);
+            let mut deleted = deleted_yet_used(&problems, levels, contested);
+            // An object one side added that uses an object this view lacks (a signal connected
+            // to a node added under one the other side deleted) stands or goes with it.
+            for (target, user) in problems.iter().filter_map(target_and_user) {
+                let added_by_one =
+                    levels.base.get(&user).is_none() && levels.ours.get(&user).is_some() != levels.theirs.get(&user).is_some();
+                let known = contested.get(&target).is_some_and(|users| users.contains(&user));
+                if added_by_one && !known && (levels.ours.get(&target).is_some() || levels.theirs.get(&target).is_some()) {
+                    deleted.entry(target).or_default().push(user);
+                }
+            }
             if !deleted.is_empty() {
                 return Ok(deleted);
             }
         }
     }
     Ok(FxHashMap::default())
+}
+
+/// The object a problem says is needed, and the object that needs it.
+fn target_and_user(p: &Problem) -> Option<(ObjectId, ObjectId)> {
+    match p {
+        Problem::DanglingReference { object, target, .. } => Some((target.clone(), object.clone())),
+        Problem::Orphan { object, parent, .. } => Some((parent.clone(), object.clone())),
+        _ => None,
+    }
 }
 
 /// The objects a merged level still needs (a reference names them, or a child's parent) that
@@ -460,11 +479,7 @@ fn deleted_yet_used(
     levels: &Sides<Level<'_>>,
     contested: &FxHashMap<ObjectId, Vec<ObjectId>>,
 ) -> FxHashMap<ObjectId, Vec<ObjectId>> {
-    let needed = |p: &Problem| match p {
-        Problem::DanglingReference { object, target, .. } => Some((target.clone(), object.clone())),
-        Problem::Orphan { object, parent, .. } => Some((parent.clone(), object.clone())),
-        _ => None,
-    };
+    let needed = target_and_user;
     let mut wanted: FxHashMap<ObjectId, Vec<ObjectId>> = FxHashMap::default();
     for (target, user) in problems.iter().filter_map(needed) {
         if levels.base.get(&target).is_some() && !contested.contains_key(&target) {

@@ -1270,3 +1270,25 @@ fn a_deletion_a_view_of_an_open_merge_still_uses_is_contested() {
         assert!(levelmerge_core::check_text(&GodotCodec, &view).is_empty(), "{side}'s view:\n{}", String::from_utf8_lossy(&view));
     }
 }
+
+/// Ours added a button under the panel theirs deleted, and connected its signal: the button's
+/// connection goes with the button, so the view that deletes the panel is a sound scene.
+#[test]
+fn a_signal_of_a_node_added_under_a_deleted_one_goes_with_it() {
+    let base = "[gd_scene format=3]\n\n[node name=\"Root\" type=\"Control\"]\n\n[node name=\"Panel\" type=\"Panel\" parent=\".\"]\n";
+    let ours = format!(
+        "{base}\n[node name=\"Add\" type=\"Button\" parent=\"Panel\"]\n\n[connection signal=\"pressed\" from=\"Panel/Add\" to=\".\" method=\"add\"]\n"
+    );
+    let theirs = "[gd_scene format=3]\n\n[node name=\"Root\" type=\"Control\"]\n";
+    for (o, t) in [(ours.as_str(), theirs), (theirs, ours.as_str())] {
+        let r = merge(base, o, t).expect("merge runs");
+        assert_eq!(r.open_conflicts, 1, "{:?}", r.conflicts);
+        let regions = levelmerge_core::regions::conflict_regions(&r.text).expect("markers read back");
+        for side in [Side::Ours, Side::Theirs] {
+            let view = levelmerge_core::regions::side_view(&r.text, &regions, side).expect("a side's view");
+            assert!(levelmerge_core::check_text(&GodotCodec, &view).is_empty(), "{side}'s view:\n{}", String::from_utf8_lossy(&view));
+            let text = String::from_utf8(view).unwrap();
+            assert_eq!(text.contains("[connection"), text.contains("name=\"Add\""), "{text}");
+        }
+    }
+}
