@@ -985,3 +985,31 @@ fn a_game_object_kept_against_its_deletion_no_longer_lists_the_child_the_deletin
         }
     }
 }
+
+#[test]
+fn an_entry_one_side_added_for_an_object_the_other_deleted_stands_or_goes_with_it() {
+    // Ours deletes the crate; theirs renames it and adds it to a script's list of targets.
+    // Whichever way the conflict on the crate goes, the entry goes with it: each view is sound.
+    let script = |targets: &str| format!("--- !u!114 &12\nMonoBehaviour:\n  m_GameObject: {{fileID: 10}}\n  m_Targets:{targets}\n");
+    let root = |children: &[i64]| {
+        let mut g = go(10, "Root", 11);
+        g = g.replace("  - component: {fileID: 11}\n", "  - component: {fileID: 11}\n  - component: {fileID: 12}\n");
+        [g, tr(11, 10, 0, children, "0")]
+    };
+    let [g, t] = root(&[21]);
+    let base = scene(&[g.clone(), t.clone(), script(" []"), go(20, "Crate", 21), tr(21, 20, 11, &[], "0")]);
+    let theirs = scene(&[g, t, script("\n  - {fileID: 21}"), go(20, "Big Crate", 21), tr(21, 20, 11, &[], "0")]);
+    let [g, t] = root(&[]);
+    let ours = scene(&[g, t, script(" []")]);
+    for (o, th) in [(&ours, &theirs), (&theirs, &ours)] {
+        let r = merge(&base, o, th);
+        assert_eq!(r.open_conflicts, 1, "{}", text(&r));
+        let regions = levelmerge_core::regions::conflict_regions(&r.text).expect("markers read back");
+        for side in [Side::Ours, Side::Theirs] {
+            let view = levelmerge_core::regions::side_view(&r.text, &regions, side).expect("a side's view");
+            let shown = String::from_utf8(view.clone()).unwrap();
+            assert!(check_text(&UnityCodec, &view).is_empty(), "{side}'s view:\n{shown}");
+            assert_eq!(shown.contains("- {fileID: 21}"), shown.contains("Big Crate"), "{shown}");
+        }
+    }
+}

@@ -472,11 +472,13 @@ impl<'a> Merger<'a> {
                 continue;
             }
             path.push(Seg::Key(k));
+            let added = bm.get(k).is_none().then(|| self.stands_with_its_target(k, None, om.get(k), tm.get(k))).flatten();
             let v = match renames.iter().find(|&&(_, new)| new == k) {
+                _ if added.is_some() => added,
                 Some(&(old, _)) => self.value(path, bm.get(old), om.get(k).or(om.get(old)), tm.get(k).or(tm.get(old))),
                 None => self.value(path, bm.get(k), om.get(k), tm.get(k)),
             };
-            if let Some(v) = v.or_else(|| self.removed_with_its_target(k, bm.get(k), om.get(k), tm.get(k))) {
+            if let Some(v) = v.or_else(|| self.stands_with_its_target(k, bm.get(k), om.get(k), tm.get(k))) {
                 merged.insert(k, v);
             }
             path.pop();
@@ -578,19 +580,19 @@ impl<'a> Merger<'a> {
 
 impl<'a> Merger<'a> {
     /// `changed`, the only side that changed a value, taken whole; `None` when it is a map that
-    /// dropped a reference to an object a whole-object conflict decides: merged member by
-    /// member instead, so that the reference can stay with the object
-    /// ([`Self::removed_with_its_target`]).
+    /// dropped or gained a reference to an object a whole-object conflict decides: merged
+    /// member by member instead, so that the reference can stand or go with the object
+    /// ([`Self::stands_with_its_target`]).
     fn taken_whole(&self, base: &'a Value<'a>, changed: &'a Value<'a>) -> Option<MValue<'a>> {
         let member_by_member =
-            map_entries(base).is_some() && map_entries(changed).is_some() && self.drops_a_decided_reference(base, changed);
+            map_entries(base).is_some() && map_entries(changed).is_some() && self.changes_a_decided_reference(base, changed);
         (!member_by_member).then_some(MValue::Exact(changed))
     }
 
-    /// Whether `base` refers to an object a whole-object conflict decides and `changed` no
-    /// longer does.
-    fn drops_a_decided_reference(&self, base: &Value<'a>, changed: &Value<'a>) -> bool {
-        if self.decided_by_conflict.is_empty() || !base.has_references {
+    /// Whether `base` and `changed` refer to different objects among those a whole-object
+    /// conflict decides.
+    fn changes_a_decided_reference(&self, base: &Value<'a>, changed: &Value<'a>) -> bool {
+        if self.decided_by_conflict.is_empty() || !(base.has_references || changed.has_references) {
             return false;
         }
         let targets = |v: &Value<'a>| {
@@ -598,15 +600,16 @@ impl<'a> Merger<'a> {
             v.references(&mut PropPath::default(), &mut refs);
             refs.into_iter().map(|(_, r)| r.target).filter(|t| self.decided_by_conflict.contains(t)).collect::<FxHashSet<_>>()
         };
-        let before = targets(base);
-        !before.is_empty() && !before.is_subset(&targets(changed))
+        targets(base) != targets(changed)
     }
 
     /// A member of a list with identity (keyed by the object it names) that one side removed
-    /// and the other kept as it was, naming an object a whole-object conflict decides (a game
-    /// object's entry for a component one side deleted and the other edited): it stays if the
-    /// object does. A member under any other name is a setting, whose removal stands.
-    fn removed_with_its_target(
+    /// and the other kept as it was, or that one side added, naming an object a whole-object
+    /// conflict decides (a game object's entry for a component one side deleted and the other
+    /// edited; a collider list's entry one side added for an object the other deleted): it
+    /// stands if the object does. A member under any other name is a setting, whose removal
+    /// stands.
+    fn stands_with_its_target(
         &self,
         key: Key<'a>,
         b: Option<&'a Value<'a>>,
@@ -616,12 +619,13 @@ impl<'a> Merger<'a> {
         if self.decided_by_conflict.is_empty() {
             return None;
         }
-        let (b, kept) = match (b?, o, t) {
-            (b, Some(o), None) | (b, None, Some(o)) if o.same(b) => (b, o),
+        let kept = match (b, o, t) {
+            (Some(b), Some(o), None) | (Some(b), None, Some(o)) if o.same(b) => o,
+            (None, Some(added), None) | (None, None, Some(added)) => added,
             _ => return None,
         };
         let mut refs = Vec::new();
-        b.references(&mut PropPath::default(), &mut refs);
+        kept.references(&mut PropPath::default(), &mut refs);
         let [(_, only)] = &refs[..] else { return None };
         (only.target.as_str() == key && self.decided_by_conflict.contains(&only.target))
             .then(|| MValue::IfAlive { target: only.target.clone(), value: kept })
