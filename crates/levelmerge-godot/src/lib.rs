@@ -348,8 +348,10 @@ pub fn scene_problems<'a>(file: &GodotFile<'a>, level: &Level<'_>) -> Vec<Proble
                     problems.push(Problem::Inconsistent { object: obj.id.clone(), message: "load_steps is not a count".into(), line });
                 }
             }
-            "connection" => {
-                for end in ["from", "to"] {
+            // A connection's ends, and the node an `[editable]` opens, are nodes of the scene.
+            kind @ ("connection" | "editable") => {
+                let ends: &[&str] = if kind == "connection" { &["from", "to"] } else { &["path"] };
+                for &end in ends {
                     let Some(path) = attr(s, end) else { continue };
                     if path == "." {
                         under_root.get_or_insert(line);

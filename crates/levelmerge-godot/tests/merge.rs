@@ -1292,3 +1292,25 @@ fn a_signal_of_a_node_added_under_a_deleted_one_goes_with_it() {
         }
     }
 }
+
+/// Ours made the instanced level's children editable and hid its door; theirs removed the level.
+/// The `[editable]` names the level: it goes with it, so the view that removes the level keeps
+/// no `[editable]` for a node it lacks (the check calls one a dangling reference).
+#[test]
+fn an_editable_of_an_instance_the_other_side_removed_goes_with_it() {
+    let base = "[gd_scene load_steps=2 format=3]\n\n[ext_resource type=\"PackedScene\" path=\"res://level.tscn\" id=\"1_l\"]\n\n[node name=\"Root\" type=\"Node3D\"]\n\n[node name=\"Level\" parent=\".\" instance=ExtResource(\"1_l\")]\n";
+    let ours = format!("{base}\n[node name=\"Door\" parent=\"Level\"]\nvisible = false\n\n[editable path=\"Level\"]\n");
+    let theirs = "[gd_scene format=3]\n\n[node name=\"Root\" type=\"Node3D\"]\n";
+    let stale = format!("{theirs}\n[editable path=\"Level\"]\n");
+    assert!(
+        levelmerge_core::check_text(&GodotCodec, stale.as_bytes())
+            .iter()
+            .any(|p| matches!(p, levelmerge_core::Problem::DanglingReference { .. })),
+        "an [editable] of a node the scene lacks is dangling"
+    );
+    let r = merge(base, &ours, theirs).expect("merge runs");
+    assert_eq!(r.open_conflicts, 1, "{:?}", r.conflicts);
+    let regions = levelmerge_core::regions::conflict_regions(&r.text).expect("markers read back");
+    let removed = levelmerge_core::regions::side_view(&r.text, &regions, Side::Theirs).expect("theirs' view");
+    assert_eq!(String::from_utf8(removed).unwrap(), theirs);
+}
