@@ -230,6 +230,8 @@ struct EditRules {
 /// Whether `side` changes `base` in a way that a deletion on the other side would lose:
 /// anything but removing members or children, or moving children around (the deletion
 /// removes them too: an editor dropping a field its script no longer has is not an edit).
+/// An item added to a list with identity (a prefab instance's override, a game object's
+/// component) is an edit even where a field a re-save added is not.
 fn modifies(base: &Value<'_>, side: &Value<'_>, rules: EditRules) -> bool {
     if base.identical(side) || base.same(side) {
         return false;
@@ -237,8 +239,9 @@ fn modifies(base: &Value<'_>, side: &Value<'_>, rules: EditRules) -> bool {
     match (&base.kind, &side.kind) {
         (ValueKind::Map(b), ValueKind::Map(s)) => {
             let b = values::Members::new(b);
+            let keyed = base.keyed || side.keyed;
             s.iter().any(|(k, sv)| match b.get(k) {
-                None => rules.added_fields_are_edits,
+                None => rules.added_fields_are_edits || keyed,
                 Some(_) if rules.bookkeeping.contains(k) => false,
                 Some(bv) => modifies(bv, sv, rules),
             })

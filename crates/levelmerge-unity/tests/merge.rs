@@ -1013,3 +1013,29 @@ fn an_entry_one_side_added_for_an_object_the_other_deleted_stands_or_goes_with_i
         }
     }
 }
+
+/// A lamp placed from a prefab, under the root: `overrides` are its instance's modifications.
+fn placed_lamp(overrides: &[(&str, &str)]) -> String {
+    let mods: String = overrides
+        .iter()
+        .map(|(path, value)| format!("    - target: {{fileID: 5001, guid: abc, type: 3}}\n      propertyPath: {path}\n      value: {value}\n      objectReference: {{fileID: 0}}\n"))
+        .collect();
+    format!(
+        "--- !u!1001 &100\nPrefabInstance:\n  m_ObjectHideFlags: 0\n  serializedVersion: 2\n  m_Modification:\n    m_TransformParent: {{fileID: 11}}\n    m_Modifications:\n{mods}    m_RemovedComponents: []\n  m_SourcePrefab: {{fileID: 100100000, guid: abc, type: 3}}\n--- !u!4 &101 stripped\nTransform:\n  m_CorrespondingSourceObject: {{fileID: 5001, guid: abc, type: 3}}\n  m_PrefabInstance: {{fileID: 100}}\n  m_PrefabAsset: {{fileID: 0}}\n"
+    )
+}
+
+#[test]
+fn an_override_added_to_a_prefab_instance_the_other_side_deleted_is_a_conflict() {
+    // An override is an item of a list with identity: adding one is an edit, never a field a
+    // re-save added, so deleting the instance on the other side does not silently drop it.
+    let base = scene(&[go(10, "Root", 11), tr(11, 10, 0, &[101], "0"), placed_lamp(&[("m_Name", "Lamp")])]);
+    let moved = scene(&[go(10, "Root", 11), tr(11, 10, 0, &[101], "0"), placed_lamp(&[("m_Name", "Lamp"), ("m_LocalPosition.x", "3")])]);
+    let deleted = scene(&[go(10, "Root", 11), tr(11, 10, 0, &[], "0")]);
+    for (ours, theirs) in [(&deleted, &moved), (&moved, &deleted)] {
+        let r = merge(&base, ours, theirs);
+        assert_eq!(r.open_conflicts, 1, "{}", text(&r));
+        assert_eq!(r.conflicts[0].object, "100");
+        assert_eq!(text(&merge_preferring(&base, ours, theirs, if ours == &moved { Side::Ours } else { Side::Theirs })), moved);
+    }
+}
