@@ -161,6 +161,13 @@ impl Codec for UnityCodec {
             // scene: two sides' values are two computations, not two edits. Volatile: one
             // side's colour is kept whole, never a conflict.
             rule("RenderSettings.m_IndirectSpecularColor*", RuleAction::Ignore),
+            // Netcode for GameObjects hashes a network object's global id into these on every
+            // validate in the editor (its own and, placed from a prefab, its source's): two
+            // sides' values are two computations, which the editor rewrites on the next save.
+            rule("MonoBehaviour.GlobalObjectIdHash", RuleAction::Ignore),
+            rule("MonoBehaviour.InScenePlacedSourceGlobalObjectIdHash", RuleAction::Ignore),
+            rule("PrefabInstance.m_Modification.m_Modifications.*|GlobalObjectIdHash.value", RuleAction::Ignore),
+            rule("PrefabInstance.m_Modification.m_Modifications.*|InScenePlacedSourceGlobalObjectIdHash.value", RuleAction::Ignore),
         ];
         fixed.into_iter().chain(derived::rules(docs)).collect()
     }

@@ -1039,3 +1039,29 @@ fn an_override_added_to_a_prefab_instance_the_other_side_deleted_is_a_conflict()
         assert_eq!(text(&merge_preferring(&base, ours, theirs, if ours == &moved { Side::Ours } else { Side::Theirs })), moved);
     }
 }
+
+#[test]
+fn a_network_objects_global_id_hash_both_sides_recomputed_is_no_conflict() {
+    // Netcode for GameObjects writes the hash on every validate: ours is kept, with a note,
+    // beside theirs' real edit; a real edit of the same object on both sides still conflicts.
+    let network_object = |hash: &str, scene_migration: &str| {
+        format!("--- !u!114 &12\nMonoBehaviour:\n  m_GameObject: {{fileID: 10}}\n  GlobalObjectIdHash: {hash}\n  SceneMigrationSynchronization: {scene_migration}\n")
+    };
+    let with = |hash: &str, scene_migration: &str| {
+        let g = go(10, "Player", 11).replace("  - component: {fileID: 11}\n", "  - component: {fileID: 11}\n  - component: {fileID: 12}\n");
+        scene(&[g, tr(11, 10, 0, &[], "0"), network_object(hash, scene_migration)])
+    };
+    let base = with("951099334", "1");
+    let r = merge(&base, &with("1898126669", "1"), &with("1926722854", "0"));
+    assert_eq!(r.open_conflicts, 0, "{}", text(&r));
+    assert_eq!(text(&r), with("1898126669", "0"));
+    assert_eq!(r.conflicts.len(), 1, "the hash, settled");
+    assert_eq!(r.conflicts[0].path, "MonoBehaviour.GlobalObjectIdHash");
+    assert!(
+        r.conflicts[0].resolved.as_ref().is_some_and(|(side, why)| *side == Side::Ours && why.contains("volatile")),
+        "{:?}",
+        r.conflicts
+    );
+    let r = merge(&base, &with("951099334", "0"), &with("951099334", "2"));
+    assert_eq!(r.open_conflicts, 1);
+}
