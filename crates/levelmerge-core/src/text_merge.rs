@@ -427,17 +427,18 @@ fn deleted_yet_used_in_views<'a, C: Codec>(
     versions: Versions<'_>,
     finish: &impl Fn(Vec<u8>) -> Result<Vec<u8>, MergeError>,
     contested: &FxHashMap<ObjectId, Vec<ObjectId>>,
-) -> Result<FxHashMap<ObjectId, Vec<ObjectId>>, MergeError> {
+) -> FxHashMap<ObjectId, Vec<ObjectId>> {
     if merged.open_conflicts() == 0 {
-        return Ok(FxHashMap::default());
+        return FxHashMap::default();
     }
     for side in [Side::Ours, Side::Theirs] {
         let view = merged.resolve(side);
         let checked = if codec.checks_output(docs) {
-            // Checked in the form the clean merge's text is checked in.
+            // Checked in the form the clean merge's text is checked in; a view that cannot
+            // be written is left to the marking, as before this check.
             let text = codec.render(docs, &view);
-            let text = if versions.own_form { text } else { finish(text)? };
-            verify_output(codec, &text, versions.inputs, versions.originals)
+            let text = if versions.own_form { Ok(text) } else { finish(text) };
+            text.and_then(|text| verify_output(codec, &text, versions.inputs, versions.originals))
         } else {
             model_problems(codec, &view, merged.references, levels, versions)
         };
@@ -454,11 +455,11 @@ fn deleted_yet_used_in_views<'a, C: Codec>(
                 }
             }
             if !deleted.is_empty() {
-                return Ok(deleted);
+                return deleted;
             }
         }
     }
-    Ok(FxHashMap::default())
+    FxHashMap::default()
 }
 
 /// The object a problem says is needed, and the object that needs it.
@@ -586,11 +587,14 @@ where
         clock.lap("merge");
         match write_checked(codec, &mut merged, doc_refs, &levels, versions, &finish, &mut clock) {
             Ok((text, problems)) => {
-                let deleted = deleted_yet_used_in_views(codec, &merged, doc_refs, &levels, versions, &finish, &options.contested)?;
+                let deleted = deleted_yet_used_in_views(codec, &merged, doc_refs, &levels, versions, &finish, &options.contested);
                 if deleted.is_empty() {
                     break (merged, text, problems);
                 }
-                options.contested.extend(deleted);
+                // Only ever more pairs of an object and its user: the loop ends.
+                for (target, users) in deleted {
+                    options.contested.entry(target).or_default().extend(users);
+                }
             }
             Err(MergeError::Incoherent { problems }) => {
                 let deleted = deleted_yet_used(&problems, &levels, &options.contested);
