@@ -38,16 +38,43 @@ fn reordered<K: Eq + Hash>(base_pos: &FxHashMap<&K, usize>, side: &[K]) -> bool 
 const RECONCILE_LIMIT: usize = 512;
 
 /// Both sides moved elements: each pair of shared elements keeps the relative order of the side
-/// that changed it (both sides changing it the same way is agreement). When that gives one
-/// consistent order, returns ours rearranged to it, each of ours' own elements staying right
-/// after the element it follows; `None` when the two sides' moves truly clash.
+/// that changed it (both sides changing it the same way is agreement), or, where those choices
+/// are cyclic, each side's moved elements go where that side put them ([`moved_apart`]). When
+/// that gives one consistent order, returns ours rearranged to it, each of ours' own elements
+/// staying right after the element it follows; `None` when the two sides' moves truly clash.
 fn reconcile_moves<K: Eq + Hash + Clone>(base_pos: &FxHashMap<&K, usize>, ours: &[K], theirs: &[K]) -> Option<Vec<K>> {
     let theirs_pos: FxHashMap<&K, usize> = theirs.iter().enumerate().map(|(i, k)| (k, i)).collect();
-    let ours_pos: FxHashMap<&K, usize> = ours.iter().enumerate().map(|(i, k)| (k, i)).collect();
     let shared: Vec<&K> = ours.iter().filter(|k| base_pos.contains_key(k) && theirs_pos.contains_key(k)).collect();
     if shared.len() > RECONCILE_LIMIT {
         return None;
     }
+    let in_shared: FxHashSet<&K> = shared.iter().copied().collect();
+    let theirs_shared: Vec<&K> = theirs.iter().filter(|k| in_shared.contains(k)).collect();
+    let order = pairwise(base_pos, &shared, &theirs_pos).or_else(|| moved_apart(base_pos, &shared, &theirs_shared))?;
+    // Ours' own elements travel with the shared element they follow.
+    let mut groups: FxHashMap<&K, Vec<K>> = FxHashMap::default();
+    let mut lead = Vec::new();
+    let mut current: Option<&K> = None;
+    for k in ours {
+        if base_pos.contains_key(k) && theirs_pos.contains_key(k) {
+            current = Some(k);
+            groups.entry(k).or_default().push(k.clone());
+        } else {
+            match current {
+                Some(c) => groups.entry(c).or_default().push(k.clone()),
+                None => lead.push(k.clone()),
+            }
+        }
+    }
+    Some(lead.into_iter().chain(order.iter().flat_map(|k| groups.remove(k).unwrap_or_default())).collect())
+}
+
+/// The shared elements (`shared`, in ours' order) in the order where each pair keeps the
+/// relative order of the side that changed it; `None` when a pair was changed both ways or the
+/// choices are cyclic.
+fn pairwise<'k, K: Eq + Hash>(base_pos: &FxHashMap<&K, usize>, shared: &[&'k K], theirs_pos: &FxHashMap<&K, usize>) -> Option<Vec<&'k K>> {
+    // `shared` is in ours' order: its index is ours' relative order.
+    let ours_pos: FxHashMap<&K, usize> = shared.iter().enumerate().map(|(i, k)| (*k, i)).collect();
     // Whether `x` goes before `y` in the merged order, or None when the sides disagree.
     let before = |x: &K, y: &K| {
         let in_base = base_pos[x] < base_pos[y];
@@ -80,23 +107,88 @@ fn reconcile_moves<K: Eq + Hash + Clone>(base_pos: &FxHashMap<&K, usize>, ours: 
     }
     let mut order: Vec<(usize, &K)> = wins.into_iter().zip(shared.iter().copied()).collect();
     order.sort_unstable_by_key(|(wins, _)| std::cmp::Reverse(*wins));
-    let order: Vec<&K> = order.into_iter().map(|(_, k)| k).collect();
-    // Ours' own elements travel with the shared element they follow.
-    let mut groups: FxHashMap<&K, Vec<K>> = FxHashMap::default();
-    let mut lead = Vec::new();
-    let mut current: Option<&K> = None;
-    for k in ours {
-        if base_pos.contains_key(k) && theirs_pos.contains_key(k) {
-            current = Some(k);
-            groups.entry(k).or_default().push(k.clone());
-        } else {
-            match current {
-                Some(c) => groups.entry(c).or_default().push(k.clone()),
-                None => lead.push(k.clone()),
+    Some(order.into_iter().map(|(_, k)| k).collect())
+}
+
+/// Where pairwise choices are cyclic, two sides that each moved other elements: ours moves
+/// `c` from after `a` to the end, theirs moves `b` (after `c` in base) to the end too; that
+/// `b` now follows `c` on ours only because `c` left. A side's moved elements are those out of
+/// its longest run in base order, when that run is the only one of its length (a swap of two
+/// neighbours could be either one moving: a clash); when no element is moved by both sides,
+/// the elements neither moved keep base's order and each moved one goes right after the
+/// element before it on its side that the other side did not move (ours first where both
+/// place one after the same element). `shared` is in ours' order, `theirs_shared` in theirs'.
+fn moved_apart<'k, K: Eq + Hash>(base_pos: &FxHashMap<&K, usize>, shared: &[&'k K], theirs_shared: &[&'k K]) -> Option<Vec<&'k K>> {
+    let ours_moved = moved_out_of_the_only_longest_run(base_pos, shared)?;
+    let theirs_moved = moved_out_of_the_only_longest_run(base_pos, theirs_shared)?;
+    if ours_moved.iter().any(|k| theirs_moved.contains(k)) {
+        return None;
+    }
+    let mut after: FxHashMap<Option<&K>, Vec<&K>> = FxHashMap::default();
+    for (list, moved, other_moved) in [(shared, &ours_moved, &theirs_moved), (theirs_shared, &theirs_moved, &ours_moved)] {
+        let mut anchor: Option<&K> = None;
+        for &k in list {
+            if moved.contains(k) {
+                after.entry(anchor).or_default().push(k);
+            }
+            if !other_moved.contains(k) {
+                anchor = Some(k);
             }
         }
     }
-    Some(lead.into_iter().chain(order.iter().flat_map(|k| groups.remove(k).unwrap_or_default())).collect())
+    let mut stable: Vec<&K> = shared.iter().copied().filter(|k| !ours_moved.contains(k) && !theirs_moved.contains(k)).collect();
+    stable.sort_unstable_by_key(|k| base_pos[k]);
+    let mut order = Vec::with_capacity(shared.len());
+    let mut stack: Vec<&K> = after.get(&None).map_or(Vec::new(), |first| first.iter().rev().copied().collect());
+    for lead in std::iter::once(None).chain(stable.iter().map(Some)) {
+        if let Some(&k) = lead {
+            stack.push(k);
+        }
+        while let Some(k) = stack.pop() {
+            order.push(k);
+            if let Some(next) = after.get(&Some(k)) {
+                stack.extend(next.iter().rev());
+            }
+        }
+    }
+    (order.len() == shared.len()).then_some(order)
+}
+
+/// The elements of `list` (all in base) outside its longest subsequence in base order, when
+/// that subsequence is the only one of its length; `None` when another is as long.
+fn moved_out_of_the_only_longest_run<'k, K: Eq + Hash>(base_pos: &FxHashMap<&K, usize>, list: &[&'k K]) -> Option<FxHashSet<&'k K>> {
+    let at: Vec<usize> = list.iter().map(|k| base_pos[k]).collect();
+    let n = at.len();
+    // The longest rising runs ending at, and starting from, each element (quadratic: the
+    // lists reconciled are short).
+    let mut ending = vec![1usize; n];
+    for i in 0..n {
+        for j in 0..i {
+            if at[j] < at[i] {
+                ending[i] = ending[i].max(ending[j] + 1);
+            }
+        }
+    }
+    let mut starting = vec![1usize; n];
+    for i in (0..n).rev() {
+        for j in i + 1..n {
+            if at[i] < at[j] {
+                starting[i] = starting[i].max(starting[j] + 1);
+            }
+        }
+    }
+    let longest = ending.iter().copied().max().unwrap_or(0);
+    // An element lies on a longest run when the runs through it reach that length; the run is
+    // the only one when each of its steps has a single element.
+    let on_one: Vec<bool> = (0..n).map(|i| ending[i] + starting[i] - 1 == longest).collect();
+    let mut per_step = vec![0usize; longest + 1];
+    for i in (0..n).filter(|&i| on_one[i]) {
+        per_step[ending[i]] += 1;
+    }
+    if per_step[1..].iter().any(|&c| c != 1) {
+        return None;
+    }
+    Some((0..n).filter(|&i| !on_one[i]).map(|i| list[i]).collect())
 }
 
 /// Merge three orders. `keep` says which elements the result holds; each kept element appears
@@ -332,6 +424,19 @@ mod tests {
         let r = merge_order(&['a', 'b', 'c'], &['b', 'a', 'c'], &['a', 'c', 'b'], |_| true);
         assert_eq!(r.order, vec!['b', 'a', 'c']);
         assert!(r.reorder_clash);
+    }
+
+    #[test]
+    fn elements_each_side_moved_past_the_other_sides_go_where_their_side_put_them() {
+        // Ours moves c after a, theirs moves n (after c in base) to the end: pair by pair the
+        // choices are cyclic (n before c on ours, only because c left).
+        assert_eq!(m("bcnfat", "bnfact", "bcfatn"), "bfactn");
+        assert_eq!(m("bcnfat", "bcfatn", "bnfact"), "bfactn", "whichever side is ours");
+        // Runs a side moved stay together, and ours' own insertions travel with them.
+        assert_eq!(m("bcdnfat", "bnfacdxt", "bcdfatn"), "bfacdxtn");
+        assert!(!merge_order(&['b', 'c', 'n', 'f'], &['b', 'n', 'f', 'c'], &['b', 'c', 'f', 'n'], |_| true).reorder_clash);
+        // One element both sides moved is a clash, and so is a swap either side could have made.
+        assert!(merge_order(&['a', 'b', 'c', 'd'], &['b', 'c', 'a', 'd'], &['b', 'a', 'd', 'c'], |_| true).reorder_clash);
     }
 
     #[test]
