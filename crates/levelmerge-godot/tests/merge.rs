@@ -1314,3 +1314,55 @@ fn an_editable_of_an_instance_the_other_side_removed_goes_with_it() {
     let removed = levelmerge_core::regions::side_view(&r.text, &regions, Side::Theirs).expect("theirs' view");
     assert_eq!(String::from_utf8(removed).unwrap(), theirs);
 }
+
+/// Ours moves the bubble's backdrop under the audio player, theirs moves its name label to the
+/// end of the title's children: each passes the other's old place. Both moves stand, each node
+/// where its side put it (after its new parent, last among its siblings), whichever side is ours.
+#[test]
+fn two_nodes_moved_out_of_one_parent_to_two_others_go_where_their_sides_put_them() {
+    let node =
+        |name: &str, kind: &str, parent: &str, props: &str| format!("[node name=\"{name}\" type=\"{kind}\" parent=\"{parent}\"]\n{props}");
+    let backdrop = |parent: &str| node("Backdrop", "ColorRect", parent, "color = Color( 0, 0, 0, 1 )\n");
+    let label = |parent: &str| node("NameLabel", "RichTextLabel", parent, "text = \"Name Here\"\n");
+    let scene = |sections: &[String]| format!("[gd_scene format=2]\n\n[node name=\"Root\" type=\"Control\"]\n\n{}", sections.join("\n"));
+    let (bubble, fx, audio) =
+        (node("Bubble", "Control", ".", ""), node("FX", "Control", ".", ""), node("Audio", "AudioStreamPlayer", "FX", ""));
+    let (info, title) = (node("Info", "PanelContainer", ".", ""), node("Title", "RichTextLabel", "Info", ""));
+    let (t1, t2) = (node("T1", "Label", "Info/Title", ""), node("T2", "Label", "Info/Title", ""));
+    let base = scene(&[
+        bubble.clone(),
+        backdrop("Bubble"),
+        label("Bubble"),
+        fx.clone(),
+        audio.clone(),
+        info.clone(),
+        title.clone(),
+        t1.clone(),
+        t2.clone(),
+    ]);
+    let ours = scene(&[
+        bubble.clone(),
+        label("Bubble"),
+        fx.clone(),
+        audio.clone(),
+        backdrop("FX/Audio"),
+        info.clone(),
+        title.clone(),
+        t1.clone(),
+        t2.clone(),
+    ]);
+    let theirs = scene(&[
+        bubble.clone(),
+        backdrop("Bubble"),
+        fx.clone(),
+        audio.clone(),
+        info.clone(),
+        title.clone(),
+        t1.clone(),
+        t2.clone(),
+        label("Info/Title"),
+    ]);
+    let both = scene(&[bubble, fx, audio, backdrop("FX/Audio"), info, title, t1, t2, label("Info/Title")]);
+    assert_eq!(clean(&base, &ours, &theirs), both);
+    assert_eq!(clean(&base, &theirs, &ours), both);
+}
