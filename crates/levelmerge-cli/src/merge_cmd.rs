@@ -61,6 +61,9 @@ enum Mode {
     Structured,
     Lines {
         reason: String,
+        /// The line merge wrote no markers but is held as a conflict: its result is not sound,
+        /// or cannot be checked.
+        held: bool,
     },
     /// Both sides changed a file of which `file` (an input's path) holds NUL bytes: not merged.
     Binary {
@@ -109,7 +112,7 @@ pub fn run(args: &MergeArgs, ui: &Ui) -> Result<u8> {
             None => {
                 let reason = format!("no {} codec yet", format.name());
                 let m = merge_lines(&texts.base, &texts.ours, &texts.theirs, &style);
-                (m.text, m.conflicts, None, Mode::Lines { reason })
+                (m.text, m.conflicts, None, Mode::Lines { reason, held: false })
             }
             Some(engine) => match engine.merge(texts.as_ref().map(|_, t| t.as_slice()), &options, &style) {
                 Ok(mut outcome) => (std::mem::take(&mut outcome.text), outcome.open_conflicts, Some(outcome), Mode::Structured),
@@ -126,14 +129,25 @@ pub fn run(args: &MergeArgs, ui: &Ui) -> Result<u8> {
                         let after = engine.check(&m.text);
                         let count = |problems: &[Problem], code: &str| problems.iter().filter(|p| p.code() == code).count();
                         let worse = after.iter().find(|p| inputs.iter().all(|i| count(&after, p.code()) > count(i, p.code())));
+                        // A line merge that cannot be read as a level (a leftover conflict
+                        // marker an input already had) cannot be checked either: what it
+                        // broke behind that is unseen, unless it is an input as it was.
+                        let unreadable = after
+                            .iter()
+                            .find(|p| matches!(p, Problem::Syntax { .. } | Problem::ConflictMarker { .. }))
+                            .filter(|_| [&texts.base, &texts.ours, &texts.theirs].iter().all(|t| **t != m.text));
                         if worse.is_some() || matches!(e, MergeError::Incoherent { .. }) {
                             open = 1;
                             if let Some(p) = worse.or(after.first()) {
                                 reason = format!("{reason}; the line merge is not sound either ({p})");
                             }
+                        } else if let Some(p) = unreadable {
+                            open = 1;
+                            reason = format!("{reason}; the line merge cannot be checked either ({p})");
                         }
                     }
-                    (m.text, open, None, Mode::Lines { reason })
+                    let held = open > m.conflicts;
+                    (m.text, open, None, Mode::Lines { reason, held })
                 }
             },
         }
@@ -188,7 +202,7 @@ fn report_json(path: &Path, format: Format, mode: &Mode, open: usize, outcome: O
     let (mode_name, reason) = match mode {
         Mode::Trivial(why) => ("trivial", Some(why.to_string())),
         Mode::Structured => ("structured", None),
-        Mode::Lines { reason } => ("lines", Some(reason.clone())),
+        Mode::Lines { reason, .. } => ("lines", Some(reason.clone())),
         Mode::Binary { file } => ("binary", Some(format!("{} is a binary file", file.display()))),
     };
     let conflicts: Vec<_> =
@@ -222,7 +236,7 @@ fn report_json(path: &Path, format: Format, mode: &Mode, open: usize, outcome: O
 fn tell(ui: &Ui, path: &Path, format: Format, mode: &Mode, open: usize, outcome: Option<&MergeOutcome>) {
     let name = path.display();
     match mode {
-        Mode::Lines { reason } => ui.warn(&format!("{name}: merged as lines, not as a {} level: {reason}", format.name())),
+        Mode::Lines { reason, .. } => ui.warn(&format!("{name}: merged as lines, not as a {} level: {reason}", format.name())),
         Mode::Binary { file } => {
             ui.warn(&format!(
                 "{name}: {} is a binary file (NUL bytes), changed on both sides: not merged, ours kept; a conflict to settle by hand (or --prefer a side)",
@@ -256,7 +270,9 @@ fn tell(ui: &Ui, path: &Path, format: Format, mode: &Mode, open: usize, outcome:
             ui.info(&format!("{name}: {n}"));
         }
     }
-    if open > 0 {
+    if matches!(mode, Mode::Lines { held: true, .. }) {
+        ui.warn(&format!("{name}: the line merge wrote no conflict markers, but is not trusted: left as a conflict, to check by hand"));
+    } else if open > 0 {
         ui.warn(&format!("{name}: {open} conflict(s) left, marked in the file"));
     }
 }

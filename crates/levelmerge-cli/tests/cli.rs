@@ -167,6 +167,26 @@ extents = Vector3( 3, 3, 3 )\n\n[sub_resource type=\"SphereShape\" id=2]\nradius
 }
 
 #[test]
+fn a_line_merge_that_cannot_be_read_back_is_not_clean() {
+    // Every version holds conflict markers someone committed, so the scene is merged as
+    // lines; ours adds a node under the panel theirs renamed. The line merge has no conflict
+    // of its own, but behind the old markers nothing can be checked (the new node's parent is
+    // gone): never exit 0 with it, and say why without claiming markers it did not write.
+    let base = "[gd_scene format=2]\n\n[node name=\"Root\" type=\"Control\"]\n<<<<<<< HEAD\nvisible = false\n=======\nvisible = true\n>>>>>>> topic\n\n\
+[node name=\"Panel\" type=\"Panel\" parent=\".\"]\n\n[node name=\"Icon\" type=\"TextureRect\" parent=\"Panel\"]\n\n[node name=\"Footer\" type=\"Label\" parent=\".\"]\n";
+    let ours =
+        base.replace("[node name=\"Footer\"", "[node name=\"Badge\" type=\"Node2D\" parent=\"Panel/Icon\"]\n\n[node name=\"Footer\"");
+    let theirs = base.replace("name=\"Panel\" type", "name=\"Frame\" type").replace("parent=\"Panel\"", "parent=\"Frame\"");
+    let (_d, [b, o, t]) = triple("tscn", base.as_bytes(), ours.as_bytes(), theirs.as_bytes());
+    let out = levelmerge().arg("merge").args([&b, &o, &t]).assert().code(1);
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    assert!(stderr.contains("merged as lines") && stderr.contains("cannot be checked either"), "{stderr}");
+    assert!(stderr.contains("wrote no conflict markers") && !stderr.contains("marked in the file"), "{stderr}");
+    let merged = std::fs::read_to_string(&o).unwrap();
+    assert!(merged.contains("parent=\"Panel/Icon\"") && merged.contains("name=\"Frame\""), "the line merge as written: {merged}");
+}
+
+#[test]
 fn empty_ours_is_merged_as_lines_never_silently() {
     let (_d, [b, o, t]) = triple("json", LEVEL.as_bytes(), b"", LEVEL.replace("\"x\": 1", "\"x\": 10").as_bytes());
     levelmerge().arg("merge").args([&b, &o, &t]).assert().code(1).stderr(predicate::str::contains("empty file"));

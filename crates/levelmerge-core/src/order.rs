@@ -113,19 +113,40 @@ fn pairwise<'k, K: Eq + Hash>(base_pos: &FxHashMap<&K, usize>, shared: &[&'k K],
 /// Where pairwise choices are cyclic, two sides that each moved other elements: ours moves
 /// `c` from after `a` to the end, theirs moves `b` (after `c` in base) to the end too; that
 /// `b` now follows `c` on ours only because `c` left. A side's moved elements are those out of
-/// its longest run in base order, when that run is the only one of its length (a swap of two
-/// neighbours could be either one moving: a clash); when no element is moved by both sides,
-/// the elements neither moved keep base's order and each moved one goes right after the
-/// element before it on its side that the other side did not move (ours first where both
-/// place one after the same element). `shared` is in ours' order, `theirs_shared` in theirs'.
+/// a longest run of its elements in base order; when no element is moved by both sides, the
+/// elements neither moved keep base's order and each moved one goes right after the element
+/// before it on its side that the other side did not move (ours first where both place one
+/// after the same element). A side may have several longest runs (`c` moved before `d`, or
+/// `d` after `c`): every reading of the two sides that moves no element twice must give the
+/// same order, else the moves clash (a swap of two neighbours on one side, of one of them
+/// with a third on the other). `shared` is in ours' order, `theirs_shared` in theirs'.
 fn moved_apart<'k, K: Eq + Hash>(base_pos: &FxHashMap<&K, usize>, shared: &[&'k K], theirs_shared: &[&'k K]) -> Option<Vec<&'k K>> {
-    let ours_moved = moved_out_of_the_only_longest_run(base_pos, shared)?;
-    let theirs_moved = moved_out_of_the_only_longest_run(base_pos, theirs_shared)?;
-    if ours_moved.iter().any(|k| theirs_moved.contains(k)) {
-        return None;
+    let ours_readings = moved_out_of_longest_runs(base_pos, shared)?;
+    let theirs_readings = moved_out_of_longest_runs(base_pos, theirs_shared)?;
+    let mut found: Option<Vec<&K>> = None;
+    for ours_moved in &ours_readings {
+        for theirs_moved in theirs_readings.iter().filter(|t| !t.iter().any(|k| ours_moved.contains(k))) {
+            let order = order_of_moves(base_pos, shared, theirs_shared, ours_moved, theirs_moved);
+            match &found {
+                Some(earlier) if *earlier != order => return None,
+                Some(_) => {}
+                None => found = Some(order),
+            }
+        }
     }
+    found
+}
+
+/// The order [`moved_apart`] gives for one reading of which elements each side moved.
+fn order_of_moves<'k, K: Eq + Hash>(
+    base_pos: &FxHashMap<&K, usize>,
+    shared: &[&'k K],
+    theirs_shared: &[&'k K],
+    ours_moved: &FxHashSet<&'k K>,
+    theirs_moved: &FxHashSet<&'k K>,
+) -> Vec<&'k K> {
     let mut after: FxHashMap<Option<&K>, Vec<&K>> = FxHashMap::default();
-    for (list, moved, other_moved) in [(shared, &ours_moved, &theirs_moved), (theirs_shared, &theirs_moved, &ours_moved)] {
+    for (list, moved, other_moved) in [(shared, ours_moved, theirs_moved), (theirs_shared, theirs_moved, ours_moved)] {
         let mut anchor: Option<&K> = None;
         for &k in list {
             if moved.contains(k) {
@@ -151,12 +172,15 @@ fn moved_apart<'k, K: Eq + Hash>(base_pos: &FxHashMap<&K, usize>, shared: &[&'k 
             }
         }
     }
-    (order.len() == shared.len()).then_some(order)
+    order
 }
 
-/// The elements of `list` (all in base) outside its longest subsequence in base order, when
-/// that subsequence is the only one of its length; `None` when another is as long.
-fn moved_out_of_the_only_longest_run<'k, K: Eq + Hash>(base_pos: &FxHashMap<&K, usize>, list: &[&'k K]) -> Option<FxHashSet<&'k K>> {
+/// Most readings of a side's moves weighed ([`moved_apart`]); beyond, the moves clash.
+const READINGS_LIMIT: usize = 16;
+
+/// For each longest subsequence of `list` (all in base) in base order, the elements outside
+/// it; `None` when there are more than [`READINGS_LIMIT`] such subsequences.
+fn moved_out_of_longest_runs<'k, K: Eq + Hash>(base_pos: &FxHashMap<&K, usize>, list: &[&'k K]) -> Option<Vec<FxHashSet<&'k K>>> {
     let at: Vec<usize> = list.iter().map(|k| base_pos[k]).collect();
     let n = at.len();
     // The longest rising runs ending at, and starting from, each element (quadratic: the
@@ -178,17 +202,40 @@ fn moved_out_of_the_only_longest_run<'k, K: Eq + Hash>(base_pos: &FxHashMap<&K, 
         }
     }
     let longest = ending.iter().copied().max().unwrap_or(0);
-    // An element lies on a longest run when the runs through it reach that length; the run is
-    // the only one when each of its steps has a single element.
-    let on_one: Vec<bool> = (0..n).map(|i| ending[i] + starting[i] - 1 == longest).collect();
-    let mut per_step = vec![0usize; longest + 1];
-    for i in (0..n).filter(|&i| on_one[i]) {
-        per_step[ending[i]] += 1;
+    // Elements on some longest run: the runs through them reach that length. A run takes one
+    // of them at each step, rising.
+    let on_one: Vec<usize> = (0..n).filter(|&i| ending[i] + starting[i] - 1 == longest).collect();
+    let mut runs: Vec<Vec<usize>> = Vec::new();
+    let mut partial: Vec<Vec<usize>> = vec![Vec::new()];
+    while let Some(run) = partial.pop() {
+        if run.len() == longest {
+            runs.push(run);
+            if runs.len() > READINGS_LIMIT {
+                return None;
+            }
+            continue;
+        }
+        for &i in on_one.iter().rev() {
+            let next_step = ending[i] == run.len() + 1;
+            let rising = run.last().is_none_or(|&l| l < i && at[l] < at[i]);
+            if next_step && rising {
+                let mut longer = run.clone();
+                longer.push(i);
+                partial.push(longer);
+            }
+        }
+        if partial.len() > READINGS_LIMIT * n.max(1) {
+            return None;
+        }
     }
-    if per_step[1..].iter().any(|&c| c != 1) {
-        return None;
-    }
-    Some((0..n).filter(|&i| !on_one[i]).map(|i| list[i]).collect())
+    Some(
+        runs.into_iter()
+            .map(|run| {
+                let kept: FxHashSet<usize> = run.into_iter().collect();
+                (0..n).filter(|i| !kept.contains(i)).map(|i| list[i]).collect()
+            })
+            .collect(),
+    )
 }
 
 /// Merge three orders. `keep` says which elements the result holds; each kept element appears
@@ -435,6 +482,9 @@ mod tests {
         // Runs a side moved stay together, and ours' own insertions travel with them.
         assert_eq!(m("bcdnfat", "bnfacdxt", "bcdfatn"), "bfacdxtn");
         assert!(!merge_order(&['b', 'c', 'n', 'f'], &['b', 'n', 'f', 'c'], &['b', 'c', 'f', 'n'], |_| true).reorder_clash);
+        // Ours moves d before c (or c after d, alike) beside theirs' move: one order either way.
+        assert_eq!(m("bcnfatd", "bnfactd", "bcfatnd"), "bfactnd");
+        assert_eq!(m("bcnfadt", "bnfactd", "bcfadtn"), "bfactdn");
         // One element both sides moved is a clash, and so is a swap either side could have made.
         assert!(merge_order(&['a', 'b', 'c', 'd'], &['b', 'c', 'a', 'd'], &['b', 'a', 'd', 'c'], |_| true).reorder_clash);
     }
