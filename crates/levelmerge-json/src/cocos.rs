@@ -190,9 +190,7 @@ fn assign_identities<'d, 's>(
     // Nodes named by a unique `_id` keep it whoever refers to them (renames and moves too).
     // Not components: later Cocos Creator 2.x editors write an `_id` on them that files saved
     // by earlier ones lack (the corpus holds both), and a re-save would make every one new.
-    let own_id = |e: u32| {
-        string_member(doc, e, "_id").filter(|id| !id.is_empty() && doc.slots_of(e).iter().any(|s| doc.text(s.name) == "_children"))
-    };
+    let own_id = |e: u32| node_id(doc, e);
     let mut seen: FxHashMap<&str, usize> = FxHashMap::default();
     for &e in elements {
         if let Some(id) = own_id(e) {
@@ -445,6 +443,34 @@ pub fn dangling_positions(doc: &Document<'_>) -> Vec<Problem> {
                     target: ObjectId::new(format!("[{}]", doc.node_text(r))),
                     line: doc.line_of(doc.nodes[r as usize].start) as usize,
                 });
+            }
+        }
+    }
+    problems
+}
+
+/// A node's own `_id`, when it has one that is not empty. A node is told by its hierarchy
+/// members (a synced prefab's root is written with its `_parent` but without `_children`);
+/// components have an `_id` too in later 2.x files, which is not theirs to keep.
+fn node_id<'s>(doc: &Document<'s>, element: u32) -> Option<&'s str> {
+    let is_node = || doc.slots_of(element).iter().any(|s| matches!(doc.text(s.name), "_children" | "_parent"));
+    string_member(doc, element, "_id").filter(|id| !id.is_empty() && is_node())
+}
+
+/// Nodes sharing one `_id`: the editor finds nodes by it, and no editor writes two.
+pub fn nodes_sharing_an_id(doc: &Document<'_>) -> Vec<Problem> {
+    if doc.nodes[doc.root as usize].kind != NodeKind::Array {
+        return Vec::new();
+    }
+    let mut first: FxHashMap<&str, usize> = FxHashMap::default();
+    let mut problems = Vec::new();
+    for slot in doc.slots_of(doc.root) {
+        let Some(id) = node_id(doc, slot.value) else { continue };
+        let line = doc.line_of(doc.nodes[slot.value as usize].start) as usize;
+        match first.get(id) {
+            Some(&first_line) => problems.push(Problem::DuplicateId { id: id.to_owned(), line, first_line }),
+            None => {
+                first.insert(id, line);
             }
         }
     }

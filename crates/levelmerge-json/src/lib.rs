@@ -236,7 +236,7 @@ impl Codec for JsonCodec {
 
     /// A counter (`nextobjectid`, `nextUid`) at or below an id it counts; in a Tiled map,
     /// tilesets sharing gids and tiles no tileset holds; in a Cocos file, an element listed both
-    /// as a child and as a component.
+    /// as a child and as a component, and nodes sharing an `_id`.
     fn level_problems(&self, doc: &Document<'_>, _level: &Level<'_>) -> Vec<Problem> {
         let Some(profile) = doc.profile() else { return Vec::new() };
         let mut problems = renumber::counter_problems(doc, &profile.id_spaces());
@@ -245,6 +245,7 @@ impl Codec for JsonCodec {
         }
         if profile == Profile::Cocos {
             problems.extend(cocos::children_that_are_components(doc));
+            problems.extend(cocos::nodes_sharing_an_id(doc));
         }
         problems
     }

@@ -563,3 +563,39 @@ fn a_rule_of_the_scene_applies_alike_whichever_side_is_ours() {
     let (given, swapped) = (merge(&base, &ours, &retyped), merge(&base, &retyped, &ours));
     assert_eq!((given.open_conflicts, swapped.open_conflicts), (1, 1), "{:?} / {:?}", given.conflicts, swapped.conflicts);
 }
+
+/// A synced prefab's root is written with its `_parent` but without `_children` or
+/// `_components`. Ours renames it, theirs moves it under another node: it is still one node,
+/// known by its `_id` (it was read as two, one renamed where it was and one moved, both kept).
+#[test]
+fn a_synced_prefab_root_renamed_and_moved_is_one_node() {
+    let scene = |panel_children: &[u64], canvas_children: &[u64], name: &str, parent: u64| {
+        let refs = |ps: &[u64]| ps.iter().map(|p| serde_json::json!({ "__id__": p })).collect::<Vec<_>>();
+        let array = serde_json::json!([
+            { "__type__": "cc.SceneAsset", "_name": "", "scene": { "__id__": 1 } },
+            { "__type__": "cc.Scene", "_parent": null, "_children": [{ "__id__": 2 }], "_id": "scene" },
+            { "__type__": "cc.Node", "_name": "Canvas", "_parent": { "__id__": 1 }, "_children": refs(canvas_children), "_components": [], "_id": "c1" },
+            { "__type__": "cc.Node", "_name": "Panel", "_parent": { "__id__": 2 }, "_children": refs(panel_children), "_components": [], "_id": "p1" },
+            { "__type__": "cc.Node", "_parent": { "__id__": parent }, "_id": "bg1", "_prefab": { "__id__": 5 }, "_name": name, "_active": true },
+            { "__type__": "cc.PrefabInfo", "root": { "__id__": 4 }, "asset": { "__uuid__": "b8392351" }, "fileId": "78fd70", "sync": true }
+        ]);
+        serde_json::to_string_pretty(&array).unwrap() + "\n"
+    };
+    let base = scene(&[], &[3, 4], "Background", 2);
+    let renamed = scene(&[], &[3, 4], "Backdrop", 2);
+    let moved = scene(&[4], &[3], "Background", 3);
+    for (ours, theirs) in [(&renamed, &moved), (&moved, &renamed)] {
+        let r = merge(&base, ours, theirs);
+        assert_eq!(r.open_conflicts, 0, "{:?}", r.conflicts);
+        assert_eq!(String::from_utf8(r.text).unwrap(), scene(&[4], &[3], "Backdrop", 3));
+    }
+}
+
+/// Two nodes of one `_id` are a problem the checks name (the editor finds nodes by it).
+#[test]
+fn nodes_sharing_an_id_are_a_problem() {
+    let twice = scene(&[node("Canvas", "c1", vec![node("Title", "c1", vec![], vec![])], vec![])]);
+    let problems = levelmerge_core::check_text(&JsonCodec::default(), twice.as_bytes());
+    assert!(problems.iter().any(|p| p.code() == "duplicate-id" && p.to_string().contains("c1")), "{problems:?}");
+    assert!(levelmerge_core::check_text(&JsonCodec::default(), base().as_bytes()).is_empty());
+}
