@@ -1100,3 +1100,31 @@ fn a_merge_of_objects_that_would_drop_a_comment_a_side_wrote_is_refused() {
     let merged = merge_texts(&codec, texts, &Options::default(), &MarkerStyle::default()).expect("merged by objects");
     assert_eq!(String::from_utf8(merged.text).unwrap(), ours.replace("c = 3", "c = 4"));
 }
+
+/// Items without ids (a GDevelop layout's instances), one side removing an item and the other
+/// moving the one before it: two changes side by side, both kept whichever side is ours.
+#[test]
+fn neighbouring_items_changed_by_each_side_keep_both_changes() {
+    let level = |items: &[&str]| {
+        format!("{{\n  \"instances\": [\n{}\n  ]\n}}\n", items.iter().map(|i| format!("    {i}")).collect::<Vec<_>>().join(",\n"))
+    };
+    let (a, b, c, d) = (
+        r#"{ "kind": "tree", "x": 1 }"#,
+        r#"{ "kind": "rock", "x": 2 }"#,
+        r#"{ "kind": "bush", "x": 3 }"#,
+        r#"{ "kind": "well", "x": 4 }"#,
+    );
+    let moved_a = r#"{ "kind": "tree", "x": 100 }"#;
+    let base = level(&[a, b, c, d]);
+    let b_removed = level(&[a, c, d]);
+    let a_moved = level(&[moved_a, b, c, d]);
+    for (ours, theirs) in [(&b_removed, &a_moved), (&a_moved, &b_removed)] {
+        let r = merged(&base, ours, theirs);
+        assert_eq!(r.open_conflicts, 0, "{:?}", r.conflicts);
+        assert_eq!(String::from_utf8(r.text).unwrap(), level(&[moved_a, c, d]));
+        assert!(r.notes.iter().any(|n| n.contains("neighbouring items")), "{:?}", r.notes);
+    }
+    // Changes to one item are not side by side: removing the rock against replacing it.
+    let b_replaced = level(&[a, r#"{ "kind": "lamp", "x": 9 }"#, r#"{ "kind": "log", "x": 8 }"#, c, d]);
+    assert_eq!(merge(&base, &b_removed, &b_replaced).1, 1, "a removal against a replacement of one item");
+}

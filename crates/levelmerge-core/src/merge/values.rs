@@ -6,7 +6,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::{is_number, ConcurrentInsertions, MValue};
 use crate::conflict::{Conflict, ConflictKind};
-use crate::diff3::{diff3, Chunk, Take};
+use crate::diff3::{changed_stretches, diff3, Chunk, Take};
 use crate::model::{Key, ObjectId, PathSeg, PropPath, Value, ValueKind};
 use crate::order::{merge_order, sort_concurrent_insertions};
 use crate::policy::Policy;
@@ -565,6 +565,8 @@ impl<'a> Merger<'a> {
                         items.extend(merged);
                     } else if let Some(merged) = self.insertions_beside_a_change(path, bs, os, ts, ours.start) {
                         items.extend(merged);
+                    } else if let Some(merged) = self.changes_side_by_side(path, bs, os, ts, ours.start) {
+                        items.extend(merged);
                     } else {
                         path.push(Seg::Range(base.start, base.end));
                         let values = Sides::new(bs.iter().collect(), os.iter().collect(), ts.iter().collect());
@@ -675,6 +677,57 @@ impl<'a> Merger<'a> {
             return Some(if added_after { items.into_iter().chain(added).collect() } else { added.chain(items).collect() });
         }
         None
+    }
+
+    /// Both sides changed a stretch of items, each other items of it: ours removed one, theirs
+    /// edited the one before (changes that meet without overlapping, which a diff of the whole
+    /// list reads as one stretch). Each side's changes, found by diffing the stretch, are made
+    /// where they are. `None` when they overlap, when a side inserts items next to the
+    /// other's change (where they go among the changed items is a guess), and in lists that do
+    /// not keep concurrent insertions (a program's, where neighbours are read together).
+    fn changes_side_by_side(
+        &mut self,
+        path: &[Seg<'a>],
+        b: &'a [Value<'a>],
+        o: &'a [Value<'a>],
+        t: &'a [Value<'a>],
+        ours_start: usize,
+    ) -> Option<Vec<MValue<'a>>> {
+        if !self.concurrent_insertions.kept_in(path) {
+            return None;
+        }
+        let hashes = |l: &[Value<'_>]| l.iter().map(|v| v.hash).collect::<Vec<_>>();
+        let base = hashes(b);
+        let (ours, theirs) = (changed_stretches(&base, &hashes(o)), changed_stretches(&base, &hashes(t)));
+        let apart = |x: &std::ops::Range<usize>, y: &std::ops::Range<usize>| {
+            let overlap = x.start < y.end && y.start < x.end;
+            let meet = x.end == y.start || y.end == x.start;
+            !overlap && !(meet && (x.is_empty() || y.is_empty()))
+        };
+        if ours.is_empty() || theirs.is_empty() || !ours.iter().all(|(x, _)| theirs.iter().all(|(y, _)| apart(x, y))) {
+            return None;
+        }
+        let mut changes: Vec<(std::ops::Range<usize>, &'a [Value<'a>])> =
+            ours.into_iter().map(|(at, by)| (at, &o[by])).chain(theirs.into_iter().map(|(at, by)| (at, &t[by]))).collect();
+        changes.sort_by_key(|(at, _)| at.start);
+        let mut items = Vec::with_capacity(o.len().max(t.len()));
+        let mut next = 0;
+        for (at, by) in changes {
+            items.extend(b[next..at.start].iter().map(MValue::Exact));
+            items.extend(by.iter().map(MValue::Exact));
+            next = at.end;
+        }
+        items.extend(b[next..].iter().map(MValue::Exact));
+        self.notes.push(Note {
+            object: self.object.clone(),
+            message: format!(
+                "{} › {}: both sides changed neighbouring items at position {}; kept both changes",
+                self.object_kind,
+                to_path(path),
+                ours_start
+            ),
+        });
+        Some(items)
     }
 
     /// One side kept a run of items as base has it and inserted new items right after (or
