@@ -160,18 +160,7 @@ fn order_of_moves<'k, K: Eq + Hash>(
     let mut stable: Vec<&K> = shared.iter().copied().filter(|k| !ours_moved.contains(k) && !theirs_moved.contains(k)).collect();
     stable.sort_unstable_by_key(|k| base_pos[k]);
     let mut order = Vec::with_capacity(shared.len());
-    let mut stack: Vec<&K> = after.get(&None).map_or(Vec::new(), |first| first.iter().rev().copied().collect());
-    for lead in std::iter::once(None).chain(stable.iter().map(Some)) {
-        if let Some(&k) = lead {
-            stack.push(k);
-        }
-        while let Some(k) = stack.pop() {
-            order.push(k);
-            if let Some(next) = after.get(&Some(k)) {
-                stack.extend(next.iter().rev());
-            }
-        }
-    }
+    laid_out(stable, &after, |k| order.push(k));
     order
 }
 
@@ -322,25 +311,33 @@ where
     }
 
     let mut order = Vec::with_capacity(placed.len());
-    // Emit an element, then everything placed after it, depth first.
-    fn emit<'k, K: Eq + Hash + Clone>(k: &'k K, after: &FxHashMap<Option<&'k K>, Vec<&'k K>>, order: &mut Vec<K>) {
+    laid_out(skel.kept.iter().copied(), &after, |k| order.push(k.clone()));
+    MergedOrder { order, reorder_clash }
+}
+
+/// Elements placed after others (`after`: by the element they follow, `None` for the start)
+/// laid out in order: those placed at the start, then each of `leads`, each followed by what
+/// was placed after it, depth first.
+fn laid_out<'k, K: Eq + Hash>(
+    leads: impl IntoIterator<Item = &'k K>,
+    after: &FxHashMap<Option<&'k K>, Vec<&'k K>>,
+    mut push: impl FnMut(&'k K),
+) {
+    let mut emit = |k: &'k K| {
         let mut stack = vec![k];
         while let Some(k) = stack.pop() {
-            order.push(k.clone());
+            push(k);
             if let Some(next) = after.get(&Some(k)) {
                 stack.extend(next.iter().rev());
             }
         }
+    };
+    for &k in after.get(&None).into_iter().flatten() {
+        emit(k);
     }
-    if let Some(first) = after.get(&None) {
-        for k in first {
-            emit(*k, &after, &mut order);
-        }
+    for k in leads {
+        emit(k);
     }
-    for k in &skel.kept {
-        emit(*k, &after, &mut order);
-    }
-    MergedOrder { order, reorder_clash }
 }
 
 /// Where both sides inserted elements at one place of a merged order, between neighbours in

@@ -141,14 +141,14 @@ pub fn side_view(text: &[u8], regions: &[Region], side: Side) -> Result<Vec<u8>,
 /// The 1-based line each region starts at in the text where every region is replaced by its
 /// `side` lines (that side's view, as a codec reads it).
 pub fn lines_in_view(text: &[u8], regions: &[Region], side: Side) -> Vec<usize> {
-    let count = |r: Range<usize>| text[r].iter().filter(|&&b| b == b'\n').count();
+    let count = |t: &[u8]| t.iter().filter(|&&b| b == b'\n').count();
     let mut removed = 0;
     regions
         .iter()
         .map(|r| {
             let line = r.line - removed;
             // The marker lines and the other sections are gone in the view.
-            removed += count(r.whole.clone()) - r.text(text, side).map_or(0, |t| t.iter().filter(|&&b| b == b'\n').count());
+            removed += count(&text[r.whole.clone()]) - r.text(text, side).map_or(0, count);
             line
         })
         .collect()

@@ -480,9 +480,8 @@ fn deleted_yet_used(
     levels: &Sides<Level<'_>>,
     contested: &FxHashMap<ObjectId, Vec<ObjectId>>,
 ) -> FxHashMap<ObjectId, Vec<ObjectId>> {
-    let needed = target_and_user;
     let mut wanted: FxHashMap<ObjectId, Vec<ObjectId>> = FxHashMap::default();
-    for (target, user) in problems.iter().filter_map(needed) {
+    for (target, user) in problems.iter().filter_map(target_and_user) {
         if levels.base.get(&target).is_some() && !contested.contains_key(&target) {
             wanted.entry(target).or_default().push(user);
         }
@@ -491,7 +490,7 @@ fn deleted_yet_used(
         return wanted;
     }
     let deleted_by = |side: &Level<'_>| -> FxHashSet<ObjectId> {
-        let still_needed: FxHashSet<ObjectId> = side.problems().iter().filter_map(needed).map(|(target, _)| target).collect();
+        let still_needed: FxHashSet<ObjectId> = side.problems().iter().filter_map(target_and_user).map(|(target, _)| target).collect();
         wanted.keys().filter(|id| side.get(id).is_none() && !still_needed.contains(*id)).cloned().collect()
     };
     let mut deleted = deleted_by(&levels.ours);

@@ -1324,45 +1324,17 @@ fn two_nodes_moved_out_of_one_parent_to_two_others_go_where_their_sides_put_them
         |name: &str, kind: &str, parent: &str, props: &str| format!("[node name=\"{name}\" type=\"{kind}\" parent=\"{parent}\"]\n{props}");
     let backdrop = |parent: &str| node("Backdrop", "ColorRect", parent, "color = Color( 0, 0, 0, 1 )\n");
     let label = |parent: &str| node("NameLabel", "RichTextLabel", parent, "text = \"Name Here\"\n");
-    let scene = |sections: &[String]| format!("[gd_scene format=2]\n\n[node name=\"Root\" type=\"Control\"]\n\n{}", sections.join("\n"));
+    let scene = |sections: &[&str]| format!("[gd_scene format=2]\n\n[node name=\"Root\" type=\"Control\"]\n\n{}", sections.join("\n"));
     let (bubble, fx, audio) =
         (node("Bubble", "Control", ".", ""), node("FX", "Control", ".", ""), node("Audio", "AudioStreamPlayer", "FX", ""));
     let (info, title) = (node("Info", "PanelContainer", ".", ""), node("Title", "RichTextLabel", "Info", ""));
     let (t1, t2) = (node("T1", "Label", "Info/Title", ""), node("T2", "Label", "Info/Title", ""));
-    let base = scene(&[
-        bubble.clone(),
-        backdrop("Bubble"),
-        label("Bubble"),
-        fx.clone(),
-        audio.clone(),
-        info.clone(),
-        title.clone(),
-        t1.clone(),
-        t2.clone(),
-    ]);
-    let ours = scene(&[
-        bubble.clone(),
-        label("Bubble"),
-        fx.clone(),
-        audio.clone(),
-        backdrop("FX/Audio"),
-        info.clone(),
-        title.clone(),
-        t1.clone(),
-        t2.clone(),
-    ]);
-    let theirs = scene(&[
-        bubble.clone(),
-        backdrop("Bubble"),
-        fx.clone(),
-        audio.clone(),
-        info.clone(),
-        title.clone(),
-        t1.clone(),
-        t2.clone(),
-        label("Info/Title"),
-    ]);
-    let both = scene(&[bubble, fx, audio, backdrop("FX/Audio"), info, title, t1, t2, label("Info/Title")]);
+    let (backdrop_in_bubble, backdrop_moved) = (backdrop("Bubble"), backdrop("FX/Audio"));
+    let (label_in_bubble, label_moved) = (label("Bubble"), label("Info/Title"));
+    let base = scene(&[&bubble, &backdrop_in_bubble, &label_in_bubble, &fx, &audio, &info, &title, &t1, &t2]);
+    let ours = scene(&[&bubble, &label_in_bubble, &fx, &audio, &backdrop_moved, &info, &title, &t1, &t2]);
+    let theirs = scene(&[&bubble, &backdrop_in_bubble, &fx, &audio, &info, &title, &t1, &t2, &label_moved]);
+    let both = scene(&[&bubble, &fx, &audio, &backdrop_moved, &info, &title, &t1, &t2, &label_moved]);
     assert_eq!(clean(&base, &ours, &theirs), both);
     assert_eq!(clean(&base, &theirs, &ours), both);
 }

@@ -190,15 +190,14 @@ fn assign_identities<'d, 's>(
     // Nodes named by a unique `_id` keep it whoever refers to them (renames and moves too).
     // Not components: later Cocos Creator 2.x editors write an `_id` on them that files saved
     // by earlier ones lack (the corpus holds both), and a re-save would make every one new.
-    let own_id = |e: u32| node_id(doc, e);
     let mut seen: FxHashMap<&str, usize> = FxHashMap::default();
     for &e in elements {
-        if let Some(id) = own_id(e) {
+        if let Some(id) = node_id(doc, e) {
             *seen.entry(id).or_default() += 1;
         }
     }
     for (i, &e) in elements.iter().enumerate().skip(1) {
-        if let Some(id) = own_id(e).filter(|id| seen[id] == 1) {
+        if let Some(id) = node_id(doc, e).filter(|id| seen[id] == 1) {
             ids[i] = Some(format!("#{id}"));
         }
     }
@@ -462,15 +461,16 @@ pub fn nodes_sharing_an_id(doc: &Document<'_>) -> Vec<Problem> {
     if doc.nodes[doc.root as usize].kind != NodeKind::Array {
         return Vec::new();
     }
-    let mut first: FxHashMap<&str, usize> = FxHashMap::default();
+    // Lines are looked up only for a problem: that reads the whole text's line ends.
+    let line = |element: u32| doc.line_of(doc.nodes[element as usize].start) as usize;
+    let mut first: FxHashMap<&str, u32> = FxHashMap::default();
     let mut problems = Vec::new();
     for slot in doc.slots_of(doc.root) {
         let Some(id) = node_id(doc, slot.value) else { continue };
-        let line = doc.line_of(doc.nodes[slot.value as usize].start) as usize;
         match first.get(id) {
-            Some(&first_line) => problems.push(Problem::DuplicateId { id: id.to_owned(), line, first_line }),
+            Some(&earlier) => problems.push(Problem::DuplicateId { id: id.to_owned(), line: line(slot.value), first_line: line(earlier) }),
             None => {
-                first.insert(id, line);
+                first.insert(id, slot.value);
             }
         }
     }

@@ -252,6 +252,15 @@ fn interactive(text: &[u8], conflicts: &[Conflict], args: &ResolveArgs, ui: &Ui)
     }
 }
 
+/// `found` added to `objects`, each object once.
+fn add_new(objects: &mut Vec<Located>, found: impl IntoIterator<Item = Located>) {
+    for o in found {
+        if !objects.iter().any(|x| x.id == o.id) {
+            objects.push(o);
+        }
+    }
+}
+
 /// Each region with the objects it falls in (read in the views of both sides), the property
 /// names its lines set, and what the merge's report says of it.
 fn describe(text: &[u8], regions: Vec<Region>, args: &ResolveArgs, ui: &Ui) -> Result<Vec<Conflict>> {
@@ -291,11 +300,7 @@ fn describe(text: &[u8], regions: Vec<Region>, args: &ResolveArgs, ui: &Ui) -> R
             .map(|(_, held)| {
                 let before = found.next().flatten();
                 let mut objects: Vec<Located> = Vec::new();
-                for o in found.by_ref().take(held.len()).flatten() {
-                    if !objects.iter().any(|x| x.id == o.id) {
-                        objects.push(o);
-                    }
-                }
+                add_new(&mut objects, found.by_ref().take(held.len()).flatten());
                 (before, objects)
             })
             .collect()
@@ -318,11 +323,7 @@ fn describe(text: &[u8], regions: Vec<Region>, args: &ResolveArgs, ui: &Ui) -> R
                 _ => false,
             };
             let mut objects = ours_objects;
-            for o in theirs_objects {
-                if !objects.iter().any(|x| x.id == o.id) {
-                    objects.push(o);
-                }
-            }
+            add_new(&mut objects, theirs_objects);
             // A region whose sections hold no line belongs to the object before it.
             if objects.is_empty() {
                 objects.extend(before);

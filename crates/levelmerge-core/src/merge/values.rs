@@ -383,16 +383,7 @@ impl<'a> Merger<'a> {
             (true, false) => (t, Side::Theirs, o),
             _ => return None,
         };
-        self.notes.push(Note {
-            object: self.object.clone(),
-            message: format!(
-                "{} › {}: both sides added it; kept {side}'s value, {}'s was empty ({})",
-                self.object_kind,
-                to_path(path),
-                side.other(),
-                dropped.raw.trim()
-            ),
-        });
+        self.note_at(path, format!("both sides added it; kept {side}'s value, {}'s was empty ({})", side.other(), dropped.raw.trim()));
         Some(kept)
     }
 
@@ -551,15 +542,7 @@ impl<'a> Merger<'a> {
                     if self.concurrent_insertions.kept_in(path) && bs.is_empty() && !os.iter().any(|x| ts.iter().any(|y| x.same(y))) {
                         // Both sides inserted different items at one place: all are kept, ours
                         // first, as concurrent additions are everywhere else.
-                        self.notes.push(Note {
-                            object: self.object.clone(),
-                            message: format!(
-                                "{} › {}: both sides inserted items at position {}; kept all of them, ours first",
-                                self.object_kind,
-                                to_path(path),
-                                ours.start
-                            ),
-                        });
+                        self.note_at(path, format!("both sides inserted items at position {}; kept all of them, ours first", ours.start));
                         items.extend(os.iter().chain(ts).map(MValue::Exact));
                     } else if let Some(merged) = self.edited_in_place_plus_items(path, bs, os, ts, ours.start) {
                         items.extend(merged);
@@ -718,16 +701,14 @@ impl<'a> Merger<'a> {
             next = at.end;
         }
         items.extend(b[next..].iter().map(MValue::Exact));
-        self.notes.push(Note {
-            object: self.object.clone(),
-            message: format!(
-                "{} › {}: both sides changed neighbouring items at position {}; kept both changes",
-                self.object_kind,
-                to_path(path),
-                ours_start
-            ),
-        });
+        self.note_at(path, format!("both sides changed neighbouring items at position {ours_start}; kept both changes"));
         Some(items)
+    }
+
+    /// A note of what the merge did at `path` of the object being merged, named as
+    /// `Kind › path: what`.
+    fn note_at(&mut self, path: &[Seg<'a>], what: String) {
+        self.notes.push(Note { object: self.object.clone(), message: format!("{} › {}: {what}", self.object_kind, to_path(path)) });
     }
 
     /// One side kept a run of items as base has it and inserted new items right after (or
@@ -760,17 +741,8 @@ impl<'a> Merger<'a> {
             } else {
                 continue;
             };
-            self.notes.push(Note {
-                object: self.object.clone(),
-                message: format!(
-                    "{} › {}: {} inserted items beside items {} changed, at position {}; kept both",
-                    self.object_kind,
-                    to_path(path),
-                    if ours_kept { "ours" } else { "theirs" },
-                    if ours_kept { "theirs" } else { "ours" },
-                    ours_start
-                ),
-            });
+            let (inserter, changer) = if ours_kept { ("ours", "theirs") } else { ("theirs", "ours") };
+            self.note_at(path, format!("{inserter} inserted items beside items {changer} changed, at position {ours_start}; kept both"));
             let (added, changed) = (added.iter().map(MValue::Exact), changed.iter().map(MValue::Exact));
             return Some(if added_after { changed.chain(added).collect() } else { added.chain(changed).collect() });
         }
