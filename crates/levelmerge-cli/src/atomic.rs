@@ -10,13 +10,29 @@
 //! The temporary file's blocks are reserved before it is written: ext4 writes out a file's
 //! not-yet-placed data when a rename replaces another file with it, and a file whose blocks
 //! were reserved has none. That write-out cost 2 ms of a 2.5 MB merge's 21.
+//!
+//! A symbolic link is followed, and the file it names replaced: the link stays a link. What is
+//! not a file (`-o /dev/null`, a pipe) is written into as it is: a rename would put a file in
+//! its place.
 
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
+
+/// Most links followed to the file a path names (as the system's own limit).
+const MOST_LINKS: usize = 40;
 
 pub fn write(path: &Path, bytes: &[u8]) -> Result<()> {
+    let path = &followed(path)?;
+    if std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+        let mut device = std::fs::OpenOptions::new()
+            .write(true)
+            .truncate(false)
+            .open(path)
+            .with_context(|| format!("cannot write {}", path.display()))?;
+        return device.write_all(bytes).with_context(|| format!("cannot write {}", path.display()));
+    }
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
@@ -38,6 +54,23 @@ pub fn write(path: &Path, bytes: &[u8]) -> Result<()> {
     }
     tmp.persist(path).map_err(|e| e.error).with_context(|| format!("cannot write {}", path.display()))?;
     Ok(())
+}
+
+/// The path a chain of symbolic links leads to (the path itself when it is none), even when
+/// the last one names nothing yet.
+fn followed(path: &Path) -> Result<PathBuf> {
+    let mut at = path.to_owned();
+    for _ in 0..MOST_LINKS {
+        if !std::fs::symlink_metadata(&at).is_ok_and(|m| m.file_type().is_symlink()) {
+            return Ok(at);
+        }
+        let target = std::fs::read_link(&at).with_context(|| format!("cannot write {}: cannot read the link", at.display()))?;
+        at = match at.parent() {
+            Some(dir) if target.is_relative() => dir.join(target),
+            _ => target,
+        };
+    }
+    bail!("cannot write {}: more than {MOST_LINKS} symbolic links lead to it", path.display())
 }
 
 /// Reserve `len` bytes of blocks for a new, empty file. Only a saving: a file system that
@@ -107,6 +140,59 @@ mod tests {
         let new = dir.path().join("new.json");
         write(&new, b"{}").unwrap();
         assert_eq!(std::fs::metadata(&new).unwrap().permissions().mode() & 0o777, 0o644);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_link_is_followed_and_stays_a_link() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("levels")).unwrap();
+        let real = dir.path().join("levels").join("level.tscn");
+        std::fs::write(&real, b"old").unwrap();
+        let link = dir.path().join("level.tscn");
+        std::os::unix::fs::symlink("levels/level.tscn", &link).unwrap();
+        write(&link, b"new").unwrap();
+        assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+        assert_eq!(std::fs::read(&real).unwrap(), b"new");
+        // A link to a file not there yet makes it.
+        let dangling = dir.path().join("new.tscn");
+        std::os::unix::fs::symlink("levels/new.tscn", &dangling).unwrap();
+        write(&dangling, b"made").unwrap();
+        assert!(std::fs::symlink_metadata(&dangling).unwrap().file_type().is_symlink());
+        assert_eq!(std::fs::read(dir.path().join("levels").join("new.tscn")).unwrap(), b"made");
+        assert_eq!(names(&dir.path().join("levels")), ["level.tscn", "new.tscn"]);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_link_to_itself_is_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let link = dir.path().join("loop.json");
+        std::os::unix::fs::symlink("loop.json", &link).unwrap();
+        let error = format!("{:#}", write(&link, b"{}").unwrap_err());
+        assert!(error.contains("symbolic links"), "{error}");
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn what_is_not_a_file_is_written_into_and_stays_what_it_is() {
+        use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+        let dir = tempfile::tempdir().unwrap();
+        let pipe = dir.path().join("out.pipe");
+        rustix::fs::mknodat(rustix::fs::CWD, &pipe, rustix::fs::FileType::Fifo, rustix::fs::Mode::from_raw_mode(0o600), 0).unwrap();
+        // Held open at both ends, so that neither end waits for the other (Linux allows it).
+        let mut held = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32)
+            .open(&pipe)
+            .unwrap();
+        write(&pipe, b"[gd_scene format=3]\n").unwrap();
+        let mut read = vec![0u8; 64];
+        let n = std::io::Read::read(&mut held, &mut read).expect("the bytes went into the pipe");
+        assert_eq!(&read[..n], b"[gd_scene format=3]\n");
+        assert!(std::fs::symlink_metadata(&pipe).unwrap().file_type().is_fifo());
+        assert_eq!(names(dir.path()), ["out.pipe"]);
     }
 
     #[test]
