@@ -171,6 +171,24 @@ fn parent_in(level: &Level<'_>, id: &ObjectId) -> Option<ObjectId> {
     level.get(id).and_then(effective_parent)
 }
 
+/// Both sides moved objects, and the order of the `disputed` pairs was settled nearest ours':
+/// told on the parent of the first pair that are siblings on both sides (whose children's
+/// order that settled), else on the first object of the first pair.
+fn order_clash_note(sides: [&Level<'_>; 2], disputed: &[(ObjectId, ObjectId)]) -> Option<Note> {
+    let siblings = |a: &ObjectId, b: &ObjectId| sides.iter().all(|side| parent_in(side, a) == parent_in(side, b));
+    let parent = disputed.iter().find(|(a, b)| siblings(a, b)).and_then(|(a, _)| sides[0].get(&parent_in(sides[0], a)?));
+    match parent {
+        Some(parent) => Some(Note {
+            object: parent.id.clone(),
+            message: format!("{}: both sides reordered its children, differently; kept the order nearest ours'", parent.kind),
+        }),
+        None => disputed.first().map(|(a, _)| Note {
+            object: a.clone(),
+            message: "both sides moved it among the objects around it, differently; kept the order nearest ours'".into(),
+        }),
+    }
+}
+
 /// Children of every object, in level order (only needed when whole-object conflicts exist).
 fn children_of(level: &Level<'_>) -> FxHashMap<ObjectId, Vec<ObjectId>> {
     let mut children: FxHashMap<ObjectId, Vec<ObjectId>> = FxHashMap::default();
@@ -346,11 +364,12 @@ pub fn merge<'a>(inputs: Sides<&'a Level<'a>>, options: &Options) -> MergedLevel
     let changes_of = |s: Side| changes.get(s).as_ref().expect("ours and theirs have change sets");
 
     // 1. Which objects exist, and which need a whole-object conflict.
-    let ids: Vec<ObjectId> = if aligned {
-        ours.objects.keys().cloned().collect()
+    let (ids, disputed): (Vec<ObjectId>, Vec<(ObjectId, ObjectId)>) = if aligned {
+        (ours.objects.keys().cloned().collect(), Vec::new())
     } else {
         let keys = |l: &Level<'_>| l.objects.keys().cloned().collect::<Vec<_>>();
-        merge_order(&keys(base), &keys(ours), &keys(theirs), |_| true).order
+        let merged = merge_order(&keys(base), &keys(ours), &keys(theirs), |_| true);
+        (merged.order, merged.disputed)
     };
     // Each id's object in each version, looked up once.
     let versions: Vec<Sides<Option<&'a Object<'a>>>> = ids
@@ -422,6 +441,9 @@ pub fn merge<'a>(inputs: Sides<&'a Level<'a>>, options: &Options) -> MergedLevel
         alive,
         decided_by_conflict: FxHashSet::default(),
     };
+    if let Some(note) = order_clash_note([ours, theirs], &disputed) {
+        merger.notes.push(note);
+    }
     let mut states: FxHashMap<ObjectId, ObjectState<'a>> = FxHashMap::default();
     for (id, kind) in choices {
         if states.contains_key(&id) {

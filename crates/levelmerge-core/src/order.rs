@@ -2,8 +2,9 @@
 //!
 //! Which elements belong in the result is decided by the caller; this module only decides where
 //! they go. The base order is kept unless a side reordered; when both did, each pair of elements
-//! keeps the order of the side that changed it (ours' order stands when that is cyclic, which is
-//! reported as a clash); an element inserted by one
+//! keeps the order of the side that changed it, or each side's moved elements go where it put
+//! them; where the moves clash, the reading of them nearest ours' order is taken (ours' order
+//! itself when none makes sense), which is reported as a clash; an element inserted by one
 //! side goes after the element that precedes it on that side; when both sides insert at the same
 //! place, ours come first, whichever side supplies the skeleton.
 
@@ -12,11 +13,14 @@ use std::hash::Hash;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 /// The merged order, and whether both sides reordered the shared elements differently (in which
-/// case ours' order was used and the caller may report a conflict).
+/// case the order nearest ours' was used and the caller may report it).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MergedOrder<K> {
     pub order: Vec<K>,
     pub reorder_clash: bool,
+    /// Where the moves clashed and were settled nearest ours' order: pairs whose order that
+    /// settled (each as merged; the first 64).
+    pub disputed: Vec<(K, K)>,
 }
 
 /// Whether `side` changed the relative order of the elements it shares with `base`:
@@ -34,6 +38,9 @@ fn reordered<K: Eq + Hash>(base_pos: &FxHashMap<&K, usize>, side: &[K]) -> bool 
     false
 }
 
+/// Pairs of elements (whose order the sides' moves disputed).
+type Pairs<K> = Vec<(K, K)>;
+
 /// Longest list whose moves are reconciled pair by pair (the check is quadratic).
 const RECONCILE_LIMIT: usize = 512;
 
@@ -41,8 +48,9 @@ const RECONCILE_LIMIT: usize = 512;
 /// that changed it (both sides changing it the same way is agreement), or, where those choices
 /// are cyclic, each side's moved elements go where that side put them ([`moved_apart`]). When
 /// that gives one consistent order, returns ours rearranged to it, each of ours' own elements
-/// staying right after the element it follows; `None` when the two sides' moves truly clash.
-fn reconcile_moves<K: Eq + Hash + Clone>(base_pos: &FxHashMap<&K, usize>, ours: &[K], theirs: &[K]) -> Option<Vec<K>> {
+/// staying right after the element it follows, and the pairs whose order the moves disputed,
+/// settled nearest ours' order; `None` when they clash beyond that.
+fn reconcile_moves<K: Eq + Hash + Clone>(base_pos: &FxHashMap<&K, usize>, ours: &[K], theirs: &[K]) -> Option<(Vec<K>, Pairs<K>)> {
     let theirs_pos: FxHashMap<&K, usize> = theirs.iter().enumerate().map(|(i, k)| (k, i)).collect();
     let shared: Vec<&K> = ours.iter().filter(|k| base_pos.contains_key(k) && theirs_pos.contains_key(k)).collect();
     if shared.len() > RECONCILE_LIMIT {
@@ -50,7 +58,9 @@ fn reconcile_moves<K: Eq + Hash + Clone>(base_pos: &FxHashMap<&K, usize>, ours: 
     }
     let in_shared: FxHashSet<&K> = shared.iter().copied().collect();
     let theirs_shared: Vec<&K> = theirs.iter().filter(|k| in_shared.contains(k)).collect();
-    let order = pairwise(base_pos, &shared, &theirs_pos).or_else(|| moved_apart(base_pos, &shared, &theirs_shared))?;
+    let (order, disputed) = pairwise(base_pos, &shared, &theirs_pos)
+        .map(|order| (order, Vec::new()))
+        .or_else(|| moved_apart(base_pos, &shared, &theirs_shared))?;
     // Ours' own elements travel with the shared element they follow.
     let mut groups: FxHashMap<&K, Vec<K>> = FxHashMap::default();
     let mut lead = Vec::new();
@@ -66,7 +76,8 @@ fn reconcile_moves<K: Eq + Hash + Clone>(base_pos: &FxHashMap<&K, usize>, ours: 
             }
         }
     }
-    Some(lead.into_iter().chain(order.iter().flat_map(|k| groups.remove(k).unwrap_or_default())).collect())
+    let disputed = disputed.into_iter().map(|(a, b)| (a.clone(), b.clone())).collect();
+    Some((lead.into_iter().chain(order.iter().flat_map(|k| groups.remove(k).unwrap_or_default())).collect(), disputed))
 }
 
 /// The shared elements (`shared`, in ours' order) in the order where each pair keeps the
@@ -117,24 +128,96 @@ fn pairwise<'k, K: Eq + Hash>(base_pos: &FxHashMap<&K, usize>, shared: &[&'k K],
 /// elements neither moved keep base's order and each moved one goes right after the element
 /// before it on its side that the other side did not move (ours first where both place one
 /// after the same element). A side may have several longest runs (`c` moved before `d`, or
-/// `d` after `c`): every reading of the two sides that moves no element twice must give the
-/// same order, else the moves clash (a swap of two neighbours on one side, of one of them
-/// with a third on the other). `shared` is in ours' order, `theirs_shared` in theirs'.
-fn moved_apart<'k, K: Eq + Hash>(base_pos: &FxHashMap<&K, usize>, shared: &[&'k K], theirs_shared: &[&'k K]) -> Option<Vec<&'k K>> {
+/// `d` after `c`): every reading of the two sides that moves no element twice should give the
+/// same order; where they differ the moves clash (a swap of two neighbours on one side, of one
+/// of them with a third on the other), and the reading nearest ours' order is taken (returned
+/// with the pairs whose order that settled). `None` when every reading moves some element on both sides. `shared` is in
+/// ours' order, `theirs_shared` in theirs'.
+fn moved_apart<'k, K: Eq + Hash>(
+    base_pos: &FxHashMap<&K, usize>,
+    shared: &[&'k K],
+    theirs_shared: &[&'k K],
+) -> Option<(Vec<&'k K>, Pairs<&'k K>)> {
     let ours_readings = moved_out_of_longest_runs(base_pos, shared)?;
     let theirs_readings = moved_out_of_longest_runs(base_pos, theirs_shared)?;
-    let mut found: Option<Vec<&K>> = None;
+    let mut found: Vec<Vec<&K>> = Vec::new();
     for ours_moved in &ours_readings {
         for theirs_moved in theirs_readings.iter().filter(|t| !t.iter().any(|k| ours_moved.contains(k))) {
             let order = order_of_moves(base_pos, shared, theirs_shared, ours_moved, theirs_moved);
-            match &found {
-                Some(earlier) if *earlier != order => return None,
-                Some(_) => {}
-                None => found = Some(order),
+            if !found.contains(&order) {
+                found.push(order);
             }
         }
     }
-    found
+    match found.len() {
+        0 => None,
+        1 => found.pop().map(|order| (order, Vec::new())),
+        // The readings disagree on where some elements go: a clash, settled by the reading
+        // nearest ours' order, which still makes every move of either side no reading
+        // disputes (a node the other side moved under a new parent goes after it).
+        _ => {
+            let ours_at: FxHashMap<&K, usize> = shared.iter().enumerate().map(|(i, k)| (*k, i)).collect();
+            let distance = |order: &Vec<&K>| inversions(&order.iter().map(|k| ours_at[*k]).collect::<Vec<_>>());
+            let nearest = found.iter().min_by_key(|order| distance(order))?;
+            Some((nearest.clone(), disputed_pairs(nearest, &found)))
+        }
+    }
+}
+
+/// Most pairs [`disputed_pairs`] lists.
+const DISPUTED_LIMIT: usize = 64;
+
+/// Pairs of elements, each in `chosen`'s order, that another of `orders` puts the other way
+/// round (up to [`DISPUTED_LIMIT`], the first first).
+fn disputed_pairs<'k, K: Eq + Hash>(chosen: &[&'k K], orders: &[Vec<&'k K>]) -> Pairs<&'k K> {
+    let index: FxHashMap<&K, usize> = chosen.iter().enumerate().map(|(i, k)| (*k, i)).collect();
+    // Where each other order puts each of `chosen`'s elements.
+    let places: Vec<Vec<usize>> = orders
+        .iter()
+        .filter(|o| o.as_slice() != chosen)
+        .map(|o| {
+            let mut at = vec![0; chosen.len()];
+            for (p, k) in o.iter().enumerate() {
+                at[index[k]] = p;
+            }
+            at
+        })
+        .collect();
+    let mut pairs = Vec::new();
+    for i in 0..chosen.len() {
+        for j in i + 1..chosen.len() {
+            if places.iter().any(|at| at[j] < at[i]) {
+                pairs.push((chosen[i], chosen[j]));
+                if pairs.len() == DISPUTED_LIMIT {
+                    return pairs;
+                }
+            }
+        }
+    }
+    pairs
+}
+
+/// The number of pairs out of order in a permutation of `0..n` (a Fenwick tree's count of the
+/// larger values seen before each).
+fn inversions(permutation: &[usize]) -> usize {
+    let n = permutation.len();
+    let mut tree = vec![0usize; n + 1];
+    let mut count = 0;
+    for (seen, &v) in permutation.iter().enumerate() {
+        let mut at = v + 1;
+        let mut not_larger = 0;
+        while at > 0 {
+            not_larger += tree[at];
+            at &= at - 1;
+        }
+        count += seen - not_larger;
+        let mut at = v + 1;
+        while at <= n {
+            tree[at] += 1;
+            at += at & at.wrapping_neg();
+        }
+    }
+    count
 }
 
 /// The order [`moved_apart`] gives for one reading of which elements each side moved.
@@ -245,8 +328,9 @@ where
         !a.eq(b)
     };
     let reconciled = if reorder_clash { reconcile_moves(&base_pos, ours, theirs) } else { None };
-    let reorder_clash = reorder_clash && reconciled.is_none();
-    let ours = reconciled.as_deref().unwrap_or(ours);
+    let reorder_clash = reorder_clash && reconciled.as_ref().is_none_or(|(_, disputed)| !disputed.is_empty());
+    let disputed = reconciled.as_ref().map(|(_, disputed)| disputed.clone()).unwrap_or_default();
+    let ours = reconciled.as_ref().map_or(ours, |(order, _)| order.as_slice());
     let skeleton_is_ours = !theirs_moved || ours_moved;
     let (skeleton, other) = if skeleton_is_ours { (ours, theirs) } else { (theirs, ours) };
 
@@ -312,7 +396,7 @@ where
 
     let mut order = Vec::with_capacity(placed.len());
     laid_out(skel.kept.iter().copied(), &after, |k| order.push(k.clone()));
-    MergedOrder { order, reorder_clash }
+    MergedOrder { order, reorder_clash, disputed }
 }
 
 /// Elements placed after others (`after`: by the element they follow, `None` for the start)
@@ -484,6 +568,30 @@ mod tests {
         assert_eq!(m("bcnfadt", "bnfactd", "bcfadtn"), "bfactdn");
         // One element both sides moved is a clash, and so is a swap either side could have made.
         assert!(merge_order(&['a', 'b', 'c', 'd'], &['b', 'c', 'a', 'd'], &['b', 'a', 'd', 'c'], |_| true).reorder_clash);
+    }
+
+    #[test]
+    fn clashing_moves_keep_the_moves_no_reading_disputes() {
+        // Theirs moves `s` before `v` and `w` (a node moved under a new parent goes after it)
+        // and swaps `d` and `t`; ours swaps `t` and `y`. Where `t` goes is a clash, settled
+        // nearest ours' order; theirs' move of `s` stands, whichever side is ours.
+        let chars = |s: &str| s.chars().collect::<Vec<char>>();
+        let r = merge_order(&chars("vwsdty"), &chars("vwsdyt"), &chars("svwtdy"), |_| true);
+        assert!(r.reorder_clash);
+        assert_eq!(r.order.iter().collect::<String>(), "svwdyt");
+        assert!(!r.disputed.is_empty() && r.disputed.iter().all(|(a, b)| "dty".contains(*a) && "dty".contains(*b)), "{:?}", r.disputed);
+        let r = merge_order(&chars("vwsdty"), &chars("svwtdy"), &chars("vwsdyt"), |_| true);
+        assert!(r.reorder_clash);
+        assert_eq!(r.order.iter().collect::<String>(), "svwtdy");
+    }
+
+    #[test]
+    fn inversions_count_the_pairs_out_of_order() {
+        assert_eq!(inversions(&[]), 0);
+        assert_eq!(inversions(&[0, 1, 2, 3]), 0);
+        assert_eq!(inversions(&[3, 2, 1, 0]), 6);
+        assert_eq!(inversions(&[1, 0, 3, 2]), 2);
+        assert_eq!(inversions(&[2, 0, 1]), 2);
     }
 
     #[test]

@@ -1338,3 +1338,28 @@ fn two_nodes_moved_out_of_one_parent_to_two_others_go_where_their_sides_put_them
     assert_eq!(clean(&base, &ours, &theirs), both);
     assert_eq!(clean(&base, &theirs, &ours), both);
 }
+
+#[test]
+fn a_node_moved_under_another_beside_a_clash_of_sibling_order_keeps_its_move() {
+    // Ours moves Box under Links/Patreon and puts Twitter before Discord; theirs puts Twitter
+    // after Youtube. Where Twitter goes is a clash, settled as ours has it and noted; the move
+    // stands whichever side is ours (with theirs as ours, Box was written before its new
+    // parent, the merge refused, and the line merge conflicted).
+    let node = |name: &str, kind: &str, parent: &str| format!("[node name=\"{name}\" type=\"{kind}\" parent=\"{parent}\"]\n");
+    let scene = |sections: &[&str]| format!("[gd_scene format=3]\n\n[node name=\"Root\" type=\"Control\"]\n\n{}", sections.join("\n"));
+    let (links, patreon) = (node("Links", "VBoxContainer", "."), node("Patreon", "Button", "Links"));
+    let (discord, twitter, youtube) =
+        (node("Discord", "Button", "Links"), node("Twitter", "Button", "Links"), node("Youtube", "Button", "Links"));
+    let (box_, logo) = (node("Box", "VBoxContainer", "."), node("Logo", "TextureRect", "Box"));
+    let (box_moved, logo_moved) = (node("Box", "VBoxContainer", "Links/Patreon"), node("Logo", "TextureRect", "Links/Patreon/Box"));
+    let base = scene(&[&box_, &logo, &links, &patreon, &discord, &twitter, &youtube]);
+    let ours = scene(&[&links, &patreon, &box_moved, &logo_moved, &twitter, &discord, &youtube]);
+    let theirs = scene(&[&box_, &logo, &links, &patreon, &discord, &youtube, &twitter]);
+    for (ours, theirs, buttons) in [(&ours, &theirs, [&twitter, &discord, &youtube]), (&theirs, &ours, [&discord, &youtube, &twitter])] {
+        let out = merge(&base, ours, theirs).expect("merged");
+        assert_eq!(out.open_conflicts, 0);
+        let [a, b, c] = buttons;
+        assert_eq!(String::from_utf8(out.text).unwrap(), scene(&[&links, &patreon, &box_moved, &logo_moved, a, b, c]));
+        assert!(out.notes.iter().any(|n| n.contains("Links") && n.contains("reordered its children")), "{:?}", out.notes);
+    }
+}

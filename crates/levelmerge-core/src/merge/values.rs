@@ -322,7 +322,11 @@ impl<'a> Merger<'a> {
                         let ids = if bc == oc && oc == tc {
                             oc.iter().filter(|id| alive.contains(*id)).cloned().collect()
                         } else {
-                            merge_order(bc, oc, tc, |id| alive.contains(id)).order
+                            let merged = merge_order(bc, oc, tc, |id| alive.contains(id));
+                            if merged.reorder_clash {
+                                self.note_at(path, "both sides reordered these children, differently; kept the order nearest ours'".into());
+                            }
+                            merged.order
                         };
                         Some(MValue::Children { template: tpl, ids })
                     }
