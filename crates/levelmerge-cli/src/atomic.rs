@@ -24,7 +24,8 @@ use anyhow::{bail, Context, Result};
 const MOST_LINKS: usize = 40;
 
 pub fn write(path: &Path, bytes: &[u8]) -> Result<()> {
-    let path = &followed(path)?;
+    // Looked up through every link, as opening it does (`/dev/stdout` leads to a pipe that no
+    // path names).
     if std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
         let mut device = std::fs::OpenOptions::new()
             .write(true)
@@ -33,6 +34,7 @@ pub fn write(path: &Path, bytes: &[u8]) -> Result<()> {
             .with_context(|| format!("cannot write {}", path.display()))?;
         return device.write_all(bytes).with_context(|| format!("cannot write {}", path.display()));
     }
+    let path = &followed(path)?;
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
@@ -191,6 +193,11 @@ mod tests {
         let mut read = vec![0u8; 64];
         let n = std::io::Read::read(&mut held, &mut read).expect("the bytes went into the pipe");
         assert_eq!(&read[..n], b"[gd_scene format=3]\n");
+        // A link no path stands behind (`/dev/stdout` to a pipe: `pipe:[…]`) is written into.
+        let magic = std::path::PathBuf::from(format!("/proc/self/fd/{}", std::os::fd::AsRawFd::as_raw_fd(&held)));
+        write(&magic, b"{}").unwrap();
+        let n = std::io::Read::read(&mut held, &mut read).expect("the bytes went into the pipe");
+        assert_eq!(&read[..n], b"{}");
         assert!(std::fs::symlink_metadata(&pipe).unwrap().file_type().is_fifo());
         assert_eq!(names(dir.path()), ["out.pipe"]);
     }
