@@ -1128,3 +1128,25 @@ fn neighbouring_items_changed_by_each_side_keep_both_changes() {
     let b_replaced = level(&[a, r#"{ "kind": "lamp", "x": 9 }"#, r#"{ "kind": "log", "x": 8 }"#, c, d]);
     assert_eq!(merge(&base, &b_removed, &b_replaced).1, 1, "a removal against a replacement of one item");
 }
+
+/// A GDevelop event sheet (a program: its events are read in order) where ours removes an
+/// event and theirs edits a sub-event of the one before: each event stays where it was, so
+/// both changes are kept (a line merge of the file keeps them too), whichever side is ours.
+#[test]
+fn events_each_side_changed_next_to_each_other_keep_both_changes() {
+    let sheet = |events: &[&str]| format!("{{\"gdVersion\": {{\"major\": 4}}, \"events\": [{}]}}", events.join(", "));
+    let event = |name: &str, subs: &str| format!(r#"{{"type": "Standard", "name": "{name}", "events": [{subs}]}}"#);
+    let (jump, jump_edited) = (event("jump", r#"{"name": "land"}"#), event("jump", r#"{"name": "land", "sound": "thud"}"#));
+    let (fall, spawn) = (event("fall", ""), event("spawn", ""));
+    let base = sheet(&[&jump, &fall, &spawn]);
+    let fall_removed = sheet(&[&jump, &spawn]);
+    let jump_edited_sheet = sheet(&[&jump_edited, &fall, &spawn]);
+    for (ours, theirs) in [(&fall_removed, &jump_edited_sheet), (&jump_edited_sheet, &fall_removed)] {
+        let r = merged(&base, ours, theirs);
+        assert_eq!(r.open_conflicts, 0, "{:?}", r.conflicts);
+        assert_eq!(String::from_utf8(r.text).unwrap(), sheet(&[&jump_edited, &spawn]));
+    }
+    // Inserting an event there instead is still a question: where it goes beside the change.
+    let inserted = sheet(&[&jump, &event("dash", ""), &fall, &spawn]);
+    assert_eq!(merge(&base, &inserted, &fall_removed).1, 1);
+}

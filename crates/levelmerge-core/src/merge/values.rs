@@ -669,9 +669,11 @@ impl<'a> Merger<'a> {
     /// Both sides changed a stretch of items, each other items of it: ours removed one, theirs
     /// edited the one before (changes that meet without overlapping, which a diff of the whole
     /// list reads as one stretch). Each side's changes, found by diffing the stretch, are made
-    /// where they are. `None` when they overlap, when a side inserts items next to the
-    /// other's change (where they go among the changed items is a guess), and in lists that do
-    /// not keep concurrent insertions (a program's, where neighbours are read together).
+    /// where they are. `None` when they overlap, and when a side inserts items next to the
+    /// other's change (where they go among the changed items is a guess). In every list, a
+    /// program's too (a GDevelop event sheet): each item stays where it was, only changed or
+    /// removed, so nothing about the order is left to guess (a line merge of the file keeps
+    /// both as well, as long as the changed lines do not touch).
     fn changes_side_by_side(
         &mut self,
         path: &[Seg<'a>],
@@ -680,9 +682,6 @@ impl<'a> Merger<'a> {
         t: &'a [Value<'a>],
         ours_start: usize,
     ) -> Option<Vec<MValue<'a>>> {
-        if !self.concurrent_insertions.kept_in(path) {
-            return None;
-        }
         let hashes = |l: &[Value<'_>]| l.iter().map(|v| v.hash).collect::<Vec<_>>();
         let base = hashes(b);
         let (ours, theirs) = (changed_stretches(&base, &hashes(o)), changed_stretches(&base, &hashes(t)));
