@@ -53,6 +53,8 @@ impl Problem {
             Problem::Orphan { object, parent, .. } => format!("orphan {object} {parent}"),
             Problem::Inconsistent { object, message, .. } => format!("{object} {message}"),
             Problem::ConflictMarker { .. } => "leftover conflict marker".to_owned(),
+            Problem::DuplicateId { id, .. } => format!("duplicate id {id}"),
+            Problem::DuplicateKey { key, .. } => format!("duplicate key {key}"),
             other => other.to_string(),
         }
     }

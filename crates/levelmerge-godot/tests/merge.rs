@@ -1363,3 +1363,24 @@ fn a_node_moved_under_another_beside_a_clash_of_sibling_order_keeps_its_move() {
         assert!(out.notes.iter().any(|n| n.contains("Links") && n.contains("reordered its children")), "{:?}", out.notes);
     }
 }
+
+#[test]
+fn a_duplicate_an_input_had_is_no_new_problem_where_lines_moved() {
+    // Theirs holds two nodes of one unique_id (a broken input); ours adds a line above them.
+    // The merge keeps theirs' problem as it was and makes none: clean. Problems were told apart
+    // by their lines too, so the moved duplicate read as new and the merge was refused.
+    let scene = |root_props: &str, extra: &str| {
+        format!(
+            "[gd_scene format=3]\n\n[node name=\"Root\" type=\"Node2D\" unique_id=1]\n{root_props}\n[node name=\"A\" type=\"Node2D\" parent=\".\" unique_id=2]\n{extra}"
+        )
+    };
+    let copy = "\n[node name=\"A2\" type=\"Node2D\" parent=\".\" unique_id=2]\n";
+    let base = scene("", "");
+    let ours = scene("visible = false\n", "");
+    let theirs = scene("", copy);
+    for (o, t) in [(&ours, &theirs), (&theirs, &ours)] {
+        let out = merge(&base, o, t).expect("merged");
+        assert_eq!(out.open_conflicts, 0);
+        assert_eq!(String::from_utf8(out.text).unwrap(), scene("visible = false\n", copy));
+    }
+}
