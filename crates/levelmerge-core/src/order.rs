@@ -131,8 +131,8 @@ fn pairwise<'k, K: Eq + Hash>(base_pos: &FxHashMap<&K, usize>, shared: &[&'k K],
 /// `d` after `c`): every reading of the two sides that moves no element twice should give the
 /// same order; where they differ the moves clash (a swap of two neighbours on one side, of one
 /// of them with a third on the other), and the reading nearest ours' order is taken (returned
-/// with the pairs whose order that settled). `None` when every reading moves some element on both sides. `shared` is in
-/// ours' order, `theirs_shared` in theirs'.
+/// with the pairs whose order that settled). `None` when every reading moves some element on
+/// both sides. `shared` is in ours' order, `theirs_shared` in theirs'.
 fn moved_apart<'k, K: Eq + Hash>(
     base_pos: &FxHashMap<&K, usize>,
     shared: &[&'k K],
@@ -327,10 +327,12 @@ where
         let b = theirs.iter().filter(|k| in_o.contains(k));
         !a.eq(b)
     };
-    let reconciled = if reorder_clash { reconcile_moves(&base_pos, ours, theirs) } else { None };
-    let reorder_clash = reorder_clash && reconciled.as_ref().is_none_or(|(_, disputed)| !disputed.is_empty());
-    let disputed = reconciled.as_ref().map(|(_, disputed)| disputed.clone()).unwrap_or_default();
-    let ours = reconciled.as_ref().map_or(ours, |(order, _)| order.as_slice());
+    let (reconciled, disputed) = match reorder_clash.then(|| reconcile_moves(&base_pos, ours, theirs)).flatten() {
+        Some((order, disputed)) => (Some(order), disputed),
+        None => (None, Vec::new()),
+    };
+    let reorder_clash = reorder_clash && (reconciled.is_none() || !disputed.is_empty());
+    let ours = reconciled.as_deref().unwrap_or(ours);
     let skeleton_is_ours = !theirs_moved || ours_moved;
     let (skeleton, other) = if skeleton_is_ours { (ours, theirs) } else { (theirs, ours) };
 
