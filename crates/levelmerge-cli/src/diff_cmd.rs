@@ -111,8 +111,9 @@ fn show(input: &Input<'_>, view: View, color: bool, ui: &Ui, out: &mut dyn Write
     let config = Config::for_file(input.config, input.path)?;
     let (old, new) = (input.old, input.new);
     let format = input.format.unwrap_or_else(|| format::detect(&[new, old], Some(input.path)));
+    let binary = format::is_binary(old) || format::is_binary(new);
     let report = match format::engine(format, &config) {
-        Some(engine) if !old.is_empty() && !new.is_empty() => match engine.diff(old, new) {
+        Some(engine) if !old.is_empty() && !new.is_empty() && !binary => match engine.diff(old, new) {
             Ok(report) => Some(report),
             Err(e) => {
                 ui.warn(&format!("{}: showing a line diff: {e}", input.path.display()));
@@ -123,9 +124,16 @@ fn show(input: &Input<'_>, view: View, color: bool, ui: &Ui, out: &mut dyn Write
     };
     let differ = old != new;
     let Some(report) = report else {
-        let (old_s, new_s) = (String::from_utf8_lossy(old), String::from_utf8_lossy(new));
-        let lines = similar::TextDiff::from_lines(old_s.as_ref(), new_s.as_ref());
-        let unified = lines.unified_diff().context_radius(3).header(&input.names.0, &input.names.1).to_string();
+        // A binary file's bytes printed as lines are noise: said to differ, as diff(1) says.
+        let unified = if !binary {
+            let (old_s, new_s) = (String::from_utf8_lossy(old), String::from_utf8_lossy(new));
+            let lines = similar::TextDiff::from_lines(old_s.as_ref(), new_s.as_ref());
+            lines.unified_diff().context_radius(3).header(&input.names.0, &input.names.1).to_string()
+        } else if differ {
+            format!("Binary files {} and {} differ\n", input.names.0, input.names.1)
+        } else {
+            String::new()
+        };
         match view {
             View::Json => writeln!(out, "{}", serde_json::to_string_pretty(&diff_view::json::lines(format.name(), &unified))?)?,
             View::Html => {

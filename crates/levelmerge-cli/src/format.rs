@@ -73,6 +73,12 @@ pub const EXTENSIONS: &[(&str, Format)] = &[
     ("terrainlayer", Format::Unity),
 ];
 
+/// Whether a file is binary, as git tells: a NUL byte among its first 8,000. No part of it
+/// can be merged or shown by lines.
+pub fn is_binary(text: &[u8]) -> bool {
+    text.iter().take(8000).any(|&b| b == 0)
+}
+
 /// The format from the content, else from the extension.
 pub fn detect(contents: &[&[u8]], path: Option<&Path>) -> Format {
     for text in contents {

@@ -71,10 +71,10 @@ enum Mode {
     },
 }
 
-/// The first input that is binary (a NUL byte among its first 8,000, as git tells), by path.
+/// The first input that is binary ([`format::is_binary`]), by path.
 fn binary_input(texts: &Sides<Vec<u8>>, args: &MergeArgs) -> Option<PathBuf> {
     let inputs = [(&texts.base, &args.base), (&texts.ours, &args.ours), (&texts.theirs, &args.theirs)];
-    inputs.into_iter().find(|(text, _)| text.iter().take(8000).any(|&b| b == 0)).map(|(_, path)| path.clone())
+    inputs.into_iter().find(|(text, _)| format::is_binary(text)).map(|(_, path)| path.clone())
 }
 
 pub fn run(args: &MergeArgs, ui: &Ui) -> Result<u8> {

@@ -329,6 +329,31 @@ fn diff_json_is_versioned() {
 }
 
 #[test]
+fn a_binary_file_is_said_to_differ_not_printed_by_lines() {
+    let d = tempfile::tempdir().unwrap();
+    let (old, new) = (d.path().join("old.unity"), d.path().join("new.unity"));
+    std::fs::write(&old, b"%YAML 1.1\n\x00\x01 packed\nbytes\n").unwrap();
+    std::fs::write(&new, b"%YAML 1.1\n\x00\x02 packed\nbytes\n").unwrap();
+    let said = format!("Binary files {} and {} differ\n", old.display(), new.display());
+    levelmerge().arg("diff").args([&old, &new]).assert().code(1).stdout(said.clone()).stderr("");
+    let out = levelmerge().args(["diff", "--json"]).args([&old, &new]).assert().code(1);
+    let v: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    assert_eq!((v["mode"].as_str(), v["unified"].as_str()), (Some("lines"), Some(said.as_str())));
+    levelmerge().arg("diff").args([&old, &old]).assert().code(0).stdout("");
+    // As git's diff driver, too.
+    let hex = "0000000000000000000000000000000000000000";
+    levelmerge()
+        .args(["git-diff", "level.unity"])
+        .arg(&old)
+        .args([hex, "100644"])
+        .arg(&new)
+        .args([hex, "100644"])
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("Binary files a/level.unity and b/level.unity differ\n"));
+}
+
+#[test]
 fn diff_output_is_written_whole_to_a_file() {
     let d = tempfile::tempdir().unwrap();
     let page = d.path().join("report.html");
