@@ -14,6 +14,7 @@ use serde_json::json;
 use crate::config::Config;
 use crate::exit;
 use crate::format::{self, EXTENSIONS};
+use crate::git::{git_in, nul_separated};
 use crate::ui::Ui;
 
 #[derive(Debug, clap::Args)]
@@ -264,18 +265,6 @@ fn is_merge_leftover(name: &str) -> bool {
     ["_BASE_", "_LOCAL_", "_REMOTE_", "_BACKUP_"].iter().any(|tag| {
         stem.rsplit_once(tag).is_some_and(|(head, pid)| !head.is_empty() && !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()))
     })
-}
-
-fn git_in(dir: &Path, args: &[&str]) -> Result<Vec<u8>> {
-    let out = Command::new("git").arg("-C").arg(dir).args(args).output().context("cannot run git (is it installed and on PATH?)")?;
-    if !out.status.success() {
-        bail!("git {} failed in {}: {}", args.join(" "), dir.display(), String::from_utf8_lossy(&out.stderr).trim());
-    }
-    Ok(out.stdout)
-}
-
-fn nul_separated(bytes: &[u8]) -> Vec<String> {
-    bytes.split(|&b| b == 0).filter(|s| !s.is_empty()).map(|s| String::from_utf8_lossy(s).into_owned()).collect()
 }
 
 /// The level files of a repository (tracked, or new and not ignored) and the problems of the

@@ -8,6 +8,7 @@ mod diff_cmd;
 mod diff_view;
 mod exit;
 mod format;
+mod git;
 mod history_cmd;
 mod hub_cmd;
 mod merge_cmd;
@@ -61,8 +62,8 @@ enum Command {
     /// by side; keys: ↑↓/j k move, o ours, t theirs, b base, a both (ours' lines then theirs'),
     /// x clear, u undo, w write (when all are settled), W save progress, PgUp/PgDn scroll, q quit.
     /// A file whose conflicts are all settled is checked before it is written: a choice that
-    /// would break the level is refused. Exit 0: no conflict left; 1: conflicts left; 2:
-    /// nothing written.
+    /// would break the level is refused (a problem the versions git merged already had is left
+    /// as it was). Exit 0: no conflict left; 1: conflicts left; 2: nothing written.
     Resolve(resolve_cmd::ResolveArgs),
     /// The history of a level's objects and properties through git: commit, date, author, and
     /// each change old → new; `--object` and `--property` narrow it to one.

@@ -354,6 +354,35 @@ fn resolve_settles_a_conflict_git_stopped_on() {
 }
 
 #[test]
+fn resolve_leaves_a_problem_every_version_had_and_refuses_a_new_one() {
+    // Every version holds two entities of one id: the merge is by lines, and no way of
+    // settling its conflict removes the duplicate.
+    let repo = Repo::new();
+    let twice =
+        edit(BASE, &[("\"x\": 4 },\n", "\"x\": 4 },\n    { \"id\": 2, \"type\": \"torch\", \"name\": \"Torch copy\", \"x\": 5 },\n")]);
+    repo.commit_edit("main", &twice);
+    repo.set_up();
+    repo.git(&["branch", "feature"]);
+    repo.commit_edit("feature", &edit(&twice, &[("\"x\": 12", "\"x\": 16")]));
+    repo.commit_edit("main", &edit(&twice, &[("\"x\": 12", "\"x\": 14")]));
+    assert_eq!(repo.run("git", &["merge", "--no-edit", "feature"]).status.code(), Some(1));
+    let marked = repo.read("level.json");
+    let take = repo.levelmerge(&["resolve", "level.json", "--take", "theirs"]);
+    let said = String::from_utf8_lossy(&take.stderr);
+    assert_eq!(take.status.code(), Some(0), "{said}");
+    assert!(said.contains("1 problem(s) the merged versions already had are left as they were"), "{said}");
+    assert_eq!(repo.read("level.json"), edit(&twice, &[("\"x\": 12", "\"x\": 16")]));
+    // Outside the merge git stopped on, nothing tells the duplicate was there before: refused.
+    let elsewhere = tempfile::tempdir().unwrap();
+    let copy = elsewhere.path().join("level.json");
+    std::fs::write(&copy, &marked).unwrap();
+    let refused = repo.levelmerge(&["resolve", copy.to_str().unwrap(), "--take", "theirs"]);
+    assert_eq!(refused.status.code(), Some(2), "{}", String::from_utf8_lossy(&refused.stderr));
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("duplicate id"));
+    assert_eq!(std::fs::read(&copy).unwrap(), marked.as_bytes());
+}
+
+#[test]
 fn log_and_blame_follow_objects_through_history() {
     let repo = Repo::new();
     let gate = edit(BASE, &[("\"Gate\"", "\"Main Gate\"")]);

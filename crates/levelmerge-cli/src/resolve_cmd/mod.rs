@@ -14,6 +14,7 @@ use levelmerge_core::inspect::Located;
 use levelmerge_core::policy::glob_match;
 use levelmerge_core::regions::{conflict_regions, lines_in_view, settle, side_view, Region, Take};
 use levelmerge_core::Side;
+use rustc_hash::FxHashSet;
 use serde_json::json;
 
 use crate::config::Config;
@@ -188,8 +189,10 @@ fn write_settled(text: &[u8], conflicts: &[Conflict], choices: &[Option<Take>], 
     let result = settle(text, &regions, choices).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
     let settled = choices.iter().filter(|c| c.is_some()).count();
     let left = conflicts.len() - settled;
-    if left == 0 {
-        let problems = problems_in(&result, args)?;
+    let known_kept = if left > 0 {
+        0
+    } else {
+        let (problems, kept) = problems_in(&result, args)?;
         if !problems.is_empty() {
             let shown: Vec<String> = problems.iter().take(3).map(ToString::to_string).collect();
             let more = if problems.len() > 3 { format!("; and {} more", problems.len() - 3) } else { String::new() };
@@ -200,10 +203,16 @@ fn write_settled(text: &[u8], conflicts: &[Conflict], choices: &[Option<Take>], 
                 shown.join("; ")
             );
         }
-    }
+        kept
+    };
     let target = args.output.as_ref().unwrap_or(path);
     crate::atomic::write(target, &result)?;
-    let message = if left == 0 {
+    let message = if left == 0 && known_kept > 0 {
+        format!(
+            "{}: settled all {settled} conflict(s); {known_kept} problem(s) the merged versions already had are left as they were (levelmerge check lists them; git add the file to mark it resolved)",
+            target.display()
+        )
+    } else if left == 0 {
         format!("{}: settled all {settled} conflict(s); the file is sound (git add it to mark it resolved)", target.display())
     } else {
         format!("{}: settled {settled} conflict(s), {left} left", target.display())
@@ -492,11 +501,24 @@ fn print_json(text: &[u8], conflicts: &[Conflict], chosen: &[bool], out: &mut dy
     Ok(())
 }
 
-/// The problems a settled file would have, by the checks of its format.
-fn problems_in(result: &[u8], args: &ResolveArgs) -> Result<Vec<levelmerge_core::Problem>> {
+/// The problems a settled file would have, by the checks of its format, but those the versions
+/// git merged have too where git stopped on the file (a duplicate both branches hold: no choice
+/// of sides made it, and it is left as it was, as the merge leaves it); and how many of those
+/// the file keeps.
+fn problems_in(result: &[u8], args: &ResolveArgs) -> Result<(Vec<levelmerge_core::Problem>, usize)> {
     let config = Config::for_file(args.input.config.as_deref(), &args.file)?;
     let format = args.input.format.unwrap_or_else(|| format::detect(&[result], Some(&args.file)));
-    Ok(format::engine(format, &config).map(|engine| engine.check(result)).unwrap_or_default())
+    let Some(engine) = format::engine(format, &config) else { return Ok((Vec::new(), 0)) };
+    let mut found = engine.check(result);
+    if found.is_empty() {
+        return Ok((found, 0));
+    }
+    let known: FxHashSet<String> =
+        crate::git::unmerged_versions(&args.file).iter().flat_map(|version| engine.check(version)).map(|p| p.key()).collect();
+    let all = found.len();
+    found.retain(|p| !known.contains(&p.key()));
+    let kept = all - found.len();
+    Ok((found, kept))
 }
 
 #[cfg(test)]
