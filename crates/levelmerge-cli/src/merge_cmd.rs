@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use levelmerge_core::codec::{ConflictReport, MergeOutcome};
 use levelmerge_core::policy::Policy;
-use levelmerge_core::text::{merge_lines, MarkerStyle};
+use levelmerge_core::text::{merge_lines_preferring, MarkerStyle};
 use levelmerge_core::{MergeError, Options, Problem, Side, Sides};
 use serde_json::json;
 
@@ -77,6 +77,23 @@ fn binary_input(texts: &Sides<Vec<u8>>, args: &MergeArgs) -> Option<PathBuf> {
     inputs.into_iter().find(|(text, _)| format::is_binary(text)).map(|(_, path)| path.clone())
 }
 
+/// The line merge of inputs the codec cannot merge (or of a format without one), overlapping
+/// changes settled from the preferred side where one is given, as `git merge-file --ours`
+/// does; `why` the merge is by lines, with how many changes the preference settled.
+fn line_merge(
+    texts: &Sides<Vec<u8>>,
+    style: &MarkerStyle,
+    prefer: Option<Side>,
+    why: String,
+) -> (levelmerge_core::text::MarkedText, String) {
+    let (merged, settled) = merge_lines_preferring(&texts.base, &texts.ours, &texts.theirs, style, prefer);
+    let reason = match prefer.filter(|_| settled > 0) {
+        Some(side) => format!("{why}; {settled} overlapping change(s) settled by lines from {side}, as preferred"),
+        None => why,
+    };
+    (merged, reason)
+}
+
 pub fn run(args: &MergeArgs, ui: &Ui) -> Result<u8> {
     let display = args.path.clone().unwrap_or_else(|| args.ours.clone());
     let texts = Sides::new(read(&args.base, "base")?, read(&args.ours, "ours")?, read(&args.theirs, "theirs")?);
@@ -110,20 +127,18 @@ pub fn run(args: &MergeArgs, ui: &Ui) -> Result<u8> {
     } else {
         match format::engine(format, &config) {
             None => {
-                let reason = format!("no {} codec yet", format.name());
-                let m = merge_lines(&texts.base, &texts.ours, &texts.theirs, &style);
+                let (m, reason) = line_merge(&texts, &style, options.policy.prefer, format!("no {} codec yet", format.name()));
                 (m.text, m.conflicts, None, Mode::Lines { reason, held: false })
             }
             Some(engine) => match engine.merge(texts.as_ref().map(|_, t| t.as_slice()), &options, &style) {
                 Ok(mut outcome) => (std::mem::take(&mut outcome.text), outcome.open_conflicts, Some(outcome), Mode::Structured),
                 Err(e) => {
-                    let m = merge_lines(&texts.base, &texts.ours, &texts.theirs, &style);
+                    let (m, mut reason) = line_merge(&texts, &style, options.policy.prefer, e.to_string());
                     // A line merge of inputs the codec could not merge is never declared clean
                     // when its result is broken in a way the inputs were not: more problems of
                     // one kind than any input had (lines move in a line merge, so problems are
                     // counted by kind rather than matched).
                     let mut open = m.conflicts;
-                    let mut reason = e.to_string();
                     if open == 0 {
                         let inputs: Vec<Vec<Problem>> = [&texts.base, &texts.ours, &texts.theirs].iter().map(|t| engine.check(t)).collect();
                         let after = engine.check(&m.text);

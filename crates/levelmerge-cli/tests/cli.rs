@@ -223,6 +223,31 @@ fn a_binary_file_one_side_changed_takes_that_side() {
 }
 
 #[test]
+fn a_preferred_side_settles_a_merge_by_lines_too() {
+    // Two entities of one id in every version: not merged as a level but by lines, where both
+    // sides changed one line.
+    let twice = LEVEL.replace("\"id\": 2", "\"id\": 1");
+    let (d, [b, o, t]) = triple(
+        "json",
+        twice.as_bytes(),
+        twice.replace("\"x\": 2", "\"x\": 20").as_bytes(),
+        twice.replace("\"x\": 2", "\"x\": 30").as_bytes(),
+    );
+    let out = d.path().join("out.json");
+    levelmerge().arg("merge").args([&b, &o, &t]).arg("-o").arg(&out).assert().code(1).stderr(predicate::str::contains("merged as lines"));
+    assert!(std::fs::read_to_string(&out).unwrap().contains("<<<<<<< ours"));
+    levelmerge()
+        .arg("merge")
+        .args([&b, &o, &t])
+        .args(["--prefer", "theirs", "-o"])
+        .arg(&out)
+        .assert()
+        .code(0)
+        .stderr(predicate::str::contains("1 overlapping change(s) settled by lines from theirs, as preferred"));
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), twice.replace("\"x\": 2", "\"x\": 30"));
+}
+
+#[test]
 fn missing_input_exits_2_and_names_it() {
     let (d, [b, o, _t]) = triple("json", LEVEL.as_bytes(), LEVEL.as_bytes(), LEVEL.as_bytes());
     let missing = d.path().join("nope.json");

@@ -321,15 +321,22 @@ impl<'s> Writer<'s> {
 
 /// A 3-way line merge like `git merge-file`: clean changes applied, overlapping ones marked.
 pub fn merge_lines(base: &[u8], ours: &[u8], theirs: &[u8], style: &MarkerStyle) -> MarkedText {
+    merge_lines_preferring(base, ours, theirs, style, None).0
+}
+
+/// [`merge_lines`] with overlapping changes settled from `prefer`'s side where one is given
+/// (`git merge-file --ours`/`--theirs`), and how many were.
+pub fn merge_lines_preferring(base: &[u8], ours: &[u8], theirs: &[u8], style: &MarkerStyle, prefer: Option<Side>) -> (MarkedText, usize) {
     if let Some(bom) = merged_bom([base, ours, theirs]) {
-        let mut merged = merge_lines(without_bom(base), without_bom(ours), without_bom(theirs), style);
+        let (mut merged, settled) = merge_lines_preferring(without_bom(base), without_bom(ours), without_bom(theirs), style, prefer);
         if bom {
             merged.text.splice(0..0, BOM.iter().copied());
         }
-        return merged;
+        return (merged, settled);
     }
     let (bl, ol, tl) = (lines(base), lines(ours), lines(theirs));
     let mut w = Writer::new(ours, theirs, style);
+    let mut settled = 0;
     for chunk in diff3(&hashes(&bl), &hashes(&ol), &hashes(&tl)) {
         match chunk {
             Chunk::Stable { ours, .. } => w.push_lines(&ol[ours]),
@@ -337,10 +344,16 @@ pub fn merge_lines(base: &[u8], ours: &[u8], theirs: &[u8], style: &MarkerStyle)
                 Take::Theirs => w.push_lines(&tl[theirs]),
                 Take::Ours | Take::Both => w.push_lines(&ol[ours]),
             },
-            Chunk::Conflict { ours, theirs, .. } => w.conflict(&ol[ours], &tl[theirs]),
+            Chunk::Conflict { ours, theirs, .. } => match prefer {
+                Some(side) => {
+                    settled += 1;
+                    w.push_lines(if side == Side::Theirs { &tl[theirs] } else { &ol[ours] });
+                }
+                None => w.conflict(&ol[ours], &tl[theirs]),
+            },
         }
     }
-    w.finish()
+    (w.finish(), settled)
 }
 
 /// Lines that must agree after a difference for the two texts to count as back in step.
