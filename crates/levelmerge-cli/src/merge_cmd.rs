@@ -3,9 +3,9 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
-use levelmerge_core::codec::{ConflictReport, MergeOutcome};
+use levelmerge_core::codec::{ConflictReport, Engine, MergeOutcome};
 use levelmerge_core::policy::Policy;
-use levelmerge_core::text::{merge_lines_preferring, MarkerStyle};
+use levelmerge_core::text::{merge_lines, merge_lines_preferring, MarkerStyle};
 use levelmerge_core::{MergeError, Options, Problem, Side, Sides};
 use serde_json::json;
 
@@ -77,21 +77,54 @@ fn binary_input(texts: &Sides<Vec<u8>>, args: &MergeArgs) -> Option<PathBuf> {
     inputs.into_iter().find(|(text, _)| format::is_binary(text)).map(|(_, path)| path.clone())
 }
 
-/// The line merge of inputs the codec cannot merge (or of a format without one), overlapping
-/// changes settled from the preferred side where one is given, as `git merge-file --ours`
-/// does; `why` the merge is by lines, with how many changes the preference settled.
-fn line_merge(
-    texts: &Sides<Vec<u8>>,
-    style: &MarkerStyle,
-    prefer: Option<Side>,
-    why: String,
-) -> (levelmerge_core::text::MarkedText, String) {
-    let (merged, settled) = merge_lines_preferring(&texts.base, &texts.ours, &texts.theirs, style, prefer);
-    let reason = match prefer.filter(|_| settled > 0) {
+/// Why a line merge without markers is not trusted.
+enum LineFlaw {
+    /// Broken in a way the inputs were not (the problem, where one is found).
+    Unsound(Option<String>),
+    /// It cannot be read as a level to be checked.
+    Unchecked(String),
+}
+
+impl LineFlaw {
+    /// What the line merge is, said after "the line merge" (`either`: as the merge by objects).
+    fn told(&self, either: bool) -> String {
+        let either = if either { " either" } else { "" };
+        match self {
+            LineFlaw::Unsound(Some(p)) => format!("is not sound{either} ({p})"),
+            LineFlaw::Unsound(None) => format!("is not trusted{either}"),
+            LineFlaw::Unchecked(p) => format!("cannot be checked{either} ({p})"),
+        }
+    }
+}
+
+/// Why a line merge without markers of inputs the codec could not merge is not trusted, if it
+/// is not: its result is broken in a way the inputs were not (more problems of one kind than
+/// any input had: lines move in a line merge, so problems are counted by kind rather than
+/// matched), or it cannot be read as a level to be checked (a leftover conflict marker an input
+/// already had: what it broke behind that is unseen, unless it is an input as it was).
+fn line_merge_flaw(engine: &dyn Engine, texts: &Sides<Vec<u8>>, merged: &[u8], error: &MergeError) -> Option<LineFlaw> {
+    let inputs: Vec<Vec<Problem>> = [&texts.base, &texts.ours, &texts.theirs].iter().map(|t| engine.check(t)).collect();
+    let after = engine.check(merged);
+    let count = |problems: &[Problem], code: &str| problems.iter().filter(|p| p.code() == code).count();
+    let worse = after.iter().find(|p| inputs.iter().all(|i| count(&after, p.code()) > count(i, p.code())));
+    let unreadable = after
+        .iter()
+        .find(|p| matches!(p, Problem::Syntax { .. } | Problem::ConflictMarker { .. }))
+        .filter(|_| [&texts.base, &texts.ours, &texts.theirs].iter().all(|t| t.as_slice() != merged));
+    if worse.is_some() || matches!(error, MergeError::Incoherent { .. }) {
+        Some(LineFlaw::Unsound(worse.or(after.first()).map(ToString::to_string)))
+    } else {
+        unreadable.map(|p| LineFlaw::Unchecked(p.to_string()))
+    }
+}
+
+/// `why` a file was merged by lines, with how many overlapping changes the preferred side
+/// settled there (as `git merge-file --ours`/`--theirs` does).
+fn settled_by_preference(why: String, settled: usize, options: &Options) -> String {
+    match options.policy.prefer.filter(|_| settled > 0) {
         Some(side) => format!("{why}; {settled} overlapping change(s) settled by lines from {side}, as preferred"),
         None => why,
-    };
-    (merged, reason)
+    }
 }
 
 pub fn run(args: &MergeArgs, ui: &Ui) -> Result<u8> {
@@ -127,42 +160,37 @@ pub fn run(args: &MergeArgs, ui: &Ui) -> Result<u8> {
     } else {
         match format::engine(format, &config) {
             None => {
-                let (m, reason) = line_merge(&texts, &style, options.policy.prefer, format!("no {} codec yet", format.name()));
+                let (m, settled) = merge_lines_preferring(&texts.base, &texts.ours, &texts.theirs, &style, options.policy.prefer);
+                let reason = settled_by_preference(format!("no {} codec yet", format.name()), settled, &options);
                 (m.text, m.conflicts, None, Mode::Lines { reason, held: false })
             }
             Some(engine) => match engine.merge(texts.as_ref().map(|_, t| t.as_slice()), &options, &style) {
                 Ok(mut outcome) => (std::mem::take(&mut outcome.text), outcome.open_conflicts, Some(outcome), Mode::Structured),
                 Err(e) => {
-                    let (m, mut reason) = line_merge(&texts, &style, options.policy.prefer, e.to_string());
-                    // A line merge of inputs the codec could not merge is never declared clean
-                    // when its result is broken in a way the inputs were not: more problems of
-                    // one kind than any input had (lines move in a line merge, so problems are
-                    // counted by kind rather than matched).
-                    let mut open = m.conflicts;
-                    if open == 0 {
-                        let inputs: Vec<Vec<Problem>> = [&texts.base, &texts.ours, &texts.theirs].iter().map(|t| engine.check(t)).collect();
-                        let after = engine.check(&m.text);
-                        let count = |problems: &[Problem], code: &str| problems.iter().filter(|p| p.code() == code).count();
-                        let worse = after.iter().find(|p| inputs.iter().all(|i| count(&after, p.code()) > count(i, p.code())));
-                        // A line merge that cannot be read as a level (a leftover conflict
-                        // marker an input already had) cannot be checked either: what it
-                        // broke behind that is unseen, unless it is an input as it was.
-                        let unreadable = after
-                            .iter()
-                            .find(|p| matches!(p, Problem::Syntax { .. } | Problem::ConflictMarker { .. }))
-                            .filter(|_| [&texts.base, &texts.ours, &texts.theirs].iter().all(|t| **t != m.text));
-                        if worse.is_some() || matches!(e, MergeError::Incoherent { .. }) {
-                            open = 1;
-                            if let Some(p) = worse.or(after.first()) {
-                                reason = format!("{reason}; the line merge is not sound either ({p})");
-                            }
-                        } else if let Some(p) = unreadable {
-                            open = 1;
-                            reason = format!("{reason}; the line merge cannot be checked either ({p})");
+                    let (m, settled) = merge_lines_preferring(&texts.base, &texts.ours, &texts.theirs, &style, options.policy.prefer);
+                    let reason = e.to_string();
+                    match (m.conflicts == 0).then(|| line_merge_flaw(engine.as_ref(), &texts, &m.text, &e)).flatten() {
+                        None => (
+                            m.text,
+                            m.conflicts,
+                            None,
+                            Mode::Lines { reason: settled_by_preference(reason, settled, &options), held: false },
+                        ),
+                        // Settled from the preferred side, the line merge would be broken: the
+                        // changes both sides made are left marked, to settle where they are.
+                        Some(flaw) if settled > 0 => {
+                            let marked = merge_lines(&texts.base, &texts.ours, &texts.theirs, &style);
+                            let side = options.policy.prefer.map_or("the preferred side", Side::name);
+                            let reason = format!(
+                                "{reason}; settled from {side}, the line merge {}: the overlapping changes are left marked",
+                                flaw.told(false)
+                            );
+                            (marked.text, marked.conflicts, None, Mode::Lines { reason, held: false })
+                        }
+                        Some(flaw) => {
+                            (m.text, 1, None, Mode::Lines { reason: format!("{reason}; the line merge {}", flaw.told(true)), held: true })
                         }
                     }
-                    let held = open > m.conflicts;
-                    (m.text, open, None, Mode::Lines { reason, held })
                 }
             },
         }

@@ -248,6 +248,46 @@ fn a_preferred_side_settles_a_merge_by_lines_too() {
 }
 
 #[test]
+fn a_preferred_side_that_would_break_a_merge_by_lines_leaves_it_marked() {
+    // Merged by lines (two entities of one id everywhere); theirs' side of the one overlapping
+    // change gives an entity the id of the one ours added elsewhere.
+    let base = "{\n  \"entities\": [\n    { \"id\": 1, \"x\": 1 },\n    { \"id\": 1, \"x\": 2 },\n    { \"id\": 3, \"x\": 3 }\n  ]\n}\n";
+    let ours = base.replace("[\n", "[\n    { \"id\": 5, \"x\": 5 },\n").replace("\"x\": 3 }", "\"x\": 30 }");
+    let theirs = base.replace("\"id\": 3, \"x\": 3", "\"id\": 5, \"x\": 3");
+    let (d, [b, o, t]) = triple("json", base.as_bytes(), ours.as_bytes(), theirs.as_bytes());
+    let out = d.path().join("out.json");
+    levelmerge().arg("merge").args([&b, &o, &t]).args(["--prefer", "theirs", "-o"]).arg(&out).assert().code(1).stderr(
+        predicate::str::contains("settled from theirs, the line merge is not sound (")
+            .and(predicate::str::contains("the overlapping changes are left marked")),
+    );
+    let marked = std::fs::read_to_string(&out).unwrap();
+    assert!(
+        marked.contains("<<<<<<< ours\n    { \"id\": 3, \"x\": 30 }\n=======\n    { \"id\": 5, \"x\": 3 }\n>>>>>>> theirs\n"),
+        "{marked}"
+    );
+    // Ours' side breaks nothing: settled.
+    levelmerge().arg("merge").args([&b, &o, &t]).args(["--prefer", "ours", "-o"]).arg(&out).assert().code(0);
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), ours);
+}
+
+#[test]
+fn resolve_of_a_file_without_markers_says_whether_it_is_sound() {
+    let d = tempfile::tempdir().unwrap();
+    let (sound, broken) = (d.path().join("sound.json"), d.path().join("broken.json"));
+    std::fs::write(&sound, LEVEL).unwrap();
+    std::fs::write(&broken, LEVEL.replace("\"id\": 2", "\"id\": 1")).unwrap();
+    levelmerge().arg("resolve").arg(&sound).assert().code(0).stdout("no conflict markers: nothing to settle\n");
+    levelmerge()
+        .arg("resolve")
+        .arg(&broken)
+        .assert()
+        .code(1)
+        .stdout("no conflict markers: nothing to settle\n")
+        .stderr(predicate::str::contains("no conflict markers, but the level is broken (1 problem(s): line 4: duplicate id"));
+    levelmerge().arg("resolve").arg(&broken).args(["--take", "ours"]).assert().code(1);
+}
+
+#[test]
 fn missing_input_exits_2_and_names_it() {
     let (d, [b, o, _t]) = triple("json", LEVEL.as_bytes(), LEVEL.as_bytes(), LEVEL.as_bytes());
     let missing = d.path().join("nope.json");

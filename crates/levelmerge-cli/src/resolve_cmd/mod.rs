@@ -148,9 +148,20 @@ pub fn run(args: &ResolveArgs, ui: &Ui) -> Result<u8> {
     let regions = conflict_regions(&text).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
     let conflicts = describe(&text, regions, args, ui)?;
     let chosen: Vec<bool> = conflicts.iter().map(|c| selected(c, args)).collect();
+    // A file without markers can still be one a merge left to settle by hand (a line merge
+    // that came out broken): it is done only when it is sound.
+    let unsound = if conflicts.is_empty() { problems_in(&text, args)?.0 } else { Vec::new() };
+    if !unsound.is_empty() {
+        ui.warn(&format!(
+            "{}: no conflict markers, but the level is broken ({}): fix it by hand, or merge again",
+            path.display(),
+            problems_text(&unsound)
+        ));
+    }
+    let clean_unless_unsound = if unsound.is_empty() { exit::CLEAN } else { exit::CONFLICTS };
     if conflicts.is_empty() && args.take.is_some() {
         ui.info(&format!("{}: no conflict markers: nothing to settle", path.display()));
-        return Ok(exit::CLEAN);
+        return Ok(clean_unless_unsound);
     }
     let Some(take) = args.take else {
         if !args.json && !args.list && !conflicts.is_empty() && on_terminal() {
@@ -162,7 +173,7 @@ pub fn run(args: &ResolveArgs, ui: &Ui) -> Result<u8> {
         } else {
             print_list(&text, &conflicts, &chosen, &mut out)?;
         }
-        return Ok(if conflicts.is_empty() { exit::CLEAN } else { exit::CONFLICTS });
+        return Ok(if conflicts.is_empty() { clean_unless_unsound } else { exit::CONFLICTS });
     };
     let settled = chosen.iter().filter(|&&c| c).count();
     if settled == 0 {
@@ -194,14 +205,7 @@ fn write_settled(text: &[u8], conflicts: &[Conflict], choices: &[Option<Take>], 
     } else {
         let (problems, kept) = problems_in(&result, args)?;
         if !problems.is_empty() {
-            let shown: Vec<String> = problems.iter().take(3).map(ToString::to_string).collect();
-            let more = if problems.len() > 3 { format!("; and {} more", problems.len() - 3) } else { String::new() };
-            bail!(
-                "{}: settled this way the level would be broken ({} problem(s): {}{more}); nothing was written",
-                path.display(),
-                problems.len(),
-                shown.join("; ")
-            );
+            bail!("{}: settled this way the level would be broken ({}); nothing was written", path.display(), problems_text(&problems));
         }
         kept
     };
@@ -468,6 +472,10 @@ fn print_list(text: &[u8], conflicts: &[Conflict], chosen: &[bool], out: &mut dy
             }
         }
     }
+    if conflicts.is_empty() {
+        writeln!(out, "no conflict markers: nothing to settle")?;
+        return Ok(());
+    }
     let shown = chosen.iter().filter(|&&c| c).count();
     writeln!(out, "{shown} of {} conflict(s) listed; settle them with --take ours|theirs|base|both", conflicts.len())?;
     Ok(())
@@ -499,6 +507,13 @@ fn print_json(text: &[u8], conflicts: &[Conflict], chosen: &[bool], out: &mut dy
         .collect();
     writeln!(out, "{}", serde_json::to_string_pretty(&json!({"version": 1, "conflicts": list}))?)?;
     Ok(())
+}
+
+/// Problems in a line: how many, and the first three.
+fn problems_text(problems: &[levelmerge_core::Problem]) -> String {
+    let shown: Vec<String> = problems.iter().take(3).map(ToString::to_string).collect();
+    let more = if problems.len() > 3 { format!("; and {} more", problems.len() - 3) } else { String::new() };
+    format!("{} problem(s): {}{more}", problems.len(), shown.join("; "))
 }
 
 /// The problems a settled file would have, by the checks of its format, but those the versions
