@@ -27,6 +27,15 @@ impl Side {
             Side::Theirs => "theirs",
         }
     }
+
+    /// The name as a possessive, for notes ("ours' tiles").
+    pub fn possessive(self) -> &'static str {
+        match self {
+            Side::Base => "base's",
+            Side::Ours => "ours'",
+            Side::Theirs => "theirs'",
+        }
+    }
 }
 
 impl fmt::Display for Side {
@@ -53,6 +62,14 @@ impl<T> Sides<T> {
             Side::Base => &self.base,
             Side::Ours => &self.ours,
             Side::Theirs => &self.theirs,
+        }
+    }
+
+    pub fn get_mut(&mut self, side: Side) -> &mut T {
+        match side {
+            Side::Base => &mut self.base,
+            Side::Ours => &mut self.ours,
+            Side::Theirs => &mut self.theirs,
         }
     }
 

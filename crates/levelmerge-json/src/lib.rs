@@ -10,6 +10,8 @@
 //! * [`outline`]: how a level is shown to people (a Cocos file as the editor's hierarchy).
 //! * [`renumber`]: new objects both sides added under one counter-given id told apart.
 //! * [`tile_gids`]: Tiled tilesets both sides added at one `firstgid` told apart, with their tiles.
+//! * [`ldtk_tiles`]: a side that resized an LDtk tileset (other columns): every version's
+//!   tile ids of it read in its columns.
 //! * [`tile_renumbering`]: a side that renumbered its Tiled tilesets (one removed or grown):
 //!   the other versions' tiles read in its numbering.
 //! * [`fuzzing`]: the properties the fuzz targets check.
@@ -19,6 +21,7 @@ pub mod cocos;
 pub mod cocos_identity;
 pub mod comments;
 pub mod fuzzing;
+pub mod ldtk_tiles;
 pub mod lower;
 pub mod outline;
 pub mod parse;
@@ -235,13 +238,17 @@ impl Codec for JsonCodec {
     }
 
     /// A counter (`nextobjectid`, `nextUid`) at or below an id it counts; in a Tiled map,
-    /// tilesets sharing gids and tiles no tileset holds; in a Cocos file, an element listed both
+    /// tilesets sharing gids and tiles no tileset holds; in an LDtk project, a painted tile
+    /// numbered otherwise than its `src` shows and tile ids beyond a tileset; in a Cocos file, an element listed both
     /// as a child and as a component, and nodes sharing an `_id`.
     fn level_problems(&self, doc: &Document<'_>, _level: &Level<'_>) -> Vec<Problem> {
         let Some(profile) = doc.profile() else { return Vec::new() };
         let mut problems = renumber::counter_problems(doc, &profile.id_spaces());
         if profile == Profile::Tiled {
             problems.extend(tile_gids::gid_problems(doc));
+        }
+        if profile == Profile::Ldtk {
+            problems.extend(ldtk_tiles::tile_problems(doc));
         }
         if profile == Profile::Cocos {
             problems.extend(cocos::children_that_are_components(doc));
@@ -253,7 +260,9 @@ impl Codec for JsonCodec {
     /// A merge is read back where it may break a rule of the editor's own
     /// ([`JsonCodec::level_problems`]) that nothing in the model sees: in a Tiled map whose
     /// versions list different tilesets, a gid no tileset holds (the tiles of two versions
-    /// numbered by different lists); in a Cocos file, an element listed as a node's child by
+    /// numbered by different lists); in LDtk files whose versions give a tileset other columns
+    /// (or paint one of its places under other numbers), a tile numbered in the columns it no
+    /// longer has; in a Cocos file, an element listed as a node's child by
     /// one side and as a component by the other. (Counters cannot: each is the largest of the
     /// versions', and every id it counts is one a version held below its own, or renumbered
     /// above all of them.)
@@ -263,6 +272,7 @@ impl Codec for JsonCodec {
                 let lists = docs.map(|_, doc| tile_gids::written_tileset_lists(doc.src.as_bytes()));
                 lists.ours != lists.base || lists.theirs != lists.base
             }
+            Some(Profile::Ldtk) => ldtk_tiles::numbering_differs(docs),
             Some(Profile::Cocos) => true,
             _ => false,
         }
@@ -325,14 +335,20 @@ impl Codec for JsonCodec {
                     None => (None, None, Vec::new()),
                 };
                 let mut base = None;
-                if profile == Profile::Tiled {
-                    let current = Sides::new(texts.base, ours.as_deref().unwrap_or(texts.ours), theirs.as_deref().unwrap_or(texts.theirs));
-                    if let Some((rewritten, note)) = tile_renumbering::follow_renumbered(current) {
-                        base = rewritten.base;
-                        ours = rewritten.ours.or(ours);
-                        theirs = rewritten.theirs.or(theirs);
-                        notes.push(note);
-                    } else if let Some((shifted, note)) = tile_gids::shift_theirs(current) {
+                let current = Sides::new(texts.base, ours.as_deref().unwrap_or(texts.ours), theirs.as_deref().unwrap_or(texts.theirs));
+                // Tile ids read in one numbering, where a side gave its tiles another.
+                let renumbered_tiles = match profile {
+                    Profile::Tiled => tile_renumbering::follow_renumbered(current),
+                    Profile::Ldtk => ldtk_tiles::follow_resized(current),
+                    _ => None,
+                };
+                if let Some((rewritten, note)) = renumbered_tiles {
+                    base = rewritten.base;
+                    ours = rewritten.ours.or(ours);
+                    theirs = rewritten.theirs.or(theirs);
+                    notes.push(note);
+                } else if profile == Profile::Tiled {
+                    if let Some((shifted, note)) = tile_gids::shift_theirs(current) {
                         theirs = Some(shifted);
                         notes.push(note);
                     }

@@ -68,15 +68,7 @@ pub fn follow_renumbered(texts: Sides<&[u8]>) -> Option<(Sides<Option<Vec<u8>>>,
     let starts = placements(&docs, &lists, &gids, target)?;
     let rewritten = docs.as_ref().map(|side, doc| renumber(doc, lists.get(side), gids.get(side), &starts));
     let rewritten = Sides::new(rewritten.base?, rewritten.ours?, rewritten.theirs?);
-    let read_anew: Vec<&str> = SIDES
-        .into_iter()
-        .filter(|side| rewritten.get(*side).is_some())
-        .map(|side| match side {
-            Side::Base => "base's",
-            Side::Ours => "ours'",
-            Side::Theirs => "theirs'",
-        })
-        .collect();
+    let read_anew: Vec<&str> = SIDES.into_iter().filter(|side| rewritten.get(*side).is_some()).map(Side::possessive).collect();
     if read_anew.is_empty() {
         return None;
     }
