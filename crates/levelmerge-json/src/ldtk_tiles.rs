@@ -17,7 +17,7 @@ use levelmerge_core::model::ObjectId;
 use levelmerge_core::{Problem, Side, Sides};
 use rustc_hash::FxHashMap;
 
-use crate::parse::{parse, Dialect, Document, NodeKind};
+use crate::parse::{parse, parse_versions, Dialect, Document, NodeKind};
 use crate::tile_gids::written_tileset_lists;
 
 const SIDES: [Side; 3] = [Side::Base, Side::Ours, Side::Theirs];
@@ -97,11 +97,7 @@ pub fn follow_resized(texts: Sides<&[u8]>) -> Option<(Sides<Option<Vec<u8>>>, St
     if targets.is_empty() {
         return None;
     }
-    let docs = Sides::new(
-        parse(texts.base, Dialect::Json).ok()?,
-        parse(texts.ours, Dialect::Json).ok()?,
-        parse(texts.theirs, Dialect::Json).ok()?,
-    );
+    let docs = parse_versions(texts)?;
     let defs = Sides::new(project_tilesets(&docs.base)?, project_tilesets(&docs.ours)?, project_tilesets(&docs.theirs)?);
     // A tileset is renumbered only where every version's ids of it can be.
     let mut edits: Sides<Vec<(usize, usize, String)>> = Sides::new(Vec::new(), Vec::new(), Vec::new());

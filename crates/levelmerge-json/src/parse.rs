@@ -663,6 +663,15 @@ pub fn parse(src: &[u8], dialect: Dialect) -> Result<Document<'_>, Problem> {
     parse_skipping(src, dialect, &[])
 }
 
+/// The three versions of a merge parsed as JSON, `None` where one does not read.
+pub fn parse_versions<'s>(texts: levelmerge_core::Sides<&'s [u8]>) -> Option<levelmerge_core::Sides<Document<'s>>> {
+    Some(levelmerge_core::Sides::new(
+        parse(texts.base, Dialect::Json).ok()?,
+        parse(texts.ours, Dialect::Json).ok()?,
+        parse(texts.theirs, Dialect::Json).ok()?,
+    ))
+}
+
 /// Parse a document, leaving opaque the `closed` containers (in order): those that lie inside
 /// ranges whose bytes every merged version holds at the same place of their alignment
 /// ([`levelmerge_core::text::stable_spans`], [`closed_containers`]).

@@ -12,7 +12,7 @@
 use levelmerge_core::model::ObjectId;
 use levelmerge_core::{Problem, Sides};
 
-use crate::parse::{parse, Dialect, Document, NodeKind};
+use crate::parse::{parse_versions, Document, NodeKind};
 
 /// The flip and rotation flags Tiled keeps in a gid's top bits.
 pub(crate) const GID_FLAGS: u32 = 0xF000_0000;
@@ -127,11 +127,7 @@ pub fn shift_theirs(texts: Sides<&[u8]>) -> Option<(Vec<u8>, String)> {
     if !(writes_new(texts.ours) && writes_new(texts.theirs)) {
         return None;
     }
-    let docs = Sides::new(
-        parse(texts.base, Dialect::Json).ok()?,
-        parse(texts.ours, Dialect::Json).ok()?,
-        parse(texts.theirs, Dialect::Json).ok()?,
-    );
+    let docs = parse_versions(texts)?;
     let lists = Sides::new(tilesets(&docs.base)?, tilesets(&docs.ours)?, tilesets(&docs.theirs)?);
     let ours_added = appended(&lists.base, &lists.ours)?;
     // One tileset both sides added alike, at one place, is one tileset.

@@ -15,7 +15,7 @@
 use levelmerge_core::{Side, Sides};
 use rustc_hash::FxHashMap;
 
-use crate::parse::{parse, Dialect, Document};
+use crate::parse::{parse_versions, Document};
 use crate::tile_gids::{gid_nodes, holder, moved_gids, number_edit, tilesets, written_tileset_lists, Tileset, GID_FLAGS};
 
 const SIDES: [Side; 3] = [Side::Base, Side::Ours, Side::Theirs];
@@ -29,11 +29,7 @@ pub fn follow_renumbered(texts: Sides<&[u8]>) -> Option<(Sides<Option<Vec<u8>>>,
     if written.ours == written.base && written.theirs == written.base {
         return None;
     }
-    let docs = Sides::new(
-        parse(texts.base, Dialect::Json).ok()?,
-        parse(texts.ours, Dialect::Json).ok()?,
-        parse(texts.theirs, Dialect::Json).ok()?,
-    );
+    let docs = parse_versions(texts)?;
     let base_list = sorted_tilesets(&docs.base)?;
     let lists = Sides::new(
         same_as_base(sorted_tilesets(&docs.ours)?, &base_list),
