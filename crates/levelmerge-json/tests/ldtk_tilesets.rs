@@ -1,6 +1,6 @@
 //! LDtk projects where a side widens a tileset's image (LDtk then renumbers every id of its
-//! tiles: an id is a column plus a row times the columns) and paints cells while the other
-//! tags tiles and paints cells: every clean merge tags and paints the tiles each side meant,
+//! tiles: an id is a column plus a row times the columns) while both sides tag tiles and
+//! paint cells: every clean merge tags and paints the tiles each side meant,
 //! by column and row, in the merged tileset's columns.
 
 use std::collections::BTreeSet;
@@ -102,13 +102,12 @@ fn meant(text: &str) -> Result<Meant, String> {
     Ok((tagged, painted))
 }
 
-/// The side that widens the image paints; the other tags and paints (tags both sides add to
-/// one list of numbers conflict where they overlap, resized or not).
+/// Both sides tag and paint; one of them may widen the image.
 fn edit(widens: bool) -> impl Strategy<Value = Edit> {
     // Tags and paint stay within base's columns, so that each has a place in the wider ones.
     let tile = (0..BASE_COLUMNS, 0..ROWS);
     let own = if widens { (1u32..4).prop_map(Edit::Widen).boxed() } else { tile.clone().prop_map(Edit::Tag).boxed() };
-    prop_oneof![own, (0u32..4, tile).prop_map(|(c, t)| Edit::Paint(c, t))]
+    prop_oneof![own, tile.clone().prop_map(Edit::Tag), (0u32..4, tile).prop_map(|(c, t)| Edit::Paint(c, t))]
 }
 
 fn version(edits: &[Edit], cells: std::ops::Range<u32>) -> Project {

@@ -125,6 +125,22 @@ fn same_items(x: &[Value<'_>], y: &[Value<'_>]) -> bool {
 
 /// Both sides replaced one run of list items, and one side's replacement is the other's plus new
 /// items before or after it, none of them a base item of the run (that the shorter side removed).
+/// A number's value (`is_number` holds).
+fn number_of(value: &Value<'_>) -> f64 {
+    value.raw.trim().parse().unwrap_or(f64::NAN)
+}
+
+/// Whether every item of `list` is a number above the one before it.
+fn ascending_numbers(list: &[Value<'_>]) -> bool {
+    let mut last = f64::NEG_INFINITY;
+    list.iter().all(|v| {
+        let n = number_of(v);
+        let above = is_number(v) && n > last;
+        last = n;
+        above
+    })
+}
+
 fn one_extends_the_other(b: &[Value<'_>], o: &[Value<'_>], t: &[Value<'_>]) -> bool {
     let (short, long) = if o.len() <= t.len() { (o, t) } else { (t, o) };
     if short.is_empty() || short.len() == long.len() {
@@ -543,7 +559,16 @@ impl<'a> Merger<'a> {
                 }
                 Chunk::Conflict { base, ours, theirs } => {
                     let (bs, os, ts) = (&b[base.clone()], &o[ours.clone()], &t[theirs.clone()]);
-                    if self.concurrent_insertions.kept_in(path) && bs.is_empty() && !os.iter().any(|x| ts.iter().any(|y| x.same(y))) {
+                    if self.concurrent_insertions.kept_in(path) && bs.is_empty() && [b, o, t].iter().all(|l| ascending_numbers(l)) {
+                        // A list of numbers every version keeps in ascending order is a set (an
+                        // LDtk tag's tile ids): what both sides inserted at one place is kept
+                        // once each, in that order.
+                        let mut inserted: Vec<(f64, &'a Value<'a>)> = os.iter().chain(ts).map(|v| (number_of(v), v)).collect();
+                        inserted.sort_by(|x, y| x.0.total_cmp(&y.0));
+                        inserted.dedup_by(|x, y| x.0 == y.0);
+                        items.extend(inserted.into_iter().map(|(_, v)| MValue::Exact(v)));
+                    } else if self.concurrent_insertions.kept_in(path) && bs.is_empty() && !os.iter().any(|x| ts.iter().any(|y| x.same(y)))
+                    {
                         // Both sides inserted different items at one place: all are kept, ours
                         // first, as concurrent additions are everywhere else.
                         self.note_at(path, format!("both sides inserted items at position {}; kept all of them, ours first", ours.start));
