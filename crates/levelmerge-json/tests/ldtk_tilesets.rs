@@ -62,7 +62,9 @@ impl Project {
     }
 
     fn json(&self) -> String {
-        let tags: Vec<String> = self.tagged.iter().map(|&t| self.id(t).to_string()).collect();
+        // LDtk writes a tag's ids in ascending order.
+        let ids: BTreeSet<u32> = self.tagged.iter().map(|&t| self.id(t)).collect();
+        let tags: Vec<String> = ids.iter().map(u32::to_string).collect();
         let tiles: Vec<String> = self
             .painted
             .iter()
