@@ -18,7 +18,7 @@ use levelmerge_core::{Problem, Side, Sides};
 use rustc_hash::FxHashMap;
 
 use crate::parse::{parse, parse_versions, Dialect, Document, NodeKind};
-use crate::tile_gids::written_tileset_lists;
+use crate::tile_gids::{number_edit, tileset_lists_in};
 
 const SIDES: [Side; 3] = [Side::Base, Side::Ours, Side::Theirs];
 
@@ -64,6 +64,15 @@ fn project_tilesets<'s>(doc: &Document<'s>) -> Option<FxHashMap<i64, Tileset<'s>
     tilesets(doc, doc.member(defs, "tilesets")?)
 }
 
+/// Each tileset's grid by uid.
+fn grids(tilesets: &FxHashMap<i64, Tileset<'_>>) -> FxHashMap<i64, Grid> {
+    tilesets.iter().map(|(&uid, t)| (uid, t.grid)).collect()
+}
+
+fn differs_from_base<T: PartialEq>(sides: &Sides<T>) -> bool {
+    sides.ours != sides.base || sides.theirs != sides.base
+}
+
 /// The columns each tileset is read in, where a side gave it other columns than base: that
 /// side's, ours' where both did.
 fn target_columns(grids: &Sides<FxHashMap<i64, Grid>>) -> FxHashMap<i64, (Side, Grid)> {
@@ -82,23 +91,23 @@ fn target_columns(grids: &Sides<FxHashMap<i64, Grid>>) -> FxHashMap<i64, (Side, 
 /// The versions rewritten where a side gave a tileset other columns (`None` for a version
 /// left as it is), and a note; `None` where no side did, or where it is not sure.
 pub fn follow_resized(texts: Sides<&[u8]>) -> Option<(Sides<Option<Vec<u8>>>, String)> {
-    // Cheap first: a side that resized a tileset writes its definition otherwise than base.
-    let written = texts.map(|_, text| written_tileset_lists(text));
-    if written.ours == written.base && written.theirs == written.base {
+    // Cheap first: a side that resized a tileset writes its definitions otherwise than base,
+    // and their grids, read from those definitions alone, say so.
+    let written = texts.map(|_, text| tileset_lists_in(text).next());
+    if !differs_from_base(&written) {
         return None;
     }
-    let grids_of = |lists: &Vec<&[u8]>| {
-        let [list] = lists.as_slice() else { return None };
-        let doc = parse(list, Dialect::Json).ok()?;
-        Some(tilesets(&doc, doc.root)?.into_iter().map(|(uid, t)| (uid, t.grid)).collect::<FxHashMap<_, _>>())
+    let grids_of = |list: Option<&[u8]>| {
+        let doc = parse(list?, Dialect::Json).ok()?;
+        Some(grids(&tilesets(&doc, doc.root)?))
     };
-    let grids = Sides::new(grids_of(&written.base)?, grids_of(&written.ours)?, grids_of(&written.theirs)?);
-    let mut targets = target_columns(&grids);
-    if targets.is_empty() {
+    let listed = Sides::new(grids_of(written.base)?, grids_of(written.ours)?, grids_of(written.theirs)?);
+    if target_columns(&listed).is_empty() {
         return None;
     }
     let docs = parse_versions(texts)?;
     let defs = Sides::new(project_tilesets(&docs.base)?, project_tilesets(&docs.ours)?, project_tilesets(&docs.theirs)?);
+    let mut targets = target_columns(&defs.as_ref().map(|_, d| grids(d)));
     // A tileset is renumbered only where every version's ids of it can be.
     let mut edits: Sides<Vec<(usize, usize, String)>> = Sides::new(Vec::new(), Vec::new(), Vec::new());
     targets.retain(|uid, (target, to)| {
@@ -171,8 +180,7 @@ fn renumbering(
         let Some(id) = doc.integer(node) else { continue };
         let new = moved(id)?;
         if new != id {
-            let n = &doc.nodes[node as usize];
-            edits.push((n.start as usize, n.end as usize, new.to_string()));
+            edits.push(number_edit(doc, node, new));
         }
     }
     if let (Some(cache), Some(target_cache)) =
@@ -395,18 +403,15 @@ pub fn numbering_differs(docs: Sides<&Document<'_>>) -> bool {
 }
 
 fn columns_differ(docs: Sides<&Document<'_>>) -> bool {
-    let lists = docs.map(|_, doc| written_tileset_lists(doc.src.as_bytes()));
-    if lists.ours == lists.base && lists.theirs == lists.base {
+    if !differs_from_base(&docs.map(|_, doc| tileset_lists_in(doc.src.as_bytes()).next())) {
         return false;
     }
-    let grids = docs.map(|_, doc| project_tilesets(doc).map(|t| t.into_iter().map(|(uid, t)| (uid, t.grid.columns)).collect::<Vec<_>>()));
-    let sorted = grids.map(|_, g| {
-        g.clone().map(|mut g| {
-            g.sort_unstable();
-            g
-        })
+    let columns = docs.map(|_, doc| {
+        let mut columns: Vec<(i64, i64)> = project_tilesets(doc)?.into_iter().map(|(uid, t)| (uid, t.grid.columns)).collect();
+        columns.sort_unstable();
+        Some(columns)
     });
-    sorted.ours != sorted.base || sorted.theirs != sorted.base
+    differs_from_base(&columns)
 }
 
 #[cfg(test)]

@@ -71,14 +71,18 @@ pub(crate) fn holder<'a, 's>(sorted: &'a [Tileset<'s>], gid: u32) -> Option<&'a 
 /// The text of each `"tilesets"` array written in a text, found without reading the rest
 /// (an unclosed one runs to the end): texts whose lists agree hold the same tilesets.
 pub(crate) fn written_tileset_lists(text: &[u8]) -> Vec<&[u8]> {
+    tileset_lists_in(text).collect()
+}
+
+/// The `"tilesets"` arrays of a text, in order, found as they are needed (an LDtk project
+/// has one, early in the file: the scan need not go on through its levels).
+pub(crate) fn tileset_lists_in(text: &[u8]) -> impl Iterator<Item = &[u8]> {
     const KEY: &[u8] = b"\"tilesets\"";
-    memchr::memmem::find_iter(text, KEY)
-        .filter_map(|at| {
-            let rest = &text[at + KEY.len()..];
-            let list = rest.trim_ascii_start().strip_prefix(b":")?.trim_ascii_start();
-            list.starts_with(b"[").then(|| &list[..closing_bracket(list).map_or(list.len(), |end| end + 1)])
-        })
-        .collect()
+    memchr::memmem::find_iter(text, KEY).filter_map(move |at| {
+        let rest = &text[at + KEY.len()..];
+        let list = rest.trim_ascii_start().strip_prefix(b":")?.trim_ascii_start();
+        list.starts_with(b"[").then(|| &list[..closing_bracket(list).map_or(list.len(), |end| end + 1)])
+    })
 }
 
 /// Where the bracket opening `text` closes, strings skipped.
@@ -157,7 +161,7 @@ pub fn shift_theirs(texts: Sides<&[u8]>) -> Option<(Vec<u8>, String)> {
 }
 
 /// The edit writing `value` as the number at `node`.
-pub(crate) fn number_edit(doc: &Document<'_>, node: u32, value: u32) -> (usize, usize, String) {
+pub(crate) fn number_edit(doc: &Document<'_>, node: u32, value: impl std::fmt::Display) -> (usize, usize, String) {
     let n = &doc.nodes[node as usize];
     (n.start as usize, n.end as usize, value.to_string())
 }

@@ -527,6 +527,9 @@ impl<'a> Merger<'a> {
             return MValue::List { template, items };
         }
         let hashes = |l: &[Value<'_>]| l.iter().map(|v| v.hash).collect::<Vec<_>>();
+        // Read once per list, only where both sides inserted at one place.
+        let ascending = std::cell::OnceCell::new();
+        let ascending = || *ascending.get_or_init(|| [b, o, t].iter().all(|l| ascending_numbers(l)));
         for chunk in diff3(&hashes(b), &hashes(o), &hashes(t)) {
             match chunk {
                 Chunk::Stable { base, ours, theirs } => {
@@ -559,7 +562,7 @@ impl<'a> Merger<'a> {
                 }
                 Chunk::Conflict { base, ours, theirs } => {
                     let (bs, os, ts) = (&b[base.clone()], &o[ours.clone()], &t[theirs.clone()]);
-                    if self.concurrent_insertions.kept_in(path) && bs.is_empty() && [b, o, t].iter().all(|l| ascending_numbers(l)) {
+                    if self.concurrent_insertions.kept_in(path) && bs.is_empty() && ascending() {
                         // A list of numbers every version keeps in ascending order is a set (an
                         // LDtk tag's tile ids): what both sides inserted at one place is kept
                         // once each, in that order.
