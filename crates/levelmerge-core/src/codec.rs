@@ -193,6 +193,12 @@ pub trait Codec {
         None
     }
 
+    /// Whether a map of fields holds what its type declares (see
+    /// [`Options::fields_fixed_by_type`]).
+    fn fields_fixed_by_type(&self) -> bool {
+        false
+    }
+
     /// Members that hold a grid of numbers (see [`Options::grids`]).
     fn grids(&self, _docs: Sides<&Self::Document<'_>>) -> &'static [&'static str] {
         &[]

@@ -96,6 +96,13 @@ pub struct Options {
     /// A member that numbers the layout of the map holding it (Unity's `serializedVersion`):
     /// two sides with different layouts are never mixed; the layout a side re-saved is taken whole.
     pub layout_key: Option<&'static str>,
+    /// Whether a map of fields holds the fields its type declares (Unity's serialized structs):
+    /// two sides that added one such map as a member of an object, each with fields the
+    /// other's lacks, wrote it in two versions of its type, and a member-by-member merge would
+    /// mix them (a field one side renamed would stand beside its old name, and the editor would
+    /// read only one). Such an addition is a conflict as a whole. The object's own members are
+    /// merged member by member still.
+    pub fields_fixed_by_type: bool,
     /// Members an editor rewrites as bookkeeping (Unity's `m_RootOrder`, derived from the
     /// sibling order, and `serializedVersion`): a side that changed, added or dropped only these
     /// did not edit the object, so the other side's deletion of it loses nothing.
@@ -151,6 +158,7 @@ impl Default for Options {
             bookkeeping_members: &[],
             same_id_is_same_object: false,
             layout_key: None,
+            fields_fixed_by_type: false,
             concurrent_insertions: ConcurrentInsertions::KeptEverywhere,
             empty_values: &[],
             grids: &[],
@@ -432,6 +440,7 @@ pub fn merge<'a>(inputs: Sides<&'a Level<'a>>, options: &Options) -> MergedLevel
         conflicts: Vec::new(),
         notes: Vec::new(),
         layout_key: options.layout_key,
+        fields_fixed_by_type: options.fields_fixed_by_type,
         concurrent_insertions: options.concurrent_insertions,
         empty_values: options.empty_values,
         grids: options.grids,

@@ -564,6 +564,7 @@ where
         same_id_is_same_object: options.same_id_is_same_object || codec.same_id_is_same_object(),
         bookkeeping_members: if options.bookkeeping_members.is_empty() { codec.bookkeeping_members() } else { options.bookkeeping_members },
         layout_key: options.layout_key.or(codec.layout_key()),
+        fields_fixed_by_type: options.fields_fixed_by_type || codec.fields_fixed_by_type(),
         concurrent_insertions: match options.concurrent_insertions {
             crate::merge::ConcurrentInsertions::KeptEverywhere => codec.concurrent_insertions(docs.as_ref()),
             chosen => chosen,

@@ -143,6 +143,11 @@ impl Codec for UnityCodec {
         true
     }
 
+    /// A serialized struct holds the fields its script or class declares.
+    fn fields_fixed_by_type(&self) -> bool {
+        true
+    }
+
     /// `m_RootOrder` is the index among siblings, rewritten whenever a sibling comes or goes;
     /// `serializedVersion` changes when an editor re-saves a struct.
     fn bookkeeping_members(&self) -> &'static [&'static str] {

@@ -419,6 +419,32 @@ fn a_struct_in_two_layouts_takes_the_newer_whole_and_says_so() {
 }
 
 #[test]
+fn a_struct_field_both_sides_added_in_two_versions_of_its_type_is_a_conflict_not_a_mix() {
+    let behaviour = |fields: &str| format!("{HEADER}--- !u!114 &1\nMonoBehaviour:\n  m_Name: A\n  speed: 1\n{fields}");
+    let base = behaviour("");
+    // Both added the field `Mana`; theirs with a newer package that renamed its struct's
+    // member. Mixed, the struct would hold both names and Unity would read theirs' 0, not 10.
+    let ours = behaviour("  Mana:\n    InternalValue: 10\n");
+    let theirs = behaviour("  Mana:\n    m_InternalValue: 0\n");
+    for (o, t) in [(&ours, &theirs), (&theirs, &ours)] {
+        let r = merge(&base, o, t);
+        assert_eq!(r.open_conflicts, 1, "{}", text(&r));
+        assert!(!text(&r).contains("    InternalValue: 10\n    m_InternalValue: 0\n"), "{}", text(&r));
+    }
+    // One version of the type on both sides: merged member by member.
+    let ours = behaviour("  Mana:\n    InternalValue: 10\n    Max: 0\n");
+    let theirs = behaviour("  Mana:\n    InternalValue: 10\n");
+    let r = merge(&base, &ours, &theirs);
+    assert_eq!(r.open_conflicts, 0, "{}", text(&r));
+    assert_eq!(text(&r), ours);
+    // An object's own members are merged member by member, whatever each side's script held.
+    let added = |fields: &str| format!("{base}--- !u!114 &2\nMonoBehaviour:\n  m_Name: B\n{fields}");
+    let r = merge(&base, &added("  speed: 2\n"), &added("  range: 3\n"));
+    assert_eq!(r.open_conflicts, 0, "{}", text(&r));
+    assert_eq!(text(&r), added("  speed: 2\n  range: 3\n"));
+}
+
+#[test]
 fn a_sibling_order_rewritten_by_the_editor_is_no_edit_against_a_deletion() {
     // Root with two children; each Transform carries the m_RootOrder Unity derives.
     let with_order = |t: String, order: u32| t + &format!("  m_RootOrder: {order}\n");

@@ -46,6 +46,7 @@ pub(super) struct Merger<'a> {
     pub(super) conflicts: Vec<Conflict<'a>>,
     pub(super) notes: Vec<Note>,
     pub(super) layout_key: Option<&'static str>,
+    pub(super) fields_fixed_by_type: bool,
     pub(super) concurrent_insertions: ConcurrentInsertions,
     pub(super) empty_values: &'static [&'static str],
     pub(super) grids: &'static [&'static str],
@@ -218,6 +219,17 @@ fn maps_alike(values: [Option<&Value<'_>>; 3]) -> bool {
     keyed.all(|k| Some(k) == first)
 }
 
+/// Whether two maps of fields (not collections keyed by identity) each hold a field the other
+/// lacks: written by two versions of one type.
+fn two_versions_of_a_type(o: &Value<'_>, t: &Value<'_>) -> bool {
+    let (Some(om), Some(tm)) = (map_entries(o), map_entries(t)) else { return false };
+    if o.keyed || t.keyed {
+        return false;
+    }
+    let (of, tf) = (Members::new(om), Members::new(tm));
+    of.keys().any(|k| !tf.has(k)) && tf.keys().any(|k| !of.has(k))
+}
+
 /// The ids of a child slot; an empty list counts as an empty slot (a codec cannot tell which an
 /// empty array is).
 fn child_ids<'v>(v: &'v Value<'_>) -> Option<&'v [ObjectId]> {
@@ -324,6 +336,14 @@ impl<'a> Merger<'a> {
                         && maps_alike([b, Some(ov), Some(tv)]) =>
                     {
                         let entries = |v: Option<&'a Value<'a>>| v.and_then(map_entries).unwrap_or(&[]);
+                        // An object's own members (its class's, under the class's name) are
+                        // merged member by member: an object both sides added whose script
+                        // gained fields on one side is the common case, and the union is what
+                        // the editor writes on its next save.
+                        let nested = path.len() >= 2;
+                        if b.is_none() && nested && self.fields_fixed_by_type && two_versions_of_a_type(ov, tv) {
+                            return Some(self.conflict(path, ConflictKind::BothAdded, Sides::new(Vec::new(), vec![ov], vec![tv])));
+                        }
                         Some(self.map(path, tpl, entries(b), entries(Some(ov)), entries(Some(tv))))
                     }
                     (Some(ValueKind::List(bl)), ValueKind::List(ol), ValueKind::List(tl)) if self.resized_grid(path, bl, ol, tl) => {
