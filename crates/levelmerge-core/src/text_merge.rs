@@ -22,18 +22,23 @@ fn new_problems(result: Vec<Problem>, known: impl FnOnce() -> Vec<String>) -> Ve
 }
 
 /// An input that cannot be read, told as the file itself reads where aligning ids rewrote it
-/// ([`Codec::renumber`]): the ids and lines the rewritten text names are not the file's. The
-/// error stands as it was when the file alone reads.
+/// ([`Codec::renumber`]): the ids and lines the rewritten text names are not the file's. Where
+/// that side's file reads well alone, the aligning carried another version's flaw into it (ids
+/// made to agree with a version that uses one id twice): the version given that does not read
+/// is told. The error stands as it was when every file reads alone.
 fn told_by_the_file<C: Codec>(codec: &C, error: MergeError, texts: Sides<&[u8]>, originals: Sides<&[u8]>) -> MergeError {
     let (MergeError::Unreadable { side, .. } | MergeError::Invalid { side, .. }) = &error else { return error };
-    let (side, original) = (*side, *originals.get(*side));
-    if original == *texts.get(side) {
+    let side = *side;
+    if *originals.get(side) == *texts.get(side) {
         return error;
     }
-    match parse(codec, side, original, &[]) {
-        Err(own) => own,
-        Ok(doc) => read(codec, side, &doc, &[]).err().unwrap_or(error),
-    }
+    let own_error = |side: Side| match parse(codec, side, *originals.get(side), &[]) {
+        Err(own) => Some(own),
+        Ok(doc) => read(codec, side, &doc, &[]).err(),
+    };
+    own_error(side)
+        .or_else(|| [Side::Base, Side::Ours, Side::Theirs].into_iter().filter(|&s| s != side).find_map(own_error))
+        .unwrap_or(error)
 }
 
 /// Conflicts whose values are shown as the file writes them ([`Codec::value_as_written`]),

@@ -1190,6 +1190,19 @@ fn an_input_that_cannot_be_read_is_told_by_its_own_ids() {
     assert!(told.starts_with("base: line 6: duplicate id sub:Res_a (first used on line 3)"), "{told}");
 }
 
+#[test]
+fn a_version_that_uses_one_id_twice_is_the_one_told_when_aligning_carried_the_flaw_into_another() {
+    // Theirs gave the second sub-resource the first one's id. Aligning ids rewrites base's and
+    // ours' second one to it too, so their aligned texts fail to read: the file to fix is theirs.
+    let base = "[gd_resource type=\"Theme\" format=3]\n\n[sub_resource type=\"Resource\" id=\"R_a\"]\nname = \"a\"\n\n[sub_resource type=\"Resource\" id=\"R_b\"]\nname = \"b\"\n\n[resource]\nitems = [SubResource(\"R_a\"), SubResource(\"R_b\")]\n";
+    let ours = base.replace("name = \"b\"", "name = \"B\"");
+    let theirs = base.replace("id=\"R_b\"", "id=\"R_a\"").replace("SubResource(\"R_b\")", "SubResource(\"R_a\")");
+    for (o, t, broken) in [(&ours, &theirs, "theirs"), (&theirs, &ours, "ours")] {
+        let told = merge(base, o, t).expect_err("one version cannot be read").to_string();
+        assert!(told.starts_with(&format!("{broken}: line 6: duplicate id sub:R_a (first used on line 3)")), "{told}");
+    }
+}
+
 /// A scene whose `Group` holds `Crate` (with a child of its own): `group_edit` and `crate_edit`
 /// are the group's and the crate's properties.
 fn grouped(group_edit: &str, crate_edit: &str) -> String {
