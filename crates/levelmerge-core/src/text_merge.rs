@@ -32,7 +32,7 @@ fn told_by_the_file<C: Codec>(codec: &C, error: MergeError, texts: Sides<&[u8]>,
     if *originals.get(side) == *texts.get(side) {
         return error;
     }
-    let own_error = |side: Side| match parse(codec, side, *originals.get(side), &[]) {
+    let own_error = |side: Side| match parse(codec, side, originals.get(side), &[]) {
         Err(own) => Some(own),
         Ok(doc) => read(codec, side, &doc, &[]).err(),
     };
