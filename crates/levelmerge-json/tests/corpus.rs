@@ -105,6 +105,16 @@ fn identity_laws_hold_on_every_real_merge() {
 }
 
 #[test]
+fn versions_of_one_level_from_anywhere_in_its_history_never_merge_into_a_broken_file() {
+    let Some(root) = corpus::require("versions_of_one_level_from_anywhere_in_its_history_never_merge_into_a_broken_file") else { return };
+    let mut scenarios = corpus::scenarios(&root.join("merges-json"), |_| true);
+    scenarios.extend(corpus::scenarios(&root.join("merges/ldtk"), |_| true));
+    let clean = corpus::check_history_triples_never_break(&JsonCodec::default(), &scenarios, 2);
+    eprintln!("json: {clean} clean merges of versions from across a file's history checked");
+    assert!(clean >= 90, "only {clean} merges came out clean");
+}
+
+#[test]
 fn skipping_unchanged_parts_changes_nothing_on_real_merges() {
     let Some(root) = corpus::require("skipping_unchanged_parts_changes_nothing_on_real_merges") else { return };
     let mut scenarios = corpus::scenarios(&root.join("merges-json"), |_| true);

@@ -134,6 +134,57 @@ where
     settled
 }
 
+/// Versions of one file from different points of its history, merged as base, ours and
+/// theirs: merges no one made, between versions further apart than real ones (a base newer
+/// than a side, a side re-saved by another editor). For every file with three or more distinct
+/// versions among the scenarios (grouped by repository folder and file name), `per_file`
+/// rotations of them are merged; a clean result must hold no problem its inputs lack. Panics
+/// naming the versions; returns how many merges came out clean.
+pub fn check_history_triples_never_break<C>(codec: &C, scenarios: &[Scenario], per_file: usize) -> usize
+where
+    C: levelmerge_core::Codec + Sync,
+    for<'s> C::Document<'s>: Send + Sync,
+{
+    use levelmerge_core::{check_text, merge_texts, Options, Sides};
+    let problem_keys = |x: &[u8]| -> Vec<String> { check_text(codec, x).iter().map(|p| p.key()).collect() };
+    let mut clean = 0;
+    for versions in history_versions(scenarios) {
+        let n = versions.len();
+        for k in 0..per_file.min(n) {
+            let [b, o, t] = [k, (k + 1) % n, (k + 2) % n].map(|i| &versions[i]);
+            let known: std::collections::HashSet<String> = [b, o, t].iter().flat_map(|(_, x)| problem_keys(x)).collect();
+            let merged = merge_texts(codec, Sides::new(&b.1[..], &o.1[..], &t.1[..]), &Options::default(), &Default::default());
+            let Some(out) = merged.ok().filter(|r| r.open_conflicts == 0).map(|r| r.text) else { continue };
+            let new: Vec<String> = problem_keys(&out).into_iter().filter(|p| !known.contains(p)).collect();
+            assert!(new.is_empty(), "merge(base {}, ours {}, theirs {}) exits 0 with new problems: {new:?}", b.0, o.0, t.0);
+            clean += 1;
+        }
+    }
+    clean
+}
+
+/// One version of a file: where it was read, and its bytes.
+type Version = (String, Vec<u8>);
+
+/// The distinct versions of each file among `scenarios` (its base, ours, theirs and
+/// expected), in scenario order; only files with three or more.
+fn history_versions(scenarios: &[Scenario]) -> Vec<Vec<Version>> {
+    let mut files: std::collections::BTreeMap<(PathBuf, String), Vec<Version>> = Default::default();
+    for s in scenarios {
+        let name = s.dir.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+        // Scenario folders are named `NNN-file`: the number orders merges of one repository.
+        let file = name.split_once('-').map_or(name, |(_, f)| f).to_owned();
+        let group = files.entry((s.dir.parent().map(Path::to_owned).unwrap_or_default(), file)).or_default();
+        for which in ["base", "ours", "theirs", "expected"] {
+            let text = s.read(which);
+            if !group.iter().any(|(_, seen)| *seen == text) {
+                group.push((s.file(which).display().to_string(), text));
+            }
+        }
+    }
+    files.into_values().filter(|v| v.len() >= 3).collect()
+}
+
 /// Every scenario's base edited on both sides in alternate objects (`edit(text, count, parity,
 /// seed)`) and merged by splicing the changed parts ([`levelmerge_core::merge_disjoint_parts`])
 /// gives what reading every object gives ([`levelmerge_core::merge_objects`]). Panics naming

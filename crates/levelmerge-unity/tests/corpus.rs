@@ -117,6 +117,15 @@ fn a_policy_never_settles_a_real_merge_into_a_broken_unity_file() {
 }
 
 #[test]
+fn versions_of_one_scene_from_anywhere_in_its_history_never_merge_into_a_broken_file() {
+    let Some(root) = corpus::require("versions_of_one_scene_from_anywhere_in_its_history_never_merge_into_a_broken_file") else { return };
+    let scenarios = corpus::scenarios(&root.join("merges"), |ext| ["unity", "prefab"].contains(&ext));
+    let clean = corpus::check_history_triples_never_break(&levelmerge_unity::UnityCodec, &scenarios, 2);
+    eprintln!("unity: {clean} clean merges of versions from across a file's history checked");
+    assert!(clean >= 300, "only {clean} merges came out clean");
+}
+
+#[test]
 fn splicing_edits_of_different_documents_writes_what_the_whole_merge_writes_on_every_real_file() {
     let Some(root) = corpus::require("splicing_edits_of_different_documents_writes_what_the_whole_merge_writes_on_every_real_file") else {
         return;
