@@ -353,6 +353,9 @@ fn describe(text: &[u8], regions: Vec<Region>, args: &ResolveArgs, ui: &Ui) -> R
                 }
             }
             if properties.is_empty() && !whole_objects {
+                properties = enclosing_member(&text[..region.whole.start], [&ours, &side(Side::Base), &theirs]).into_iter().collect();
+            }
+            if properties.is_empty() && !whole_objects {
                 properties = differing_members(&ours, &theirs);
                 if properties.is_empty() {
                     for line in ours.lines().chain(side(Side::Base).lines().chain(theirs.lines()).collect::<Vec<_>>()) {
@@ -365,6 +368,19 @@ fn describe(text: &[u8], regions: Vec<Region>, args: &ResolveArgs, ui: &Ui) -> R
             Conflict { region, objects, properties, reported }
         })
         .collect())
+}
+
+/// The member a region's lines are the value of: the line before the region opens one (`key:`,
+/// `"key": {`, `key = [`) and every line of every side is indented deeper (a struct's fields,
+/// a list's items).
+fn enclosing_member(before: &[u8], sides: [&str; 3]) -> Option<String> {
+    let opener = String::from_utf8_lossy(before.strip_suffix(b"\n").unwrap_or(before).rsplit(|&b| b == b'\n').next()?);
+    let opener = opener.trim_end_matches('\r');
+    let key = property_key(opener)?;
+    let opens = opener.ends_with(':') || opener.ends_with('{') || opener.ends_with('[');
+    let indent = |line: &str| line.len() - line.trim_start().len();
+    let inside = sides.iter().flat_map(|s| s.lines()).filter(|l| !l.trim().is_empty()).all(|l| indent(l) > indent(opener));
+    (opens && inside).then(|| key.to_owned())
 }
 
 /// The property a line sets: `"key": …` (JSON), `key: …` (YAML, also as a list item), `key = …`
@@ -549,6 +565,17 @@ mod tests {
         assert_eq!(property_key("position = Vector2( 1, 2 )"), Some("position"));
         assert_eq!(property_key("    { \"id\": 3, \"x\": 14 }"), None);
         assert_eq!(property_key("[node name=\"A\" parent=\".\"]"), None);
+    }
+
+    #[test]
+    fn a_region_inside_a_member_is_named_by_that_member() {
+        let before = b"  speed: 1\n  Mana:\n";
+        assert_eq!(enclosing_member(before, ["    InternalValue: 10\n", "", "    m_InternalValue: 0\n"]).as_deref(), Some("Mana"));
+        let json = b"{\n  \"items\": [\r\n";
+        assert_eq!(enclosing_member(json, ["    3,\n", "", "    4,\n"]).as_deref(), Some("items"));
+        // A line that holds its own value, or a region not all inside, names nothing.
+        assert_eq!(enclosing_member(b"  speed: 1\n", ["  speed: 2\n", "", "  speed: 3\n"]), None);
+        assert_eq!(enclosing_member(b"  Mana:\n", ["    a: 1\n", "", "  b: 2\n"]), None);
     }
 
     #[test]
