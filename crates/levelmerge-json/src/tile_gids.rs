@@ -60,6 +60,12 @@ pub(crate) fn tilesets<'s>(doc: &Document<'s>) -> Option<Vec<Tileset<'s>>> {
         .collect()
 }
 
+/// Whether no tileset of `list` is listed twice, by name or by `firstgid`: where one is, which
+/// tileset a gid means is not sure (Tiled's maps never do it; a hand merge can).
+pub(crate) fn each_listed_once(list: &[Tileset<'_>]) -> bool {
+    list.iter().enumerate().all(|(i, t)| !list[..i].iter().any(|o| o.identity == t.identity || o.firstgid == t.firstgid))
+}
+
 /// The tileset of `sorted` (by `firstgid`) whose gids hold `gid` (flags taken off), where the
 /// map says: below the next one's `firstgid` and, where its count is known, within it.
 pub(crate) fn holder<'a, 's>(sorted: &'a [Tileset<'s>], gid: u32) -> Option<&'a Tileset<'s>> {
@@ -133,6 +139,9 @@ pub fn shift_theirs(texts: Sides<&[u8]>) -> Option<(Vec<u8>, String)> {
     }
     let docs = parse_versions(texts)?;
     let lists = Sides::new(tilesets(&docs.base)?, tilesets(&docs.ours)?, tilesets(&docs.theirs)?);
+    if ![&lists.base, &lists.ours, &lists.theirs].iter().all(|list| each_listed_once(list)) {
+        return None;
+    }
     let ours_added = appended(&lists.base, &lists.ours)?;
     // One tileset both sides added alike, at one place, is one tileset.
     let theirs_added: Vec<&Tileset<'_>> = appended(&lists.base, &lists.theirs)?
@@ -312,6 +321,13 @@ mod tests {
         assert!(sides(&theirs, &theirs).is_none());
         // Ours' new tileset ends where theirs' begins.
         assert!(sides(&map(&format!(r#"{A}, {{"firstgid": 13, "name": "b", "tilecount": 4}}"#), "13", ""), &theirs).is_none());
+        // Theirs lists two tilesets at one gid (a hand merge): whose tiles its gids are is not sure.
+        let twice = map(
+            &format!(r#"{A}, {{"firstgid": 17, "name": "b", "tilecount": 12}}, {{"firstgid": 17, "name": "c", "tilecount": 4}}"#),
+            "17",
+            "",
+        );
+        assert!(sides(&map(&format!(r#"{A}, {{"firstgid": 17, "name": "b", "tilecount": 12}}"#), "17", ""), &twice).is_none());
         // Theirs writes its tiles in base64.
         let encoded = theirs.replace("\"data\": [17]", "\"data\": \"EQAAAA==\"");
         assert!(sides(&map(&format!(r#"{A}, {{"firstgid": 17, "name": "b", "tilecount": 2}}"#), "17", ""), &encoded).is_none());

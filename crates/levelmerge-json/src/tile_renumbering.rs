@@ -16,7 +16,7 @@ use levelmerge_core::{Side, Sides};
 use rustc_hash::FxHashMap;
 
 use crate::parse::{parse_versions, Document};
-use crate::tile_gids::{gid_nodes, holder, moved_gids, number_edit, tilesets, written_tileset_lists, Tileset, GID_FLAGS};
+use crate::tile_gids::{each_listed_once, gid_nodes, holder, moved_gids, number_edit, tilesets, written_tileset_lists, Tileset, GID_FLAGS};
 
 const SIDES: [Side; 3] = [Side::Base, Side::Ours, Side::Theirs];
 
@@ -80,8 +80,7 @@ pub fn follow_renumbered(texts: Sides<&[u8]>) -> Option<(Sides<Option<Vec<u8>>>,
 fn sorted_tilesets<'s>(doc: &Document<'s>) -> Option<Vec<Tileset<'s>>> {
     let mut list = tilesets(doc)?;
     list.sort_by_key(|t| t.firstgid);
-    let twice = list.iter().enumerate().any(|(i, t)| list[..i].iter().any(|o| o.identity == t.identity || o.firstgid == t.firstgid));
-    (!twice).then_some(list)
+    each_listed_once(&list).then_some(list)
 }
 
 /// A side's tilesets, those that replace one of base's named as base names it: Tiled's
