@@ -116,22 +116,36 @@ where
     for<'s> C::Document<'s>: Send + Sync,
 {
     use levelmerge_core::policy::Policy;
-    use levelmerge_core::{check_text, merge_texts, Options, Side, Sides};
-    let problem_keys = |x: &[u8]| -> Vec<String> { check_text(codec, x).iter().map(|p| p.key()).collect() };
+    use levelmerge_core::{Options, Side};
     let mut settled = 0;
     for s in scenarios {
-        let (b, o, t) = (s.read("base"), s.read("ours"), s.read("theirs"));
-        let known: std::collections::HashSet<String> = [&b, &o, &t].iter().flat_map(|x| problem_keys(x)).collect();
+        let versions = [s.read("base"), s.read("ours"), s.read("theirs")];
         for side in [Side::Ours, Side::Theirs] {
             let options = Options { policy: Policy { prefer: Some(side), rules: Vec::new() }, ..Options::default() };
-            let merged = merge_texts(codec, Sides::new(&b[..], &o[..], &t[..]), &options, &Default::default());
-            let Some(out) = merged.ok().filter(|r| r.open_conflicts == 0).map(|r| r.text) else { continue };
-            let new: Vec<String> = problem_keys(&out).into_iter().filter(|p| !known.contains(p)).collect();
+            let Some(new) = new_problems_of_clean_merge(codec, &versions, &options) else { continue };
             assert!(new.is_empty(), "{}: --prefer {side} exits 0 with new problems: {new:?}", s.dir.display());
             settled += 1;
         }
     }
     settled
+}
+
+/// The problems (by key) a clean merge of `versions` (base, ours, theirs) has that none of them
+/// has; `None` when the merge is refused or leaves conflicts.
+fn new_problems_of_clean_merge<C>(codec: &C, versions: &[Vec<u8>; 3], options: &levelmerge_core::Options) -> Option<Vec<String>>
+where
+    C: levelmerge_core::Codec + Sync,
+    for<'s> C::Document<'s>: Send + Sync,
+{
+    use levelmerge_core::{check_text, merge_texts, Sides};
+    let [b, o, t] = versions;
+    let merged = merge_texts(codec, Sides::new(&b[..], &o[..], &t[..]), options, &Default::default()).ok()?;
+    if merged.open_conflicts > 0 {
+        return None;
+    }
+    let problem_keys = |x: &[u8]| -> Vec<String> { check_text(codec, x).iter().map(|p| p.key()).collect() };
+    let known: std::collections::HashSet<String> = versions.iter().flat_map(|x| problem_keys(x)).collect();
+    Some(problem_keys(&merged.text).into_iter().filter(|p| !known.contains(p)).collect())
 }
 
 /// Versions of one file from different points of its history, merged as base, ours and
@@ -145,17 +159,13 @@ where
     C: levelmerge_core::Codec + Sync,
     for<'s> C::Document<'s>: Send + Sync,
 {
-    use levelmerge_core::{check_text, merge_texts, Options, Sides};
-    let problem_keys = |x: &[u8]| -> Vec<String> { check_text(codec, x).iter().map(|p| p.key()).collect() };
     let mut clean = 0;
     for versions in history_versions(scenarios) {
         let n = versions.len();
         for k in 0..per_file.min(n) {
             let [b, o, t] = [k, (k + 1) % n, (k + 2) % n].map(|i| &versions[i]);
-            let known: std::collections::HashSet<String> = [b, o, t].iter().flat_map(|(_, x)| problem_keys(x)).collect();
-            let merged = merge_texts(codec, Sides::new(&b.1[..], &o.1[..], &t.1[..]), &Options::default(), &Default::default());
-            let Some(out) = merged.ok().filter(|r| r.open_conflicts == 0).map(|r| r.text) else { continue };
-            let new: Vec<String> = problem_keys(&out).into_iter().filter(|p| !known.contains(p)).collect();
+            let texts = [b.1.clone(), o.1.clone(), t.1.clone()];
+            let Some(new) = new_problems_of_clean_merge(codec, &texts, &Default::default()) else { continue };
             assert!(new.is_empty(), "merge(base {}, ours {}, theirs {}) exits 0 with new problems: {new:?}", b.0, o.0, t.0);
             clean += 1;
         }

@@ -344,8 +344,9 @@ fn describe(text: &[u8], regions: Vec<Region>, args: &ResolveArgs, ui: &Ui) -> R
             let side = |s| String::from_utf8_lossy(region.text(text, s).unwrap_or_default()).into_owned();
             let (ours, theirs) = (side(Side::Ours), side(Side::Theirs));
             let reported: Vec<Reported> = reported.iter().filter(|r| objects.iter().any(|o| o.id.as_str() == r.object)).cloned().collect();
-            // The report names the properties; else a line holding a whole JSON object names
-            // the members that differ, and other lines the property they set.
+            // The report names the properties; else the member the region's lines are the value
+            // of, a line holding a whole JSON object the members that differ, and other lines
+            // the property they set.
             let mut properties: Vec<String> = Vec::new();
             for r in &reported {
                 if !r.property.is_empty() && !properties.contains(&r.property) {
@@ -353,12 +354,13 @@ fn describe(text: &[u8], regions: Vec<Region>, args: &ResolveArgs, ui: &Ui) -> R
                 }
             }
             if properties.is_empty() && !whole_objects {
-                properties = enclosing_member(&text[..region.whole.start], [&ours, &side(Side::Base), &theirs]).into_iter().collect();
-            }
-            if properties.is_empty() && !whole_objects {
-                properties = differing_members(&ours, &theirs);
+                let base = side(Side::Base);
+                properties = match enclosing_member(&text[..region.whole.start], [&ours, &base, &theirs]) {
+                    Some(member) => vec![member],
+                    None => differing_members(&ours, &theirs),
+                };
                 if properties.is_empty() {
-                    for line in ours.lines().chain(side(Side::Base).lines().chain(theirs.lines()).collect::<Vec<_>>()) {
+                    for line in ours.lines().chain(base.lines().chain(theirs.lines()).collect::<Vec<_>>()) {
                         if let Some(key) = property_key(line).filter(|k| !properties.iter().any(|p: &String| p == k)) {
                             properties.push(key.to_owned());
                         }
