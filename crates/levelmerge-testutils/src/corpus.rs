@@ -120,9 +120,12 @@ where
     let mut settled = 0;
     for s in scenarios {
         let versions = [s.read("base"), s.read("ours"), s.read("theirs")];
+        let versions = versions.each_ref().map(|v| &v[..]);
+        // The inputs' problems are read once, for both sides' merges, and only if one is clean.
+        let known = std::cell::OnceCell::new();
         for side in [Side::Ours, Side::Theirs] {
             let options = Options { policy: Policy { prefer: Some(side), rules: Vec::new() }, ..Options::default() };
-            let Some(new) = new_problems_of_clean_merge(codec, &versions, &options) else { continue };
+            let Some(new) = new_problems_of_clean_merge(codec, versions, &known, &options) else { continue };
             assert!(new.is_empty(), "{}: --prefer {side} exits 0 with new problems: {new:?}", s.dir.display());
             settled += 1;
         }
@@ -131,20 +134,26 @@ where
 }
 
 /// The problems (by key) a clean merge of `versions` (base, ours, theirs) has that none of them
-/// has; `None` when the merge is refused or leaves conflicts.
-fn new_problems_of_clean_merge<C>(codec: &C, versions: &[Vec<u8>; 3], options: &levelmerge_core::Options) -> Option<Vec<String>>
+/// has; `None` when the merge is refused or leaves conflicts. `known` holds the inputs' problems
+/// once read, for another merge of the same versions.
+fn new_problems_of_clean_merge<C>(
+    codec: &C,
+    versions: [&[u8]; 3],
+    known: &std::cell::OnceCell<std::collections::HashSet<String>>,
+    options: &levelmerge_core::Options,
+) -> Option<Vec<String>>
 where
     C: levelmerge_core::Codec + Sync,
     for<'s> C::Document<'s>: Send + Sync,
 {
     use levelmerge_core::{check_text, merge_texts, Sides};
     let [b, o, t] = versions;
-    let merged = merge_texts(codec, Sides::new(&b[..], &o[..], &t[..]), options, &Default::default()).ok()?;
+    let merged = merge_texts(codec, Sides::new(b, o, t), options, &Default::default()).ok()?;
     if merged.open_conflicts > 0 {
         return None;
     }
     let problem_keys = |x: &[u8]| -> Vec<String> { check_text(codec, x).iter().map(|p| p.key()).collect() };
-    let known: std::collections::HashSet<String> = versions.iter().flat_map(|x| problem_keys(x)).collect();
+    let known = known.get_or_init(|| versions.iter().flat_map(|x| problem_keys(x)).collect());
     Some(problem_keys(&merged.text).into_iter().filter(|p| !known.contains(p)).collect())
 }
 
@@ -164,8 +173,8 @@ where
         let n = versions.len();
         for k in 0..per_file.min(n) {
             let [b, o, t] = [k, (k + 1) % n, (k + 2) % n].map(|i| &versions[i]);
-            let texts = [b.1.clone(), o.1.clone(), t.1.clone()];
-            let Some(new) = new_problems_of_clean_merge(codec, &texts, &Default::default()) else { continue };
+            let texts = [&b.1[..], &o.1[..], &t.1[..]];
+            let Some(new) = new_problems_of_clean_merge(codec, texts, &Default::default(), &Default::default()) else { continue };
             assert!(new.is_empty(), "merge(base {}, ours {}, theirs {}) exits 0 with new problems: {new:?}", b.0, o.0, t.0);
             clean += 1;
         }

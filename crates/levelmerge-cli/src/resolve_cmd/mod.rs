@@ -360,7 +360,7 @@ fn describe(text: &[u8], regions: Vec<Region>, args: &ResolveArgs, ui: &Ui) -> R
                     None => differing_members(&ours, &theirs),
                 };
                 if properties.is_empty() {
-                    for line in ours.lines().chain(base.lines().chain(theirs.lines()).collect::<Vec<_>>()) {
+                    for line in ours.lines().chain(base.lines()).chain(theirs.lines()) {
                         if let Some(key) = property_key(line).filter(|k| !properties.iter().any(|p: &String| p == k)) {
                             properties.push(key.to_owned());
                         }
