@@ -10,6 +10,8 @@
 //! * [`render`]: untouched documents and entries copied byte for byte.
 //! * [`recreated`]: objects a side re-created under new fileIDs are given them in the other
 //!   versions too.
+//! * [`twins`]: one component both sides added to a game object under two fileIDs: theirs
+//!   takes ours' id.
 //! * [`renumber`]: different objects added under one fileID on both sides: theirs is renumbered.
 //! * [`scalar`]: what a scalar reads as, so that one string written in two forms compares equal.
 //! * [`derived`]: values Unity computes on save (an auto-sized text's font size), volatile.
@@ -33,6 +35,7 @@ pub mod render;
 pub mod renumber;
 pub mod scalar;
 pub mod tilemap;
+pub mod twins;
 
 use levelmerge_core::model::{Level, Object, ObjectId, Value, ValueKind};
 use levelmerge_core::resolve::Resolved;
@@ -186,6 +189,9 @@ impl Codec for UnityCodec {
         let given = texts;
         let recreated = recreated::align(texts);
         let texts = recreated.as_ref().map_or(texts, |r| r.applied_to(texts));
+        let twins = twins::align(texts);
+        let recreated = Renumbered::chain(recreated, twins);
+        let texts = recreated.as_ref().map_or(given, |r| r.applied_to(given));
         let collisions =
             renumber::renumber(texts).map(|(theirs, notes)| Renumbered { theirs: Some(theirs), notes, ..Renumbered::default() });
         let renumbered = Renumbered::chain(recreated, collisions);

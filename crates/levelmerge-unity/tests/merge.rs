@@ -125,6 +125,38 @@ fn different_objects_added_under_one_file_id_are_both_kept() {
     assert!(check_text(&UnityCodec, &r.text).is_empty());
 }
 
+/// A game object `go(10)` listing its transform and the given components.
+fn go_with(components: &[i64]) -> String {
+    let listed: String = components.iter().map(|c| format!("  - component: {{fileID: {c}}}\n")).collect();
+    go(10, "Ship", 11).replace("  - component: {fileID: 11}\n", &format!("  - component: {{fileID: 11}}\n{listed}"))
+}
+
+fn listener(id: i64, enabled: u8) -> String {
+    format!("--- !u!81 &{id}\nAudioListener:\n  m_ObjectHideFlags: 0\n  m_GameObject: {{fileID: 10}}\n  m_Enabled: {enabled}\n")
+}
+
+#[test]
+fn one_component_both_sides_added_to_a_game_object_under_two_ids_is_kept_once() {
+    let base = scene(&[go_with(&[]), tr(11, 10, 0, &[], "0")]);
+    let ours = scene(&[go_with(&[70]), tr(11, 10, 0, &[], "0"), listener(70, 0)]);
+    let theirs = scene(&[go_with(&[90]), tr(11, 10, 0, &[], "0"), listener(90, 0)]);
+    for (o, t, kept, other) in [(&ours, &theirs, 70, 90), (&theirs, &ours, 90, 70)] {
+        let r = merge(&base, o, t);
+        assert_eq!(r.open_conflicts, 0, "{}", text(&r));
+        assert_eq!(text(&r), *o, "ours' listener, once");
+        assert_eq!(
+            r.notes,
+            [format!("both sides added the same AudioListener to game object &10 (ours &{kept}, theirs &{other}): kept once, as &{kept}")]
+        );
+        assert!(check_text(&UnityCodec, &r.text).is_empty());
+    }
+    // Listeners that differ in a setting are two components: which was meant is not guessed.
+    let r = merge(&base, &ours, &scene(&[go_with(&[90]), tr(11, 10, 0, &[], "0"), listener(90, 1)]));
+    assert_eq!(r.open_conflicts, 0);
+    assert_eq!(text(&r), scene(&[go_with(&[70, 90]), tr(11, 10, 0, &[], "0"), listener(70, 0), listener(90, 1)]));
+    assert!(r.notes.is_empty(), "{:?}", r.notes);
+}
+
 #[test]
 fn one_addition_reaching_both_sides_with_a_game_object_renamed_is_not_duplicated() {
     // Both sides hold the same new subtree (a panel and its button, under the same fileIDs);
