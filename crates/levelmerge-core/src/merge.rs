@@ -39,9 +39,10 @@ pub enum MValue<'a> {
     Children { template: &'a Value<'a>, ids: Vec<ObjectId> },
     /// Whatever the conflict with this index is resolved to.
     Conflict(usize),
-    /// A reference one side removed along with the object it names, whose existence a
-    /// whole-object conflict decides: written when that object is kept.
-    IfAlive { target: ObjectId, value: &'a Value<'a> },
+    /// A reference one side removed along with the object it names, or set to name it, whose
+    /// existence a whole-object conflict decides: `value` is written when that object is kept;
+    /// else `otherwise` (the value the other side kept), or nothing when `None`.
+    IfAlive { target: ObjectId, value: &'a Value<'a>, otherwise: Option<&'a Value<'a>> },
 }
 
 /// How a merged object's existence and content are decided.

@@ -107,12 +107,7 @@ impl<'a> MergedLevel<'a> {
                 }
                 RValue::List { template, items: out }
             }
-            MValue::IfAlive { target, value } => {
-                if !alive.contains(target) {
-                    return None;
-                }
-                RValue::Exact(value)
-            }
+            MValue::IfAlive { target, value, otherwise } => RValue::Exact(if alive.contains(target) { value } else { (*otherwise)? }),
             MValue::Children { template, ids } => {
                 RValue::Children { template, ids: ids.iter().filter(|id| alive.contains(*id)).cloned().collect() }
             }

@@ -1397,3 +1397,28 @@ fn a_duplicate_an_input_had_is_no_new_problem_where_lines_moved() {
         assert_eq!(String::from_utf8(out.text).unwrap(), scene("visible = false\n", copy));
     }
 }
+
+/// Theirs gives A the sphere mesh ours deleted (with B, its only user): the sphere's deletion is
+/// contested, and A's mesh stands or goes with it, so that each side of the marked file is a
+/// sound scene. Ours' view kept theirs' `SubResource("SphereMesh_1")` beside the deletion.
+#[test]
+fn a_reference_one_side_set_to_a_resource_the_other_deleted_goes_with_it() {
+    let base = "[gd_scene load_steps=3 format=3]\n\n[sub_resource type=\"BoxMesh\" id=\"BoxMesh_1\"]\nsize = Vector3(2, 2, 2)\n\n[sub_resource type=\"SphereMesh\" id=\"SphereMesh_1\"]\n\n[node name=\"Root\" type=\"Node3D\"]\n\n[node name=\"A\" type=\"MeshInstance3D\" parent=\".\"]\nmesh = SubResource(\"BoxMesh_1\")\n\n[node name=\"B\" type=\"MeshInstance3D\" parent=\".\"]\nmesh = SubResource(\"SphereMesh_1\")\n";
+    let deleted = "[gd_scene load_steps=2 format=3]\n\n[sub_resource type=\"BoxMesh\" id=\"BoxMesh_1\"]\nsize = Vector3(2, 2, 2)\n\n[node name=\"Root\" type=\"Node3D\"]\n\n[node name=\"A\" type=\"MeshInstance3D\" parent=\".\"]\nmesh = SubResource(\"BoxMesh_1\")\n";
+    let pointed = base.replace("\nmesh = SubResource(\"BoxMesh_1\")", "\nmesh = SubResource(\"SphereMesh_1\")");
+    for (ours, theirs, deleting) in [(deleted, pointed.as_str(), Side::Ours), (pointed.as_str(), deleted, Side::Theirs)] {
+        let r = merge(base, ours, theirs).expect("merge runs");
+        assert_eq!(r.open_conflicts, 1, "{:?}", r.conflicts);
+        let regions = levelmerge_core::regions::conflict_regions(&r.text).expect("markers read back");
+        for side in [Side::Ours, Side::Theirs] {
+            let view = levelmerge_core::regions::side_view(&r.text, &regions, side).expect("a side's view");
+            assert!(levelmerge_core::check_text(&GodotCodec, &view).is_empty(), "{side}'s view:\n{}", String::from_utf8_lossy(&view));
+            let text = String::from_utf8(view).unwrap();
+            let a_mesh = if side == deleting { "BoxMesh_1" } else { "SphereMesh_1" };
+            assert!(
+                text.contains(&format!("[node name=\"A\" type=\"MeshInstance3D\" parent=\".\"]\nmesh = SubResource(\"{a_mesh}\")")),
+                "{text}"
+            );
+        }
+    }
+}

@@ -599,3 +599,44 @@ fn nodes_sharing_an_id_are_a_problem() {
     assert!(problems.iter().any(|p| p.code() == "duplicate-id" && p.to_string().contains("c1")), "{problems:?}");
     assert!(levelmerge_core::check_text(&JsonCodec::default(), base().as_bytes()).is_empty());
 }
+
+/// Theirs points a script at the label of a node ours deleted: the deletion is contested and
+/// the script's `label` stands or goes with it, so that each side of the marked file is a
+/// sound scene. Before, the merge read as broken and fell back to lines, which left no marker
+/// and a reference to the missing label.
+#[test]
+fn a_reference_one_side_set_to_a_component_the_other_deleted_goes_with_it() {
+    let scene = |title: bool, label: Value| {
+        let mut array = serde_json::json!([
+            { "__type__": "cc.SceneAsset", "scene": { "__id__": 1 } },
+            { "__type__": "cc.Scene", "_children": [{ "__id__": 2 }], "_id": "scene" },
+            { "__type__": "cc.Node", "_name": "Canvas", "_parent": { "__id__": 1 }, "_children": if title { serde_json::json!([{ "__id__": 4 }]) } else { serde_json::json!([]) }, "_components": [{ "__id__": 3 }], "_id": "canvas" },
+            { "__type__": "MyScript", "node": { "__id__": 2 }, "label": label, "_string": "", "_id": "script" }
+        ]);
+        if title {
+            let array = array.as_array_mut().unwrap();
+            array.push(serde_json::json!({ "__type__": "cc.Node", "_name": "Title", "_parent": { "__id__": 2 }, "_children": [], "_components": [{ "__id__": 5 }], "_id": "title" }));
+            array.push(serde_json::json!({ "__type__": "cc.Label", "node": { "__id__": 4 }, "_string": "Hi", "_id": "label" }));
+        }
+        serde_json::to_string_pretty(&array).unwrap() + "\n"
+    };
+    let base = scene(true, Value::Null);
+    let deleted = scene(false, Value::Null);
+    let pointed = scene(true, serde_json::json!({ "__id__": 5 }));
+    for (ours, theirs, deleting) in [(&deleted, &pointed, levelmerge_core::Side::Ours), (&pointed, &deleted, levelmerge_core::Side::Theirs)]
+    {
+        let r = merge(&base, ours, theirs);
+        assert_eq!(r.open_conflicts, 1, "{:?}", r.conflicts);
+        assert!(r.conflicts.iter().all(|c| c.kind == "delete-modify"), "{:?}", r.conflicts);
+        let text = String::from_utf8(r.text).unwrap();
+        for side in [levelmerge_core::Side::Ours, levelmerge_core::Side::Theirs] {
+            let view = levelmerge_testutils::laws::side_view(&text, side);
+            assert!(levelmerge_core::check_text(&JsonCodec::default(), view.as_bytes()).is_empty(), "{side}'s view:\n{view}");
+            assert_eq!(structure(&view), structure(if side == deleting { &deleted } else { &pointed }), "{side}'s view");
+            let array: Vec<Value> = serde_json::from_str(&view).unwrap();
+            let script = array.iter().find(|e| e["__type__"] == "MyScript").expect("the script");
+            let label = script["label"]["__id__"].as_u64().map(|p| array[p as usize]["__type__"].clone());
+            assert_eq!(label, (side != deleting).then(|| Value::from("cc.Label")), "{side}'s view:\n{view}");
+        }
+    }
+}

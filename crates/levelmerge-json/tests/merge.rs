@@ -160,23 +160,45 @@ fn deleting_an_object_the_other_side_starts_to_reference_conflicts() {
     assert_eq!(r.conflicts[0].object, "/objects[3]");
 }
 
-/// Preferring ours, which deleted 3 and 5: theirs now refers to 3, so 3 is kept (with a note);
-/// nothing refers to 5, so its deletion stands although theirs edited it.
+/// Preferring ours, which deleted 3 and 5: theirs added 6, which refers to 3, so 3 is kept
+/// (with a note); nothing refers to 5, so its deletion stands although theirs edited it.
 #[test]
 fn a_preferred_deletion_is_undone_only_for_objects_the_merged_level_refers_to() {
     let base = FLAT.replace("\"target\": 2}\n", "\"target\": 2},\n  {\"id\": 5, \"parent\": 1, \"x\": 0}\n");
     let o = base.replace("  {\"id\": 3, \"parent\": 1},\n", "").replace(",\n  {\"id\": 5, \"parent\": 1, \"x\": 0}", "");
-    let t = base.replace("\"target\": 2", "\"target\": 3").replace("\"x\": 0", "\"x\": 1");
+    let t = base.replace("\"x\": 0", "\"x\": 1").replace("\"target\": 2}", "\"target\": 2},\n  {\"id\": 6, \"parent\": 1, \"target\": 3}");
     let mut options = Options::default();
     options.policy.prefer = Some(levelmerge_core::Side::Ours);
     let r = merge_texts(&codec_with_refs(), Sides::new(base.as_bytes(), o.as_bytes(), t.as_bytes()), &options, &MarkerStyle::default())
         .expect("merge runs");
     let text = String::from_utf8(r.text).unwrap();
     assert_eq!(r.open_conflicts, 0, "{text}");
-    assert!(text.contains("{\"id\": 3, \"parent\": 1}") && text.contains("\"target\": 3"), "{text}");
+    assert!(text.contains("{\"id\": 3, \"parent\": 1}") && text.contains("{\"id\": 6, \"parent\": 1, \"target\": 3}"), "{text}");
     assert!(!text.contains("\"id\": 5"), "{text}");
     assert_eq!(r.notes.iter().filter(|n| n.contains("kept: ours deleted it")).count(), 1, "{:?}", r.notes);
     assert!(levelmerge_core::check_text(&codec_with_refs(), text.as_bytes()).is_empty(), "{text}");
+}
+
+/// Theirs pointed 4 at 3, which ours deleted: the target stands with 3. Preferring ours deletes
+/// 3 and leaves 4's target as base had it, as ours' side of the marked merge does (a note
+/// says so); preferring theirs keeps both.
+#[test]
+fn a_target_set_to_an_object_the_other_side_deleted_goes_with_it() {
+    let o = FLAT.replace("  {\"id\": 3, \"parent\": 1},\n", "");
+    let t = FLAT.replace("\"target\": 2", "\"target\": 3");
+    let r = merge_refs(FLAT, &o, &t);
+    assert_eq!(r.open_conflicts, 1, "{:?}", r.conflicts);
+    let marked = String::from_utf8(r.text).unwrap();
+    assert_eq!(levelmerge_testutils::laws::side_view(&marked, levelmerge_core::Side::Ours), o);
+    assert_eq!(levelmerge_testutils::laws::side_view(&marked, levelmerge_core::Side::Theirs), t);
+    assert!(r.notes.iter().any(|n| n.contains("target: set to name /objects[3]")), "{:?}", r.notes);
+    for (prefer, expected) in [(levelmerge_core::Side::Ours, &o), (levelmerge_core::Side::Theirs, &t)] {
+        let mut options = Options::default();
+        options.policy.prefer = Some(prefer);
+        let r = merge_texts(&codec_with_refs(), Sides::new(FLAT.as_bytes(), o.as_bytes(), t.as_bytes()), &options, &MarkerStyle::default())
+            .expect("merge runs");
+        assert_eq!(String::from_utf8(r.text).unwrap(), *expected, "{prefer} preferred");
+    }
 }
 
 #[test]

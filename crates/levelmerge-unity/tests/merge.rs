@@ -90,6 +90,41 @@ fn deleting_a_game_object_whose_component_the_other_side_edits_conflicts() {
     assert!(r.conflicts.iter().any(|c| c.kind == "delete-modify" && c.object == "21"), "{:?}", r.conflicts);
 }
 
+/// Theirs points a script at the lamp ours deleted: the deletion is contested, and the
+/// script's target stands or goes with the lamp, so that each side of the marked file, and
+/// either side preferred, is a sound scene (ours' view held the target to the missing lamp).
+#[test]
+fn a_reference_one_side_set_to_an_object_the_other_deleted_goes_with_it() {
+    let script = |target: i64| format!("--- !u!114 &12\nMonoBehaviour:\n  m_GameObject: {{fileID: 10}}\n  target: {{fileID: {target}}}\n");
+    let root = go(10, "Root", 11).replace("  - component: {fileID: 11}\n", "  - component: {fileID: 11}\n  - component: {fileID: 12}\n");
+    let lamp = [go(20, "Lamp", 21), tr(21, 20, 11, &[], "1")];
+    let base = scene(&[root.clone(), tr(11, 10, 0, &[21], "0"), script(0), lamp[0].clone(), lamp[1].clone()]);
+    let deleted = scene(&[root.clone(), tr(11, 10, 0, &[], "0"), script(0)]);
+    let pointed = scene(&[root.clone(), tr(11, 10, 0, &[21], "0"), script(21), lamp[0].clone(), lamp[1].clone()]);
+    for (ours, theirs, deleting) in [(&deleted, &pointed, Side::Ours), (&pointed, &deleted, Side::Theirs)] {
+        let r = merge(&base, ours, theirs);
+        assert_eq!(r.open_conflicts, 1, "{}", text(&r));
+        let regions = levelmerge_core::regions::conflict_regions(&r.text).expect("markers read back");
+        for side in [Side::Ours, Side::Theirs] {
+            let view = String::from_utf8(levelmerge_core::regions::side_view(&r.text, &regions, side).expect("a side's view")).unwrap();
+            assert!(check_text(&UnityCodec, view.as_bytes()).is_empty(), "{side}'s view:\n{view}");
+            assert_eq!(view, if side == deleting { &deleted } else { &pointed }.as_str(), "{side}'s view");
+        }
+        for prefer in [Side::Ours, Side::Theirs] {
+            let mut options = Options::default();
+            options.policy.prefer = Some(prefer);
+            let r = merge_texts(
+                &UnityCodec,
+                Sides::new(base.as_bytes(), ours.as_bytes(), theirs.as_bytes()),
+                &options,
+                &MarkerStyle::default(),
+            )
+            .expect("merge runs");
+            assert_eq!(text(&r), *if prefer == deleting { &deleted } else { &pointed }, "{prefer} preferred");
+        }
+    }
+}
+
 #[test]
 fn deleting_an_untouched_subtree_is_clean_and_consistent() {
     let base = scene(&[go(10, "Root", 11), tr(11, 10, 0, &[21], "0"), go(20, "Lamp", 21), tr(21, 20, 11, &[], "1")]);

@@ -119,6 +119,16 @@ fn edits_fit_layout(layout_key: &str, base: &Value<'_>, kept: &Value<'_>, relaid
     changed.clone().all(|(k, _)| find(n, k)) && removed.into_iter().all(|(k, _)| !find(n, k)) && changed.count() > 0
 }
 
+/// The object a value names when the value is one reference and nothing else: a reference
+/// scalar, or a map whose one member is (Unity's `{fileID: N}`, Cocos' `{"__id__": N}`).
+fn sole_reference<'v>(value: &'v Value<'_>) -> Option<&'v ObjectId> {
+    match &value.kind {
+        ValueKind::Scalar { reference: Some(r) } => Some(&r.target),
+        ValueKind::Map(entries) if entries.len() == 1 => sole_reference(&entries[0].1),
+        _ => None,
+    }
+}
+
 /// Whether two runs of items are the same items in the same order.
 fn same_items(x: &[Value<'_>], y: &[Value<'_>]) -> bool {
     x.len() == y.len() && x.iter().zip(y).all(|(a, b)| a.same(b))
@@ -294,12 +304,12 @@ impl<'a> Merger<'a> {
                     if let Some(bv) = b {
                         if tv.identical(bv) {
                             if let Some(whole) = self.taken_whole(bv, ov) {
-                                return Some(whole);
+                                return Some(self.noted(path, whole));
                             }
                         }
                         if ov.identical(bv) {
                             if let Some(whole) = self.taken_whole(bv, tv) {
-                                return Some(whole);
+                                return Some(self.noted(path, whole));
                             }
                         }
                     }
@@ -309,12 +319,12 @@ impl<'a> Merger<'a> {
                     if let Some(bv) = b {
                         if tv.same(bv) {
                             if let Some(whole) = self.taken_whole(bv, ov) {
-                                return Some(whole);
+                                return Some(self.noted(path, whole));
                             }
                         }
                         if ov.same(bv) {
                             if let Some(whole) = self.taken_whole(bv, tv) {
-                                return Some(whole);
+                                return Some(self.noted(path, whole));
                             }
                         }
                     }
@@ -391,7 +401,7 @@ impl<'a> Merger<'a> {
                                 }
                             };
                             if let Some(taken) = alone(tv, ov).or_else(|| alone(ov, tv)) {
-                                return Some(taken);
+                                return Some(self.noted(path, taken));
                             }
                         }
                         if b.is_none() {
@@ -619,10 +629,19 @@ impl<'a> Merger<'a> {
     /// `changed`, the only side that changed a value, taken whole; `None` when it is a map that
     /// dropped or gained a reference to an object a whole-object conflict decides: merged
     /// member by member instead, so that the reference can stand or go with the object
-    /// ([`Self::stands_with_its_target`]).
+    /// ([`Self::stands_with_its_target`]). A value that is one reference, set to name such an
+    /// object, stands with it: where the object goes, base's value stays (a script's target
+    /// theirs set to a door ours deleted is ours' unset target in ours' view of the conflict).
     fn taken_whole(&self, base: &'a Value<'a>, changed: &'a Value<'a>) -> Option<MValue<'a>> {
-        let member_by_member =
-            map_entries(base).is_some() && map_entries(changed).is_some() && self.changes_a_decided_reference(base, changed);
+        if !self.changes_a_decided_reference(base, changed) {
+            return Some(MValue::Exact(changed));
+        }
+        if let Some(target) = sole_reference(changed).filter(|t| self.decided_by_conflict.contains(*t)) {
+            if sole_reference(base) != Some(target) {
+                return Some(MValue::IfAlive { target: target.clone(), value: changed, otherwise: Some(base) });
+            }
+        }
+        let member_by_member = map_entries(base).is_some() && map_entries(changed).is_some();
         (!member_by_member).then_some(MValue::Exact(changed))
     }
 
@@ -664,8 +683,11 @@ impl<'a> Merger<'a> {
         let mut refs = Vec::new();
         kept.references(&mut PropPath::default(), &mut refs);
         let [(_, only)] = &refs[..] else { return None };
-        (only.target.as_str() == key && self.decided_by_conflict.contains(&only.target))
-            .then(|| MValue::IfAlive { target: only.target.clone(), value: kept })
+        (only.target.as_str() == key && self.decided_by_conflict.contains(&only.target)).then(|| MValue::IfAlive {
+            target: only.target.clone(),
+            value: kept,
+            otherwise: None,
+        })
     }
 
     /// One side edited a run of items in place; the other edited the same items in place too and
@@ -758,6 +780,18 @@ impl<'a> Merger<'a> {
 
     /// A note of what the merge did at `path` of the object being merged, named as
     /// `Kind › path: what`.
+    /// `value`, with a note where it is a reference that stands with an object whose deletion
+    /// is in conflict (see [`Self::taken_whole`]): the side that prefers the deletion loses it.
+    fn noted(&mut self, path: &[Seg<'a>], value: MValue<'a>) -> MValue<'a> {
+        if let MValue::IfAlive { target, otherwise: Some(_), .. } = &value {
+            let what = format!(
+                "set to name {target}, whose deletion is in conflict: it stands with {target}, and base's value where {target} goes"
+            );
+            self.note_at(path, what);
+        }
+        value
+    }
+
     fn note_at(&mut self, path: &[Seg<'a>], what: String) {
         self.notes.push(Note { object: self.object.clone(), message: format!("{} › {}: {what}", self.object_kind, to_path(path)) });
     }
