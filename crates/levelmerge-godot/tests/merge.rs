@@ -12,6 +12,16 @@ fn merge_with(b: &str, o: &str, t: &str, options: &Options) -> Result<MergeOutco
     merge_texts(&GodotCodec, Sides::new(b.as_bytes(), o.as_bytes(), t.as_bytes()), options, &MarkerStyle::default())
 }
 
+/// Each side's view of a marked merge, ours then theirs, each checked to be a sound scene.
+fn sound_views(marked: &[u8]) -> [(Side, String); 2] {
+    let regions = levelmerge_core::regions::conflict_regions(marked).expect("markers read back");
+    [Side::Ours, Side::Theirs].map(|side| {
+        let view = levelmerge_core::regions::side_view(marked, &regions, side).expect("a side's view");
+        assert!(levelmerge_core::check_text(&GodotCodec, &view).is_empty(), "{side}'s view:\n{}", String::from_utf8_lossy(&view));
+        (side, String::from_utf8(view).unwrap())
+    })
+}
+
 fn clean(b: &str, o: &str, t: &str) -> String {
     let r = merge(b, o, t).unwrap_or_else(|e| panic!("merge failed: {e}"));
     assert_eq!(r.open_conflicts, 0, "unexpected conflicts: {:?}", r.conflicts);
@@ -1252,10 +1262,7 @@ fn a_signal_connected_to_a_node_the_other_side_deleted_goes_with_it() {
         // The script's resource, and the door with its connection: the differences of
         // neighbouring sections (the end of Button's, the door, the connection) are one region.
         assert_eq!(regions.len(), 2, "{}", String::from_utf8_lossy(&r.text));
-        for side in [Side::Ours, Side::Theirs] {
-            let view = levelmerge_core::regions::side_view(&r.text, &regions, side).expect("a side's view");
-            assert!(levelmerge_core::check_text(&GodotCodec, &view).is_empty(), "{side}'s view:\n{}", String::from_utf8_lossy(&view));
-            let text = String::from_utf8(view).unwrap();
+        for (side, text) in sound_views(&r.text) {
             assert_eq!(text.contains("[connection"), side != deleting, "{text}");
             assert_eq!(text.contains("[node name=\"Door\""), side != deleting, "{text}");
         }
@@ -1277,11 +1284,7 @@ fn a_deletion_a_view_of_an_open_merge_still_uses_is_contested() {
         + "\n[connection signal=\"body_entered\" from=\"Button\" to=\"Door\" method=\"open\"]\n";
     let r = merge(base, ours, &theirs).expect("merge runs");
     assert_eq!(r.open_conflicts, 2, "the monitoring, and the door: {:?}", r.conflicts);
-    let regions = levelmerge_core::regions::conflict_regions(&r.text).expect("markers read back");
-    for side in [Side::Ours, Side::Theirs] {
-        let view = levelmerge_core::regions::side_view(&r.text, &regions, side).expect("a side's view");
-        assert!(levelmerge_core::check_text(&GodotCodec, &view).is_empty(), "{side}'s view:\n{}", String::from_utf8_lossy(&view));
-    }
+    sound_views(&r.text);
 }
 
 /// Ours added a button under the panel theirs deleted, and connected its signal: the button's
@@ -1296,11 +1299,7 @@ fn a_signal_of_a_node_added_under_a_deleted_one_goes_with_it() {
     for (o, t) in [(ours.as_str(), theirs), (theirs, ours.as_str())] {
         let r = merge(base, o, t).expect("merge runs");
         assert_eq!(r.open_conflicts, 1, "{:?}", r.conflicts);
-        let regions = levelmerge_core::regions::conflict_regions(&r.text).expect("markers read back");
-        for side in [Side::Ours, Side::Theirs] {
-            let view = levelmerge_core::regions::side_view(&r.text, &regions, side).expect("a side's view");
-            assert!(levelmerge_core::check_text(&GodotCodec, &view).is_empty(), "{side}'s view:\n{}", String::from_utf8_lossy(&view));
-            let text = String::from_utf8(view).unwrap();
+        for (_, text) in sound_views(&r.text) {
             assert_eq!(text.contains("[connection"), text.contains("name=\"Add\""), "{text}");
         }
     }
@@ -1409,11 +1408,7 @@ fn a_reference_one_side_set_to_a_resource_the_other_deleted_goes_with_it() {
     for (ours, theirs, deleting) in [(deleted, pointed.as_str(), Side::Ours), (pointed.as_str(), deleted, Side::Theirs)] {
         let r = merge(base, ours, theirs).expect("merge runs");
         assert_eq!(r.open_conflicts, 1, "{:?}", r.conflicts);
-        let regions = levelmerge_core::regions::conflict_regions(&r.text).expect("markers read back");
-        for side in [Side::Ours, Side::Theirs] {
-            let view = levelmerge_core::regions::side_view(&r.text, &regions, side).expect("a side's view");
-            assert!(levelmerge_core::check_text(&GodotCodec, &view).is_empty(), "{side}'s view:\n{}", String::from_utf8_lossy(&view));
-            let text = String::from_utf8(view).unwrap();
+        for (side, text) in sound_views(&r.text) {
             let a_mesh = if side == deleting { "BoxMesh_1" } else { "SphereMesh_1" };
             assert!(
                 text.contains(&format!("[node name=\"A\" type=\"MeshInstance3D\" parent=\".\"]\nmesh = SubResource(\"{a_mesh}\")")),
