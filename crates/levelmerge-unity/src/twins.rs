@@ -40,11 +40,19 @@ fn game_object(doc: &[u8]) -> Option<i64> {
     (doc.get(at + digits) == Some(&b'}')).then(|| std::str::from_utf8(&doc[at..at + digits]).ok()?.parse().ok()).flatten()
 }
 
-/// The class name a document's second line gives (`AudioListener:`).
-fn class_name(doc: &[u8]) -> String {
+/// What a component is, as a note names it: the class its document's second line gives
+/// (`AudioListener:`), and the script's guid for a script (`MonoBehaviour (script 474bcb…)`).
+fn component_name(doc: &[u8]) -> String {
     let body = memchr::memchr(b'\n', doc).map_or(&doc[..0], |i| &doc[i + 1..]);
-    let name = &body[..memchr::memchr(b':', body).unwrap_or(0)];
-    String::from_utf8_lossy(name).into_owned()
+    let name = String::from_utf8_lossy(&body[..memchr::memchr(b':', body).unwrap_or(0)]).into_owned();
+    const SCRIPT: &[u8] = b"\n  m_Script: {fileID: 11500000, guid: ";
+    let guid = memchr::memmem::find(doc, SCRIPT)
+        .map(|at| &doc[at + SCRIPT.len()..])
+        .map(|g| &g[..g.iter().take_while(|b| b.is_ascii_hexdigit()).count()]);
+    match guid {
+        Some(guid) if !guid.is_empty() => format!("{name} (script {})", String::from_utf8_lossy(guid)),
+        _ => name,
+    }
 }
 
 /// Whether `text` holds a local reference to `id` (`{fileID: ID}`).
@@ -99,10 +107,15 @@ pub fn align(texts: Sides<&[u8]>) -> Option<Renumbered> {
     pairs.sort_unstable_by_key(|p| p.1);
     let file = parse(texts.theirs).ok()?;
     let map: FxHashMap<i64, i64> = pairs.iter().map(|&(t, o, _, _)| (t, o)).collect();
+    let owners: Vec<String> = pairs.iter().map(|p| p.2.to_string()).collect();
+    let paths = crate::outline::object_paths(texts.ours, &owners.iter().map(String::as_str).collect::<Vec<_>>());
     let notes = pairs
         .iter()
-        .map(|&(t, o, owner, doc)| {
-            format!("both sides added the same {} to game object &{owner} (ours &{o}, theirs &{t}): kept once, as &{o}", class_name(doc))
+        .zip(paths)
+        .map(|(&(t, o, owner, doc), path)| {
+            let named = path.map_or_else(String::new, |p| format!("{} ", p.join("/")));
+            let component = component_name(doc);
+            format!("both sides added the same {component} to game object {named}&{owner} (ours &{o}, theirs &{t}): kept once, as &{o}")
         })
         .collect();
     Some(Renumbered { theirs: Some(rewrite_ids(&file, &map)), notes, ..Renumbered::default() })
@@ -139,7 +152,10 @@ mod tests {
         let aligned = align(Sides::new(&base, &ours, &theirs)).expect("the listeners are one");
         assert_eq!(aligned.theirs.as_deref(), Some(&ours[..]), "theirs now reads as ours");
         assert!(aligned.base.is_none() && aligned.ours.is_none());
-        assert_eq!(aligned.notes, ["both sides added the same AudioListener to game object &1 (ours &70, theirs &90): kept once, as &70"]);
+        assert_eq!(
+            aligned.notes,
+            ["both sides added the same AudioListener to game object Ship &1 (ours &70, theirs &90): kept once, as &70"]
+        );
     }
 
     #[test]
@@ -154,6 +170,13 @@ mod tests {
         let ours_new = file(&[game_object(1, &[4]), transform(4, 1), game_object(2, &[70]), listener(70, 2, 0)]);
         let theirs_new = file(&[game_object(1, &[4]), transform(4, 1), game_object(2, &[90, 5]), listener(90, 2, 0)]);
         assert!(align(Sides::new(&base, &ours_new, &theirs_new)).is_none(), "owners added unlike");
+    }
+
+    #[test]
+    fn a_script_is_named_by_its_guid() {
+        let script = b"--- !u!114 &7\nMonoBehaviour:\n  m_GameObject: {fileID: 1}\n  m_Script: {fileID: 11500000, guid: 474bcb49853aa07438625e644c072ee6, type: 3}\n";
+        assert_eq!(component_name(script), "MonoBehaviour (script 474bcb49853aa07438625e644c072ee6)");
+        assert_eq!(component_name(listener(70, 1, 0).as_bytes()), "AudioListener");
     }
 
     #[test]

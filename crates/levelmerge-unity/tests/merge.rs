@@ -181,7 +181,9 @@ fn one_component_both_sides_added_to_a_game_object_under_two_ids_is_kept_once() 
         assert_eq!(text(&r), *o, "ours' listener, once");
         assert_eq!(
             r.notes,
-            [format!("both sides added the same AudioListener to game object &10 (ours &{kept}, theirs &{other}): kept once, as &{kept}")]
+            [format!(
+                "both sides added the same AudioListener to game object Ship &10 (ours &{kept}, theirs &{other}): kept once, as &{kept}"
+            )]
         );
         assert!(check_text(&UnityCodec, &r.text).is_empty());
     }
