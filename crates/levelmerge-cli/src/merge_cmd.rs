@@ -98,15 +98,19 @@ impl LineFlaw {
 }
 
 /// Why a line merge without markers of inputs the codec could not merge is not trusted, if it
-/// is not: its result is broken in a way the inputs were not (more problems of one kind than
-/// any input had: lines move in a line merge, so problems are counted by kind rather than
-/// matched), or it cannot be read as a level to be checked (a leftover conflict marker an input
-/// already had: what it broke behind that is unseen, unless it is an input as it was).
+/// is not: its result is broken in a way the inputs were not (a problem no input has, matched
+/// by its key, which holds no line: lines move in a line merge; or more problems of one kind
+/// than any input had), or it cannot be read as a level to be checked (a leftover conflict
+/// marker an input already had: what it broke behind that is unseen, unless it is an input as
+/// it was).
 fn line_merge_flaw(engine: &dyn Engine, texts: &Sides<Vec<u8>>, merged: &[u8], error: &MergeError) -> Option<LineFlaw> {
     let inputs: Vec<Vec<Problem>> = [&texts.base, &texts.ours, &texts.theirs].iter().map(|t| engine.check(t)).collect();
     let after = engine.check(merged);
     let count = |problems: &[Problem], code: &str| problems.iter().filter(|p| p.code() == code).count();
-    let worse = after.iter().find(|p| inputs.iter().all(|i| count(&after, p.code()) > count(i, p.code())));
+    let known: std::collections::HashSet<String> = inputs.iter().flatten().map(Problem::key).collect();
+    // A syntax problem's key holds its line: such problems are counted only.
+    let unknown = |p: &Problem| !matches!(p, Problem::Syntax { .. }) && !known.contains(&p.key());
+    let worse = after.iter().find(|p| unknown(p) || inputs.iter().all(|i| count(&after, p.code()) > count(i, p.code())));
     let unreadable = after
         .iter()
         .find(|p| matches!(p, Problem::Syntax { .. } | Problem::ConflictMarker { .. }))

@@ -167,6 +167,46 @@ extents = Vector3( 3, 3, 3 )\n\n[sub_resource type=\"SphereShape\" id=2]\nradius
 }
 
 #[test]
+fn a_line_merge_whose_duplicate_an_input_had_is_still_checked_past_it() {
+    // Theirs holds two sub-resources of one id (merged as lines, then) and adds a backdrop
+    // using the sky texture, which ours deletes. The line merge is clean; its duplicate is
+    // theirs', and the check stopped there: the backdrop's dangling texture went unseen, exit 0.
+    let base = "[gd_scene load_steps=3 format=2]\n\n[ext_resource path=\"res://sky.hdr\" type=\"Texture\" id=5]\n\n\
+[sub_resource type=\"PanoramaSky\" id=1]\npanorama = ExtResource( 5 )\n\n[sub_resource type=\"Environment\" id=2]\n\
+background_sky = SubResource( 1 )\n\n[node name=\"Root\" type=\"Spatial\"]\n";
+    let ours =
+        base.replace("[ext_resource path=\"res://sky.hdr\" type=\"Texture\" id=5]\n\n", "").replace("panorama = ExtResource( 5 )\n", "");
+    let environment = "[sub_resource type=\"Environment\" id=2]\nbackground_sky = SubResource( 1 )\n\n";
+    let theirs = base.replace(environment, &environment.repeat(2))
+        + "\n[node name=\"Backdrop\" type=\"Sprite3D\" parent=\".\"]\ntexture = ExtResource( 5 )\n";
+    let (_d, [b, o, t]) = triple("tscn", base.as_bytes(), ours.as_bytes(), theirs.as_bytes());
+    let out = levelmerge().arg("merge").args([&b, &o, &t]).assert().code(1);
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    assert!(stderr.contains("duplicate id sub:2") && stderr.contains("not sound either"), "{stderr}");
+    assert!(stderr.contains("node:Backdrop › texture: reference to missing object ext:5"), "{stderr}");
+    // `check` says both of the merged file's problems.
+    let out = levelmerge().arg("check").arg(&o).assert().failure();
+    let stdout = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+    assert!(stdout.contains("duplicate id sub:2") && stdout.contains("missing object ext:5"), "{stdout}");
+}
+
+#[test]
+fn a_line_merge_that_trades_a_dangling_reference_for_another_is_not_clean() {
+    // Base holds two sub-resources of one id (merged as lines, then) and a shape naming no
+    // sub-resource. Ours points the shape at sub-resource 1; theirs deletes it. The line merge
+    // has as many dangling references as base, but not base's: the new one went unseen, exit 0.
+    let base = "[gd_scene load_steps=3 format=2]\n\n[sub_resource type=\"BoxShape\" id=1]\n\n[sub_resource type=\"BoxShape\" id=2]\n\n\
+[sub_resource type=\"BoxShape\" id=2]\n\n[node name=\"Root\" type=\"Spatial\"]\n\n[node name=\"A\" type=\"CollisionShape\" parent=\".\"]\n\
+shape = SubResource( 7 )\n";
+    let ours = base.replace("SubResource( 7 )", "SubResource( 1 )");
+    let theirs = base.replace("[sub_resource type=\"BoxShape\" id=1]\n\n", "");
+    let (_d, [b, o, t]) = triple("tscn", base.as_bytes(), ours.as_bytes(), theirs.as_bytes());
+    let out = levelmerge().arg("merge").args([&b, &o, &t]).assert().code(1);
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    assert!(stderr.contains("not sound either") && stderr.contains("node:A › shape: reference to missing object sub:1"), "{stderr}");
+}
+
+#[test]
 fn a_line_merge_that_cannot_be_read_back_is_not_clean() {
     // Every version holds conflict markers someone committed, so the scene is merged as
     // lines; ours adds a node under the panel theirs renamed. The line merge has no conflict

@@ -7,7 +7,7 @@ use crate::coherence::Problem;
 use crate::diff::DiffReport;
 use crate::inspect::{check_placed, check_text, diff_texts, locate_lines, outline_objects, Located};
 use crate::merge::Options;
-use crate::model::Level;
+use crate::model::{Level, Lowered};
 use crate::outline::Outline;
 use crate::resolve::Resolved;
 use crate::side::{Side, Sides};
@@ -57,6 +57,14 @@ pub trait Codec {
     /// a part that is byte-identical in every version as one opaque value: nothing there can
     /// merge differently, and big unchanged levels read much faster.
     fn lower<'d>(&self, doc: &'d Self::Document<'_>, side: Side, others: &[&'d Self::Document<'_>]) -> Result<Level<'d>, Vec<Problem>>;
+
+    /// The level a document read alone holds, for checking it: as [`Codec::lower`], but where
+    /// lowering refuses objects and goes on past them, the rest with what it refused
+    /// ([`Lowered`]). `Err` where nothing is left to check (the default, for any refusal).
+    fn lower_for_check<'d, 's>(&self, doc: &'d Self::Document<'s>) -> Result<Lowered<'d>, Vec<Problem>> {
+        let alone: &[&'d Self::Document<'s>] = &[];
+        self.lower(doc, Side::Ours, alone).map(|level| Lowered { level, refused: Vec::new() })
+    }
 
     /// Write a resolved level. `docs` are the documents the level's values were lowered from.
     fn render(&self, docs: Sides<&Self::Document<'_>>, level: &Resolved<'_>) -> Vec<u8>;

@@ -4,7 +4,7 @@
 use crate::codec::{parse, read, Codec, MergeError};
 use crate::coherence::Problem;
 use crate::diff::{diff, DiffReport};
-use crate::model::{Level, ObjectId};
+use crate::model::{Level, Lowered, ObjectId};
 use crate::outline::Outline;
 use crate::side::{Side, Sides};
 use crate::text::marker_lines;
@@ -30,8 +30,11 @@ pub fn check_placed<C: Codec>(codec: &C, text: &[u8]) -> Vec<(Problem, Option<Lo
             return unplaced(problems);
         }
     };
-    let level = match codec.lower(&doc, Side::Ours, &[]) {
-        Ok(level) => level,
+    // Objects the reading refused (a second one under one id) are reported, and the rest is
+    // checked: a file broken twice shows both. A refused object is no object of the level read,
+    // so its problem is told by its line alone.
+    let (level, refused) = match codec.lower_for_check(&doc) {
+        Ok(Lowered { level, refused }) => (level, refused),
         Err(ps) => {
             problems.extend(ps);
             return unplaced(problems);
@@ -44,21 +47,19 @@ pub fn check_placed<C: Codec>(codec: &C, text: &[u8]) -> Vec<(Problem, Option<Lo
     problems.extend(own);
     problems.extend(more);
     if problems.is_empty() {
-        return Vec::new();
+        return unplaced(refused);
     }
     let outline = codec.outline(&level);
     let lines: Vec<usize> = problems.iter().filter_map(Problem::line).collect();
     let mut objects = located(&level, &outline, &lines).into_iter();
-    problems
-        .into_iter()
-        .map(|p| {
-            let at_line = p.line().and_then(|_| objects.next().flatten());
-            // A problem naming its object is placed there: a line after an object's end (a
-            // member of the file after its last object) is not in that object.
-            let named = named_object(&p).and_then(|id| level.objects.get(id)).map(|o| located_object(o, &outline));
-            (p, named.or(at_line))
-        })
-        .collect()
+    let placed = problems.into_iter().map(|p| {
+        let at_line = p.line().and_then(|_| objects.next().flatten());
+        // A problem naming its object is placed there: a line after an object's end (a
+        // member of the file after its last object) is not in that object.
+        let named = named_object(&p).and_then(|id| level.objects.get(id)).map(|o| located_object(o, &outline));
+        (p, named.or(at_line))
+    });
+    refused.into_iter().map(|p| (p, None)).chain(placed).collect()
 }
 
 /// The object a problem names as the one holding it.

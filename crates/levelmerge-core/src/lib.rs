@@ -33,7 +33,7 @@ pub use codec::{Codec, ConflictReport, MergeError, MergeOutcome, Renumbered};
 pub use coherence::Problem;
 pub use inspect::{check_text, diff_texts};
 pub use merge::{merge, ConcurrentInsertions, MergedLevel, Options};
-pub use model::{Level, Object, ObjectId, Origin, RefRole, Reference, Value, ValueKind};
+pub use model::{Level, Lowered, Object, ObjectId, Origin, RefRole, Reference, Value, ValueKind};
 pub use resolve::{RValue, Resolved};
 pub use side::{Side, Sides};
 pub use splice::merge_disjoint_parts;

@@ -11,6 +11,7 @@ use std::sync::Arc;
 use indexmap::IndexMap;
 use rustc_hash::{FxBuildHasher, FxHasher};
 
+use crate::coherence::Problem;
 use crate::side::Side;
 
 /// A stable object identity, unique within one level. Codecs choose the text (a fileID, a
@@ -327,6 +328,27 @@ pub struct Level<'a> {
     pub parent_refs: bool,
     /// Whether some object holds any other reference (set by the codec).
     pub references: bool,
+}
+
+/// A level read for checking, with the objects its reading refused (a second object under an
+/// id already taken, a part without an identity): the level holds the rest, so that checks
+/// see past a duplicate to what else is wrong.
+#[derive(Clone, Debug, Default)]
+pub struct Lowered<'a> {
+    pub level: Level<'a>,
+    pub refused: Vec<Problem>,
+}
+
+impl<'a> Lowered<'a> {
+    /// The level where nothing was refused: a merge matches objects by id, and a level with
+    /// an id twice cannot be matched.
+    pub fn whole(self) -> Result<Level<'a>, Vec<Problem>> {
+        if self.refused.is_empty() {
+            Ok(self.level)
+        } else {
+            Err(self.refused)
+        }
+    }
 }
 
 impl<'a> Level<'a> {

@@ -29,7 +29,7 @@ pub mod tiles;
 pub mod volatile;
 
 use levelmerge_core::codec::WholeTexts;
-use levelmerge_core::model::{Level, Object, ObjectId, Value, ValueKind};
+use levelmerge_core::model::{Level, Lowered, Object, ObjectId, Value, ValueKind};
 use levelmerge_core::policy::{Rule, RuleAction};
 use levelmerge_core::resolve::Resolved;
 use levelmerge_core::{Codec, Problem, Side, Sides};
@@ -61,6 +61,10 @@ impl Codec for GodotCodec {
 
     fn lower<'d>(&self, doc: &'d GodotFile<'_>, side: Side, _others: &[&'d GodotFile<'_>]) -> Result<Level<'d>, Vec<Problem>> {
         lower::lower(doc, side)
+    }
+
+    fn lower_for_check<'d, 's>(&self, doc: &'d GodotFile<'s>) -> Result<Lowered<'d>, Vec<Problem>> {
+        Ok(lower::lower_keeping_first(doc, Side::Ours))
     }
 
     fn render(&self, docs: Sides<&GodotFile<'_>>, level: &Resolved<'_>) -> Vec<u8> {
@@ -271,6 +275,9 @@ pub fn scene_problems<'a>(file: &GodotFile<'a>, level: &Level<'_>) -> Vec<Proble
     // The first line that names the root (`parent="."`, a connection's `"."`): Godot refuses a
     // scene whose nodes hang under a root it does not hold.
     let mut under_root: Option<usize> = None;
+    // Nodes with a parent read before the root: Godot takes the first node of a scene as its
+    // root, and the parentless node after it is then one that names no parent.
+    let mut before_root: Vec<(&ObjectId, &str, usize)> = Vec::new();
     // The id each reference names, written here (most name an object, and make no id).
     let mut target = String::new();
     for (at, ((obj, &s), tag)) in level.objects.values().zip(&sections).zip(&node_tags).enumerate() {
@@ -299,6 +306,9 @@ pub fn scene_problems<'a>(file: &GodotFile<'a>, level: &Level<'_>) -> Vec<Proble
             "node" => {
                 let path = obj.id.as_str().strip_prefix("node:").unwrap_or("");
                 let [parent, name, type_name, instance, unique_id, _] = *tag;
+                if let (0, Some(_), Some(name)) = (roots, parent, name) {
+                    before_root.push((&obj.id, name, line));
+                }
                 match parent {
                     None => {
                         roots += 1;
@@ -367,6 +377,13 @@ pub fn scene_problems<'a>(file: &GodotFile<'a>, level: &Level<'_>) -> Vec<Proble
             }
             _ => {}
         }
+    }
+    if roots > 0 {
+        problems.extend(before_root.into_iter().map(|(object, name, line)| Problem::Inconsistent {
+            object: object.clone(),
+            message: format!("node \"{name}\" comes before the scene's root node (Godot reads the first node as the root)"),
+            line,
+        }));
     }
     if let (0, Some(line)) = (roots, under_root) {
         problems.push(Problem::Inconsistent {

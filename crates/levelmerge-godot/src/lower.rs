@@ -11,7 +11,7 @@
 //!   and recomputed when written), then each `key = value` line, values compared by their text;
 //!   a TileMap's or GridMap's cells are a map from place to cell ([`crate::tiles`]).
 
-use levelmerge_core::model::{Level, Object, ObjectId, Origin, RefRole, Reference, Value};
+use levelmerge_core::model::{Level, Lowered, Object, ObjectId, Origin, RefRole, Reference, Value};
 use levelmerge_core::{Problem, Side};
 
 use crate::parse::{unquote, GodotFile, Section};
@@ -142,6 +142,12 @@ fn resource_use(text: &str) -> Option<Reference> {
 }
 
 pub fn lower<'d>(file: &'d GodotFile<'d>, side: Side) -> Result<Level<'d>, Vec<Problem>> {
+    lower_keeping_first(file, side).whole()
+}
+
+/// Lower a Godot file, keeping the first of sections that share an identity and refusing the
+/// others, and sections without one.
+pub fn lower_keeping_first<'d>(file: &'d GodotFile<'d>, side: Side) -> Lowered<'d> {
     let mut level = Level::new();
     level.objects.reserve(file.sections.len());
     let mut problems = Vec::new();
@@ -211,9 +217,5 @@ pub fn lower<'d>(file: &'d GodotFile<'d>, side: Side) -> Result<Level<'d>, Vec<P
         }
         level.objects.insert(id.clone(), Object { id: id.clone(), kind: file.kind(s).to_owned(), parent, props, line: s.line });
     }
-    if problems.is_empty() {
-        Ok(level)
-    } else {
-        Err(problems)
-    }
+    Lowered { level, refused: problems }
 }

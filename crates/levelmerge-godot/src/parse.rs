@@ -248,6 +248,17 @@ impl<'s> Parser<'s> {
             let Some(&c) = b.get(i) else { break };
             match c {
                 b'"' => match closing_quote(b, i + 1) {
+                    // A property's value is one Variant: after a string that is all of it,
+                    // only a comment may follow on its line. Text there is the rest of a
+                    // string left open above, which Godot refuses (and which would be read as
+                    // sections and properties once the string is closed).
+                    Some(q) if stack.is_empty() && !in_tag => {
+                        let rest = b[q + 1..].iter().position(|c| !matches!(c, b' ' | b'\t' | b'\r')).map(|p| q + 1 + p);
+                        if let Some(at) = rest.filter(|&at| !matches!(b[at], b'\n' | b';')) {
+                            return Err(self.error(at, "unexpected text after a string (a string left open above?)"));
+                        }
+                        i = q;
+                    }
                     Some(q) => i = q,
                     None => return Err(self.error(from, "string never closed")),
                 },
@@ -786,6 +797,24 @@ mod tests {
         let src = "[gd_scene format=3]\n\n[node name=\"A\" type=\"Node\"]\ntext = [\"a\n[node name=\\\"B\\\"]\", {\n[nodes]: 1\n}]\n";
         let f = parse(src.as_bytes()).unwrap();
         assert_eq!(f.sections.len(), 2);
+    }
+
+    #[test]
+    fn text_after_a_string_that_is_a_whole_value_is_refused() {
+        // A string left open (its closing quote lost in an edit) runs on to the next quote,
+        // and what follows that on its line is no Variant: Godot refuses the file. Read on,
+        // the string swallowed a property and a section tag, and the file checked sound.
+        let src =
+            "[gd_scene format=3]\n\n[node name=\"Root\" type=\"Node\"]\n\n[node name=\"A\" type=\"Label\" parent=\".\"]\ntext = \"Title\n\
+texture = SubResource(\"Tex_1\")\n\n[node name=\"B\" type=\"Label\" parent=\".\"]\ntext = \"Body\"\n";
+        let e = parse(src.as_bytes()).unwrap_err();
+        assert!(matches!(e, Problem::Syntax { line: 7, column: 24, .. }), "{e}");
+        assert!(e.to_string().contains("unexpected text after a string"), "{e}");
+        // A string over lines, a comment after one, and strings inside brackets or a tag read.
+        let src = "[gd_scene format=3]\n\n[node name=\"Root\" type=\"Node\" groups=[\"a\", \"b\"]]\ntext = \"two\nlines\"  ; said\n\
+path = NodePath(\"A\")\nitems = [\"x\", \"y\"]\nname = &\"n\"\r\n";
+        let f = parse(src.as_bytes()).unwrap();
+        assert_eq!(f.props.len(), 4);
     }
 
     #[test]

@@ -1141,6 +1141,51 @@ frames = [ ExtResource( 1 ), ExtResource( 8 ) ]
         check(&scene(&format!("{over}{defined}"))),
         ["line 8: node:Icon#2: node \"Icon\" under \".\" is defined after an entry that overrides it"]
     );
+    // Nodes before the root: Godot takes the first node for the root, and the root after
+    // them names no parent. Each is said.
+    let misplaced = "[gd_scene format=2]\n\n[node name=\"Icon\" type=\"Sprite\" parent=\".\"]\n\n\
+[node name=\"Glow\" type=\"Sprite\" parent=\"Icon\"]\n\n[node name=\"Main\" type=\"Node2D\"]\n";
+    assert_eq!(
+        check(misplaced),
+        [
+            "line 3: node:Icon: node \"Icon\" comes before the scene's root node (Godot reads the first node as the root)",
+            "line 5: node:Icon/Glow: node \"Glow\" comes before the scene's root node (Godot reads the first node as the root)"
+        ]
+    );
+}
+
+#[test]
+fn a_node_added_after_one_the_other_side_moved_before_the_root_is_not_merged_cleanly() {
+    // Theirs' file has A before the root (Godot would read A as the root); ours adds B after
+    // A. B followed A there, before the root: a second misplaced node, merged without a word.
+    let base = "[gd_scene format=3]\n\n[node name=\"Root\" type=\"Node2D\"]\n\n[node name=\"A\" type=\"Node2D\" parent=\".\"]\n\n\
+[node name=\"C\" type=\"Node2D\" parent=\".\"]\n";
+    let added = base.replace("[node name=\"C\"", "[node name=\"B\" type=\"Node2D\" parent=\".\"]\n\n[node name=\"C\"");
+    let root = "[node name=\"Root\" type=\"Node2D\"]\n\n";
+    let a = "[node name=\"A\" type=\"Node2D\" parent=\".\"]\n\n";
+    let moved = base.replace(&format!("{root}{a}"), &format!("{a}{root}"));
+    for (ours, theirs) in [(&added, &moved), (&moved, &added)] {
+        match merge(base, ours, theirs) {
+            Ok(out) => {
+                let text = String::from_utf8(out.text).unwrap();
+                assert!(out.open_conflicts > 0 || text.find("name=\"B\"") > text.find("name=\"Root\""), "{text}");
+            }
+            Err(e) => assert!(e.to_string().contains("\"B\" comes before the scene's root node"), "{e}"),
+        }
+    }
+}
+
+#[test]
+fn a_duplicate_id_does_not_hide_the_other_problems_of_a_scene() {
+    // A second sub-resource under id 2 is refused, and the scene read on past it: the node
+    // using a resource nobody defines is said too. The check stopped at the duplicate.
+    let text = "[gd_scene load_steps=3 format=2]\n\n[sub_resource type=\"BoxShape\" id=2]\n\n[sub_resource type=\"BoxShape\" id=2]\n\n\
+[node name=\"Root\" type=\"Spatial\"]\n\n[node name=\"Ball\" type=\"CollisionShape\" parent=\".\"]\nshape = SubResource( 7 )\n";
+    let problems: Vec<String> = levelmerge_core::check_text(&GodotCodec, text.as_bytes()).iter().map(|p| p.to_string()).collect();
+    assert_eq!(
+        problems,
+        ["line 5: duplicate id sub:2 (first used on line 3)", "line 9: node:Ball › shape: reference to missing object sub:7"]
+    );
 }
 
 fn found_in(problems: &[String], what: &str) -> usize {

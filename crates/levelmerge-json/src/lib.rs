@@ -32,7 +32,7 @@ pub mod tile_gids;
 pub mod tile_renumbering;
 
 use levelmerge_core::resolve::Resolved;
-use levelmerge_core::{Codec, ConcurrentInsertions, Level, Problem, Side, Sides};
+use levelmerge_core::{Codec, ConcurrentInsertions, Level, Lowered, Problem, Side, Sides};
 
 pub use parse::{Dialect, Document};
 pub use profile::Profile;
@@ -151,6 +151,26 @@ impl JsonCodec {
         closed_containers_of_versions(texts, &stable, parallel)
     }
 
+    /// The level a document holds, with the elements its reading refused
+    /// ([`Codec::lower`], [`Codec::lower_for_check`]).
+    fn lowered<'d>(&self, doc: &'d Document<'_>, side: Side, others: &[&'d Document<'_>]) -> Result<Lowered<'d>, Vec<Problem>> {
+        // A document's text outlives any borrow of the document.
+        let doc: &'d Document<'d> = doc;
+        let others: Vec<&'d Document<'d>> = others.iter().map(|d| -> &'d Document<'d> { d }).collect();
+        let all: Vec<&'d Document<'d>> = std::iter::once(doc).chain(others.iter().copied()).collect();
+        let (config, profile) = self.config_for(&all);
+        let others = if self.skip_unchanged { others } else { Vec::new() };
+        let cocos_owners = if profile == Some(Profile::Cocos) { cocos::owners(doc) } else { None };
+        if profile == Some(Profile::Cocos) && cocos_owners.is_none() {
+            // A Cocos file read in its own form (checked, or one the merge could not rewrite).
+            let dangling = cocos::dangling_positions(doc);
+            if !dangling.is_empty() {
+                return Err(dangling);
+            }
+        }
+        Ok(lower::lower(doc, side, &config, &others, cocos_owners))
+    }
+
     /// The configuration with the identity keys of the editor that wrote `docs` (the versions
     /// of one file) after the configured ones, and that editor.
     fn config_for<'a>(&self, docs: &[&'a Document<'a>]) -> (std::borrow::Cow<'_, JsonConfig>, Option<Profile>) {
@@ -210,21 +230,11 @@ impl Codec for JsonCodec {
     }
 
     fn lower<'d>(&self, doc: &'d Document<'_>, side: Side, others: &[&'d Document<'_>]) -> Result<Level<'d>, Vec<Problem>> {
-        // A document's text outlives any borrow of the document.
-        let doc: &'d Document<'d> = doc;
-        let others: Vec<&'d Document<'d>> = others.iter().map(|d| -> &'d Document<'d> { d }).collect();
-        let all: Vec<&'d Document<'d>> = std::iter::once(doc).chain(others.iter().copied()).collect();
-        let (config, profile) = self.config_for(&all);
-        let others = if self.skip_unchanged { others } else { Vec::new() };
-        let cocos_owners = if profile == Some(Profile::Cocos) { cocos::owners(doc) } else { None };
-        if profile == Some(Profile::Cocos) && cocos_owners.is_none() {
-            // A Cocos file read in its own form (checked, or one the merge could not rewrite).
-            let dangling = cocos::dangling_positions(doc);
-            if !dangling.is_empty() {
-                return Err(dangling);
-            }
-        }
-        lower::lower(doc, side, &config, &others, cocos_owners)
+        self.lowered(doc, side, others)?.whole()
+    }
+
+    fn lower_for_check<'d, 's>(&self, doc: &'d Document<'s>) -> Result<Lowered<'d>, Vec<Problem>> {
+        self.lowered(doc, Side::Ours, &[])
     }
 
     fn outline(&self, level: &levelmerge_core::model::Level<'_>) -> levelmerge_core::outline::Outline {

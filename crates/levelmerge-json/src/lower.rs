@@ -1,7 +1,7 @@
 //! From a JSON document to a level: objects in arrays whose elements carry an id become level
 //! objects (children of the object holding the array); everything else is a property value.
 
-use levelmerge_core::model::{Level, Object, ObjectId, Origin, RefRole, Reference, Value};
+use levelmerge_core::model::{Level, Lowered, Object, ObjectId, Origin, RefRole, Reference, Value};
 use levelmerge_core::{Problem, Side};
 use std::borrow::Cow;
 
@@ -528,15 +528,16 @@ impl<'d> Lowerer<'d, '_> {
 /// The member of a Cocos reference.
 const COCOS_REFERENCE: &str = "__id__";
 
-/// Lower a document. `cocos_owners`: the document is a Cocos file in the identity form, whose
-/// elements have these owners ([`crate::cocos::owners`]).
+/// Lower a document, keeping the first of elements that share an id (and of members that
+/// share a key) and refusing the others. `cocos_owners`: the document is a Cocos file in the
+/// identity form, whose elements have these owners ([`crate::cocos::owners`]).
 pub fn lower<'d>(
     doc: &'d Document<'d>,
     side: Side,
     config: &JsonConfig,
     others: &[&'d Document<'d>],
     cocos_owners: Option<Vec<Option<usize>>>,
-) -> Result<Level<'d>, Vec<Problem>> {
+) -> Lowered<'d> {
     let declares_refs = config.parent_key.is_some() || !config.reference_keys.is_empty();
     // Opaque parts would hide configured references, which the checks need; a profile's
     // references only matter where a side changed something, which is read.
@@ -576,12 +577,8 @@ pub fn lower<'d>(
         }
         None => (level, problems),
     };
-    if problems.is_empty() {
-        Ok(level)
-    } else {
-        let mut unique = FxHashSet::default();
-        Err(problems.into_iter().filter(|p| unique.insert(p.to_string())).collect())
-    }
+    let mut unique = FxHashSet::default();
+    Lowered { level, refused: problems.into_iter().filter(|p| unique.insert(p.to_string())).collect() }
 }
 
 #[cfg(test)]

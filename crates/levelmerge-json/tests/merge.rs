@@ -136,6 +136,19 @@ fn merge_refs(b: &str, o: &str, t: &str) -> levelmerge_core::MergeOutcome {
 const FLAT: &str = "{\"objects\": [\n  {\"id\": 1, \"parent\": 0},\n  {\"id\": 2, \"parent\": 1},\n  {\"id\": 3, \"parent\": 1},\n  {\"id\": 4, \"parent\": 1, \"target\": 2}\n]}\n";
 
 #[test]
+fn a_duplicate_id_does_not_hide_the_other_problems_of_a_level() {
+    // A second object under id 3 is refused, and the level read on past it: object 4's target
+    // that no object has is said too. The check stopped at the duplicate.
+    let text = FLAT
+        .replace("{\"id\": 3, \"parent\": 1},", "{\"id\": 3, \"parent\": 1},\n  {\"id\": 3, \"parent\": 2},")
+        .replace("\"target\": 2", "\"target\": 9");
+    let problems: Vec<String> = levelmerge_core::check_text(&codec_with_refs(), text.as_bytes()).iter().map(|p| p.to_string()).collect();
+    assert_eq!(problems.len(), 2, "{text}\n{problems:#?}");
+    assert!(problems[0].starts_with("line 5: duplicate id") && problems[0].contains("3 (first used on line 4)"), "{problems:#?}");
+    assert!(problems[1].starts_with("line 6: ") && problems[1].contains("reference to missing object"), "{problems:#?}");
+}
+
+#[test]
 fn concurrent_reparenting_cycle_is_broken_and_reported() {
     // Ours puts 2 under 3, theirs puts 3 under 2: each is fine alone, together a cycle.
     let o = FLAT.replace("{\"id\": 2, \"parent\": 1}", "{\"id\": 2, \"parent\": 3}");

@@ -37,7 +37,7 @@ pub mod scalar;
 pub mod tilemap;
 pub mod twins;
 
-use levelmerge_core::model::{Level, Object, ObjectId, Value, ValueKind};
+use levelmerge_core::model::{Level, Lowered, Object, ObjectId, Value, ValueKind};
 use levelmerge_core::resolve::Resolved;
 use levelmerge_core::{Codec, Problem, Renumbered, Side, Sides};
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -67,6 +67,10 @@ impl Codec for UnityCodec {
     /// ([`Codec::parse_among`]), so `others` is not needed here.
     fn lower<'d>(&self, doc: &'d UnityFile<'_>, side: Side, _others: &[&'d UnityFile<'_>]) -> Result<Level<'d>, Vec<Problem>> {
         lower::lower(doc, side)
+    }
+
+    fn lower_for_check<'d, 's>(&self, doc: &'d UnityFile<'s>) -> Result<Lowered<'d>, Vec<Problem>> {
+        Ok(lower::lower_keeping_first(doc, Side::Ours))
     }
 
     fn render(&self, docs: Sides<&UnityFile<'_>>, level: &Resolved<'_>) -> Vec<u8> {

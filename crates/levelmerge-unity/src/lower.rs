@@ -7,7 +7,7 @@
 //!   `m_Roots`, …) are lists with identity: merged by the fileID they name; so are prefab
 //!   override lists, by the identity [`identity`] gives their items.
 
-use levelmerge_core::model::{Level, Object, ObjectId, Origin, RefRole, Reference, Value};
+use levelmerge_core::model::{Level, Lowered, Object, ObjectId, Origin, RefRole, Reference, Value};
 use levelmerge_core::{Problem, Side};
 
 use crate::identity;
@@ -215,6 +215,12 @@ pub fn field_line<'t>(doc: &'t str, key: &str) -> Option<&'t str> {
 /// Lower a Unity file. Documents that parsing found identical in every version it was read
 /// among ([`UnityDoc::same_everywhere`]) are lowered opaquely (see `Lowerer::opaque`).
 pub fn lower<'d>(file: &'d UnityFile<'d>, side: Side) -> Result<Level<'d>, Vec<Problem>> {
+    lower_keeping_first(file, side).whole()
+}
+
+/// Lower a Unity file, keeping the first of documents that share a fileID and refusing the
+/// others.
+pub fn lower_keeping_first<'d>(file: &'d UnityFile<'d>, side: Side) -> Lowered<'d> {
     let mut l = Lowerer { file, side, level: Level::new() };
     let mut problems = Vec::new();
     for doc in &file.docs {
@@ -239,11 +245,7 @@ pub fn lower<'d>(file: &'d UnityFile<'d>, side: Side) -> Result<Level<'d>, Vec<P
         props.raw = file.text(doc.span);
         l.level.objects.insert(id.clone(), Object { id, kind, parent: None, props, line: doc.line });
     }
-    if problems.is_empty() {
-        Ok(l.level)
-    } else {
-        Err(problems)
-    }
+    Lowered { level: l.level, refused: problems }
 }
 
 #[cfg(test)]

@@ -1160,3 +1160,13 @@ fn a_network_objects_global_id_hash_both_sides_recomputed_is_no_conflict() {
     let r = merge(&base, &with("951099334", "0"), &with("951099334", "2"));
     assert_eq!(r.open_conflicts, 1);
 }
+
+#[test]
+fn a_duplicate_file_id_does_not_hide_the_other_problems_of_a_scene() {
+    // A second document under fileID 11 is refused, and the scene read on past it: the lamp's
+    // transform under a father nobody defines is said too. The check stopped at the duplicate.
+    let text = scene(&[go(10, "Root", 11), tr(11, 10, 0, &[], "0"), tr(11, 10, 0, &[], "5"), go(20, "Lamp", 21), tr(21, 20, 99, &[], "1")]);
+    let problems: Vec<String> = check_text(&UnityCodec, text.as_bytes()).iter().map(|p| p.to_string()).collect();
+    assert!(problems.iter().any(|p| p.contains("duplicate id fileID 11")), "{problems:#?}");
+    assert!(problems.iter().any(|p| p.contains("21") && p.contains("99")), "the missing father: {problems:#?}");
+}
