@@ -233,7 +233,7 @@ fn under_instance(path: &str, instanced: &FxHashSet<&str>) -> bool {
 
 /// What a Godot file needs to load: a `[gd_scene]` or `[gd_resource]` header first, every
 /// `ExtResource`/`SubResource` defined (a sub-resource before its first use), one root node,
-/// every node's parent defined before it (or inside an instanced scene), sibling nodes of
+/// every node's parent defined before it (or inside a scene instanced before it), sibling nodes of
 /// distinct names, every connection between existing nodes. `level` is `file` lowered alone:
 /// its tags are read off `file`.
 pub fn scene_problems<'a>(file: &GodotFile<'a>, level: &Level<'_>) -> Vec<Problem> {
@@ -255,13 +255,6 @@ pub fn scene_problems<'a>(file: &GodotFile<'a>, level: &Level<'_>) -> Vec<Proble
             _ => [None; 6],
         })
         .collect();
-    for (obj, tag) in level.objects.values().zip(&node_tags) {
-        if let Some(path) = obj.id.as_str().strip_prefix("node:").filter(|_| obj.kind == "node") {
-            if tag[3].is_some() || tag[5].is_some() {
-                instanced.insert(path);
-            }
-        }
-    }
     // Nodes by (parent, name), and whether their first entry defines them (a type or an
     // instance): Godot renames a second node of one name under one parent when it loads the
     // file, and the paths to it then lead elsewhere; an entry without either overrides a node
@@ -349,6 +342,11 @@ pub fn scene_problems<'a>(file: &GodotFile<'a>, level: &Level<'_>) -> Vec<Proble
                     }
                 }
                 nodes.insert(path);
+                // Its scene's nodes are there for the nodes after it: Godot instances it when it
+                // reaches it, and a node under it read before then finds no parent.
+                if instance.is_some() || tag[5].is_some() {
+                    instanced.insert(path);
+                }
             }
             // Godot reads the header's count before anything else, and refuses a file where
             // it is not one.

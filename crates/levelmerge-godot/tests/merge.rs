@@ -1152,6 +1152,18 @@ frames = [ ExtResource( 1 ), ExtResource( 8 ) ]
             "line 5: node:Icon/Glow: node \"Glow\" comes before the scene's root node (Godot reads the first node as the root)"
         ]
     );
+    // A node inside an instanced scene, read before the node instancing it: Godot instances a
+    // scene when it reaches its node, and finds no parent for the node before it.
+    let instanced = |entries: &str| {
+        format!("[gd_scene format=3]\n\n[ext_resource type=\"PackedScene\" path=\"res://hand.tscn\" id=\"1\"]\n\n[node name=\"Main\" type=\"Node3D\"]\n\n{entries}")
+    };
+    let hand = "[node name=\"Hand\" parent=\".\" instance=ExtResource(\"1\")]\n\n";
+    let glove = "[node name=\"Glove\" type=\"Node3D\" parent=\"Hand/Skeleton\"]\n\n";
+    assert!(check(&instanced(&format!("{hand}{glove}"))).is_empty());
+    assert_eq!(
+        check(&instanced(&format!("{glove}{hand}"))),
+        ["line 7: node:Hand/Skeleton/Glove: parent node:Hand/Skeleton does not exist"]
+    );
 }
 
 #[test]
