@@ -2,7 +2,7 @@
 //! formats 2, 3 and 4).
 //!
 //! A file is a preamble (blank lines and `;` comments) and a list of sections. A section is a
-//! bracketed tag `[kind key=value …]` (which may span lines inside brackets or strings),
+//! bracketed tag `[kind key=value …]` (which may span lines inside brackets, never inside a string),
 //! followed by `key = value` property lines. A value is a Variant literal: strings may hold real
 //! newlines, and brackets of every kind nest, so a value ends at the first line end outside
 //! both. Every section, attribute and property keeps its byte span; the text between one
@@ -258,6 +258,12 @@ impl<'s> Parser<'s> {
                             return Err(self.error(at, "unexpected text after a string (a string left open above?)"));
                         }
                         i = q;
+                    }
+                    // Godot writes a tag's strings (names, paths, types, ids) on one line; one
+                    // over lines is a quote lost or added in an edit, and where it ends the
+                    // tag's attributes read differently.
+                    Some(q) if in_tag && memchr::memchr(b'\n', &b[i + 1..q]).is_some() => {
+                        return Err(self.error(i, "a string over lines in a section tag (a quote lost or added?)"));
                     }
                     Some(q) => i = q,
                     None => return Err(self.error(from, "string never closed")),
@@ -815,6 +821,19 @@ texture = SubResource(\"Tex_1\")\n\n[node name=\"B\" type=\"Label\" parent=\".\"
 path = NodePath(\"A\")\nitems = [\"x\", \"y\"]\nname = &\"n\"\r\n";
         let f = parse(src.as_bytes()).unwrap();
         assert_eq!(f.props.len(), 4);
+    }
+
+    #[test]
+    fn a_string_over_lines_in_a_section_tag_is_refused() {
+        // A line end put inside a path: the tag read on, and the tag below it read otherwise
+        // by anything reading tags line by line (its resource seemed not defined).
+        let src = "[gd_scene format=2]\n\n[ext_resource path=\"res://a.g\nd\" type=\"Script\" id=1]\n[ext_resource path=\"res://b.gd\" type=\"Script\" id=2]\n";
+        let e = parse(src.as_bytes()).unwrap_err();
+        assert!(matches!(e, Problem::Syntax { line: 3, column: 20, .. }), "{e}");
+        assert!(e.to_string().contains("a string over lines in a section tag"), "{e}");
+        // A tag over lines inside its brackets, as Godot 3 writes `groups`, reads.
+        let src = "[gd_scene format=2]\n\n[node name=\"A\" type=\"Node\" groups=[\n\"a\",\n]]\n";
+        assert_eq!(parse(src.as_bytes()).unwrap().sections.len(), 2);
     }
 
     #[test]
