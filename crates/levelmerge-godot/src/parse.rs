@@ -367,6 +367,11 @@ impl<'s> Parser<'s> {
             while e > from && b[e - 1] == b' ' {
                 e -= 1;
             }
+            // Godot reads a quote in a name as the start of a quoted name: the line is
+            // something else to it than a property of this name.
+            if let Some(q) = memchr::memchr(b'"', &b[from..e]) {
+                return Err(self.error(from + q, "a quote inside a property name (a quote lost or added?)"));
+            }
             e
         };
         if key_end == key_start {
@@ -806,7 +811,7 @@ mod tests {
     }
 
     #[test]
-    fn text_after_a_string_that_is_a_whole_value_is_refused() {
+    fn a_string_left_open_or_a_quote_in_a_property_name_is_refused() {
         // A string left open (its closing quote lost in an edit) runs on to the next quote,
         // and what follows that on its line is no Variant: Godot refuses the file. Read on,
         // the string swallowed a property and a section tag, and the file checked sound.
@@ -821,6 +826,11 @@ texture = SubResource(\"Tex_1\")\n\n[node name=\"B\" type=\"Label\" parent=\".\"
 path = NodePath(\"A\")\nitems = [\"x\", \"y\"]\nname = &\"n\"\r\n";
         let f = parse(src.as_bytes()).unwrap();
         assert_eq!(f.props.len(), 4);
+        // A quote added inside a name: Godot reads a quoted name from there on.
+        let src = "[gd_resource type=\"Theme\" format=3]\n\n[resource]\ncorner_\"radius = 5\nx = \"a\"\n";
+        let e = parse(src.as_bytes()).unwrap_err();
+        assert!(matches!(e, Problem::Syntax { line: 4, column: 8, .. }), "{e}");
+        assert!(e.to_string().contains("a quote inside a property name"), "{e}");
     }
 
     #[test]
