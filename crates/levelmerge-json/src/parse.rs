@@ -439,6 +439,15 @@ impl Parser<'_, '_> {
                     self.pos += 1;
                     return Ok(());
                 }
+                // JSON names its escapes; a reader refuses any other (`\\B` where a path lost a
+                // backslash), so a file holding one loads nowhere.
+                b'\\' if self.strict => match self.src.get(self.pos + 1) {
+                    Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => self.pos += 2,
+                    Some(b'u') if self.src.get(self.pos + 2..self.pos + 6).is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit)) => {
+                        self.pos += 6
+                    }
+                    _ => return Err(self.err("an escape JSON does not have inside a string")),
+                },
                 b'\\' => self.pos += 2,
                 b'\n' if self.strict => return Err(self.err("line break inside a string")),
                 _ => self.pos += 1,
@@ -861,6 +870,17 @@ mod tests {
         assert!(parse(b"{\"a\":1 \"b\":2}", Dialect::Json).is_err());
         assert!(parse(b"\x00\x01", Dialect::Json).unwrap_err().to_string().contains("binary"));
         assert!(parse(&[b'['; 5000], Dialect::Json).unwrap_err().to_string().contains("nesting"));
+    }
+
+    #[test]
+    fn an_escape_json_does_not_have_is_refused() {
+        // A path that lost a backslash (`\\B`): every JSON reader refuses the file.
+        let e = parse(b"{\"name\": \"assets\\\\bullet\\Bullet.png\"}", Dialect::Json).unwrap_err();
+        assert!(matches!(e, Problem::Syntax { line: 1, column: 25, .. }), "{e:?}");
+        assert!(e.to_string().contains("an escape JSON does not have"), "{e}");
+        assert!(parse(b"{\"a\": \"\\u00e\"}", Dialect::Json).is_err());
+        // Every escape JSON has reads.
+        assert!(parse(b"{\"a\": \"\\\" \\\\ \\/ \\b \\f \\n \\r \\t \\u00E9\"}", Dialect::Json).is_ok());
     }
 
     #[test]
