@@ -204,6 +204,19 @@ pub(crate) fn closing_quote(b: &[u8], mut from: usize) -> Option<usize> {
     }
 }
 
+/// [`closing_quote`] of a string that must close on its line: `Err` with where it reaches a
+/// line end first, or `Err(None)` where it never closes. One search, as for any string.
+fn closing_quote_in_line(b: &[u8], mut from: usize) -> Result<usize, Option<usize>> {
+    loop {
+        let p = from + memchr::memchr3(b'"', b'\\', b'\n', b.get(from..).ok_or(None)?).ok_or(None)?;
+        match b[p] {
+            b'"' => return Ok(p),
+            b'\n' => return Err(Some(p)),
+            _ => from = p + 2,
+        }
+    }
+}
+
 struct Parser<'s> {
     b: &'s [u8],
     pos: usize,
@@ -247,23 +260,25 @@ impl<'s> Parser<'s> {
             i = skip_until(b, i, if stack.is_empty() { outside } else { &NESTING });
             let Some(&c) = b.get(i) else { break };
             match c {
+                // Godot writes a tag's strings (names, paths, types, ids) on one line; one over
+                // lines is a quote lost or added in an edit, and where it ends the tag's
+                // attributes read differently.
+                b'"' if in_tag => match closing_quote_in_line(b, i + 1) {
+                    Ok(q) => i = q,
+                    Err(Some(_)) => return Err(self.error(i, "a string over lines in a section tag (a quote lost or added?)")),
+                    Err(None) => return Err(self.error(from, "string never closed")),
+                },
                 b'"' => match closing_quote(b, i + 1) {
                     // A property's value is one Variant: after a string that is all of it,
                     // only a comment may follow on its line. Text there is the rest of a
                     // string left open above, which Godot refuses (and which would be read as
                     // sections and properties once the string is closed).
-                    Some(q) if stack.is_empty() && !in_tag => {
+                    Some(q) if stack.is_empty() => {
                         let rest = b[q + 1..].iter().position(|c| !matches!(c, b' ' | b'\t' | b'\r')).map(|p| q + 1 + p);
                         if let Some(at) = rest.filter(|&at| !matches!(b[at], b'\n' | b';')) {
                             return Err(self.error(at, "unexpected text after a string (a string left open above?)"));
                         }
                         i = q;
-                    }
-                    // Godot writes a tag's strings (names, paths, types, ids) on one line; one
-                    // over lines is a quote lost or added in an edit, and where it ends the
-                    // tag's attributes read differently.
-                    Some(q) if in_tag && memchr::memchr(b'\n', &b[i + 1..q]).is_some() => {
-                        return Err(self.error(i, "a string over lines in a section tag (a quote lost or added?)"));
                     }
                     Some(q) => i = q,
                     None => return Err(self.error(from, "string never closed")),
@@ -368,8 +383,8 @@ impl<'s> Parser<'s> {
                 e -= 1;
             }
             // Godot reads a quote in a name as the start of a quoted name: the line is
-            // something else to it than a property of this name.
-            if let Some(q) = memchr::memchr(b'"', &b[from..e]) {
+            // something else to it than a property of this name. (Names are short: a plain scan.)
+            if let Some(q) = b[from..e].iter().position(|&c| c == b'"') {
                 return Err(self.error(from + q, "a quote inside a property name (a quote lost or added?)"));
             }
             e
