@@ -63,7 +63,7 @@ pub trait Codec {
     /// ([`Lowered`]). `Err` where nothing is left to check (the default, for any refusal).
     fn lower_for_check<'d, 's>(&self, doc: &'d Self::Document<'s>) -> Result<Lowered<'d>, Vec<Problem>> {
         let alone: &[&'d Self::Document<'s>] = &[];
-        self.lower(doc, Side::Ours, alone).map(|level| Lowered { level, refused: Vec::new() })
+        self.lower(doc, Side::Ours, alone).map(|level| Lowered { level, ..Lowered::default() })
     }
 
     /// Write a resolved level. `docs` are the documents the level's values were lowered from.

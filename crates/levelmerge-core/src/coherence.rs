@@ -5,7 +5,7 @@ use std::fmt;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use crate::model::{Level, ObjectId, PropPath, RefRole, Reference};
+use crate::model::{Level, Object, ObjectId, PropPath, RefRole, Reference};
 
 /// The graph facts the checks need about one object.
 #[derive(Debug, Clone)]
@@ -163,6 +163,19 @@ impl Level<'_> {
     pub fn problems(&self) -> Vec<Problem> {
         check(&self.graph(true))
     }
+
+    /// The parents and references of `others` (objects outside this level, such as ones its
+    /// reading refused) that name no object of this level.
+    pub fn missing_targets_of(&self, others: &[Object<'_>]) -> Vec<Problem> {
+        let mut problems = Vec::new();
+        for o in others {
+            let mut refs = Vec::new();
+            o.props.references(&mut PropPath::default(), &mut refs);
+            let node = GraphNode { id: o.id.clone(), parent: o.parent.clone(), refs, line: o.line };
+            missing_targets(&node, |id| self.objects.contains_key(id), &mut problems);
+        }
+        problems
+    }
 }
 
 /// A parent cycle, if the graph has one (members in parent order).
@@ -201,30 +214,28 @@ pub fn check(graph: &[GraphNode]) -> Vec<Problem> {
     let ids: FxHashSet<&ObjectId> = graph.iter().map(|n| &n.id).collect();
     let mut problems = Vec::new();
     for n in graph {
-        if let Some(p) = &n.parent {
-            if !ids.contains(p) {
-                problems.push(Problem::Orphan { object: n.id.clone(), parent: p.clone(), line: n.line as usize });
-            }
-        }
-        for (path, r) in &n.refs {
-            if ids.contains(&r.target) {
-                continue;
-            }
-            problems.push(match r.role {
-                RefRole::Parent => Problem::Orphan { object: n.id.clone(), parent: r.target.clone(), line: n.line as usize },
-                RefRole::Other => Problem::DanglingReference {
-                    object: n.id.clone(),
-                    path: path.to_string(),
-                    target: r.target.clone(),
-                    line: n.line as usize,
-                },
-            });
-        }
+        missing_targets(n, |id| ids.contains(id), &mut problems);
     }
     if let Some(objects) = find_cycle(graph) {
         problems.push(Problem::Cycle { objects });
     }
     problems
+}
+
+/// The parent and the references of `node` that name no object (`exists` tells), as problems.
+fn missing_targets(node: &GraphNode, exists: impl Fn(&ObjectId) -> bool, problems: &mut Vec<Problem>) {
+    let n = node;
+    if let Some(p) = n.parent.as_ref().filter(|p| !exists(p)) {
+        problems.push(Problem::Orphan { object: n.id.clone(), parent: p.clone(), line: n.line as usize });
+    }
+    for (path, r) in n.refs.iter().filter(|(_, r)| !exists(&r.target)) {
+        problems.push(match r.role {
+            RefRole::Parent => Problem::Orphan { object: n.id.clone(), parent: r.target.clone(), line: n.line as usize },
+            RefRole::Other => {
+                Problem::DanglingReference { object: n.id.clone(), path: path.to_string(), target: r.target.clone(), line: n.line as usize }
+            }
+        });
+    }
 }
 
 #[cfg(test)]

@@ -34,7 +34,10 @@ pub fn check_placed<C: Codec>(codec: &C, text: &[u8]) -> Vec<(Problem, Option<Lo
     // checked: a file broken twice shows both. A refused object is no object of the level read,
     // so its problem is told by its line alone.
     let (level, refused) = match codec.lower_for_check(&doc) {
-        Ok(Lowered { level, refused }) => (level, refused),
+        Ok(Lowered { level, mut refused, refused_objects }) => {
+            refused.extend(level.missing_targets_of(&refused_objects));
+            (level, refused)
+        }
         Err(ps) => {
             problems.extend(ps);
             return unplaced(problems);

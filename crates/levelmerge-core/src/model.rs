@@ -337,6 +337,9 @@ pub struct Level<'a> {
 pub struct Lowered<'a> {
     pub level: Level<'a>,
     pub refused: Vec<Problem>,
+    /// The refused objects that could be read: what they reference is checked against the
+    /// level, for a line merge may break a reference held by either of two objects of one id.
+    pub refused_objects: Vec<Object<'a>>,
 }
 
 impl<'a> Lowered<'a> {

@@ -151,6 +151,7 @@ pub fn lower_keeping_first<'d>(file: &'d GodotFile<'d>, side: Side) -> Lowered<'
     let mut level = Level::new();
     level.objects.reserve(file.sections.len());
     let mut problems = Vec::new();
+    let mut refused_objects = Vec::new();
     // Nodes this file defines (with a type or an instance). A node without either only
     // overrides properties of a node inside an instanced scene: removing that override leaves
     // the node, and its children, in place, so it is nobody's parent here.
@@ -166,10 +167,7 @@ pub fn lower_keeping_first<'d>(file: &'d GodotFile<'d>, side: Side) -> Lowered<'
             });
             continue;
         };
-        if let Some(first) = level.objects.get(id) {
-            problems.push(Problem::DuplicateId { id: id.to_string(), line: s.line as usize, first_line: first.line as usize });
-            continue;
-        }
+        let first_line = level.objects.get(id).map(|first| first.line as usize);
         let props = if s.same_everywhere {
             // Identical in every version: nothing in it can merge differently, so it is one
             // value (the scene checks read its tag and resource references off its text).
@@ -212,10 +210,16 @@ pub fn lower_keeping_first<'d>(file: &'d GodotFile<'d>, side: Side) -> Lowered<'
         let [parent, type_name, instance] =
             if file.kind(s) == "node" { file.attrs_unquoted(s, ["parent", "type", "instance"]) } else { [None; 3] };
         let parent = parent.and_then(|p| owners.get(p)).map(|&p| p.clone());
+        let object = Object { id: id.clone(), kind: file.kind(s).to_owned(), parent, props, line: s.line };
+        if let Some(first_line) = first_line {
+            problems.push(Problem::DuplicateId { id: id.to_string(), line: s.line as usize, first_line });
+            refused_objects.push(object);
+            continue;
+        }
         if type_name.is_some() || instance.is_some() {
             owners.insert(id.as_str().strip_prefix("node:").unwrap_or(""), id);
         }
-        level.objects.insert(id.clone(), Object { id: id.clone(), kind: file.kind(s).to_owned(), parent, props, line: s.line });
+        level.objects.insert(id.clone(), object);
     }
-    Lowered { level, refused: problems }
+    Lowered { level, refused: problems, refused_objects }
 }

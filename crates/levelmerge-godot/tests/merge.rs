@@ -1200,6 +1200,19 @@ fn a_duplicate_id_does_not_hide_the_other_problems_of_a_scene() {
     );
 }
 
+#[test]
+fn the_references_of_a_second_section_under_one_id_are_checked() {
+    // Godot reads the refused sub-resource too: a resource it uses that nobody defines is said.
+    let text =
+        "[gd_scene load_steps=3 format=2]\n\n[sub_resource type=\"BoxShape\" id=2]\n\n[sub_resource type=\"SpatialMaterial\" id=2]\n\
+next_pass = SubResource( 8 )\n\n[node name=\"Root\" type=\"Spatial\"]\n";
+    let problems: Vec<String> = levelmerge_core::check_text(&GodotCodec, text.as_bytes()).iter().map(|p| p.to_string()).collect();
+    assert_eq!(
+        problems,
+        ["line 5: duplicate id sub:2 (first used on line 3)", "line 5: sub:2 › next_pass: reference to missing object sub:8"]
+    );
+}
+
 fn found_in(problems: &[String], what: &str) -> usize {
     problems.iter().filter(|p| p.contains(what)).count()
 }

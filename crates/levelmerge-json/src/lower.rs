@@ -578,7 +578,7 @@ pub fn lower<'d>(
         None => (level, problems),
     };
     let mut unique = FxHashSet::default();
-    Lowered { level, refused: problems.into_iter().filter(|p| unique.insert(p.to_string())).collect() }
+    Lowered { level, refused: problems.into_iter().filter(|p| unique.insert(p.to_string())).collect(), refused_objects: Vec::new() }
 }
 
 #[cfg(test)]

@@ -223,16 +223,10 @@ pub fn lower<'d>(file: &'d UnityFile<'d>, side: Side) -> Result<Level<'d>, Vec<P
 pub fn lower_keeping_first<'d>(file: &'d UnityFile<'d>, side: Side) -> Lowered<'d> {
     let mut l = Lowerer { file, side, level: Level::new() };
     let mut problems = Vec::new();
+    let mut refused_objects = Vec::new();
     for doc in &file.docs {
         let id = ObjectId::new(doc.file_id.to_string());
-        if let Some(first) = l.level.objects.get(&id) {
-            problems.push(Problem::DuplicateId {
-                id: format!("fileID {}", doc.file_id),
-                line: doc.line as usize,
-                first_line: first.line as usize,
-            });
-            continue;
-        }
+        let first_line = l.level.objects.get(&id).map(|first| first.line as usize);
         let class = file.class_name(doc).unwrap_or("");
         let kind = if class.is_empty() { format!("!u!{}", doc.class_id) } else { class.to_owned() };
         let mut props = match doc.body {
@@ -243,9 +237,18 @@ pub fn lower_keeping_first<'d>(file: &'d UnityFile<'d>, side: Side) -> Lowered<'
         // A document is the same only when all its bytes are (its `---` line, trailing blank
         // lines and a missing final newline included).
         props.raw = file.text(doc.span);
-        l.level.objects.insert(id.clone(), Object { id, kind, parent: None, props, line: doc.line });
+        let object = Object { id: id.clone(), kind, parent: None, props, line: doc.line };
+        match first_line {
+            Some(first_line) => {
+                problems.push(Problem::DuplicateId { id: format!("fileID {}", doc.file_id), line: doc.line as usize, first_line });
+                refused_objects.push(object);
+            }
+            None => {
+                l.level.objects.insert(id, object);
+            }
+        }
     }
-    Lowered { level: l.level, refused: problems }
+    Lowered { level: l.level, refused: problems, refused_objects }
 }
 
 #[cfg(test)]

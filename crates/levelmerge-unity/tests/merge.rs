@@ -1170,3 +1170,16 @@ fn a_duplicate_file_id_does_not_hide_the_other_problems_of_a_scene() {
     assert!(problems.iter().any(|p| p.contains("duplicate id fileID 11")), "{problems:#?}");
     assert!(problems.iter().any(|p| p.contains("21") && p.contains("99")), "the missing father: {problems:#?}");
 }
+
+#[test]
+fn the_references_of_a_second_document_under_one_file_id_are_checked() {
+    // The refused document is no object of the scene, yet Unity reads it: a father it names
+    // that nobody defines is said. A line merge could break it unseen before.
+    let text = scene(&[go(10, "Root", 11), tr(11, 10, 0, &[], "0"), tr(11, 10, 98, &[], "5")]);
+    let problems: Vec<String> = check_text(&UnityCodec, text.as_bytes()).iter().map(|p| p.to_string()).collect();
+    assert!(problems.iter().any(|p| p.contains("duplicate id fileID 11")), "{problems:#?}");
+    assert!(problems.iter().any(|p| p.contains("98")), "the second document's missing father: {problems:#?}");
+    let sound = scene(&[go(10, "Root", 11), tr(11, 10, 0, &[], "0"), tr(11, 10, 0, &[], "5")]);
+    let problems = check_text(&UnityCodec, sound.as_bytes());
+    assert_eq!(problems.len(), 1, "only the duplicate: {problems:#?}");
+}
