@@ -450,6 +450,9 @@ impl Parser<'_, '_> {
                 },
                 b'\\' => self.pos += 2,
                 b'\n' if self.strict => return Err(self.err("line break inside a string")),
+                // JSON has no raw control character in a string (a tab typed into a name):
+                // every reader refuses the file.
+                0..=0x1f if self.strict => return Err(self.err("a control character inside a string (JSON writes it escaped)")),
                 _ => self.pos += 1,
             }
         }
@@ -873,12 +876,15 @@ mod tests {
     }
 
     #[test]
-    fn an_escape_json_does_not_have_is_refused() {
+    fn an_escape_json_does_not_have_or_a_raw_control_character_is_refused() {
         // A path that lost a backslash (`\\B`): every JSON reader refuses the file.
         let e = parse(b"{\"name\": \"assets\\\\bullet\\Bullet.png\"}", Dialect::Json).unwrap_err();
         assert!(matches!(e, Problem::Syntax { line: 1, column: 25, .. }), "{e:?}");
         assert!(e.to_string().contains("an escape JSON does not have"), "{e}");
         assert!(parse(b"{\"a\": \"\\u00e\"}", Dialect::Json).is_err());
+        let e = parse(b"{\"a\": \"tab\there\"}", Dialect::Json).unwrap_err();
+        assert!(matches!(e, Problem::Syntax { line: 1, column: 11, .. }), "{e:?}");
+        assert!(e.to_string().contains("a control character inside a string"), "{e}");
         // Every escape JSON has reads.
         assert!(parse(b"{\"a\": \"\\\" \\\\ \\/ \\b \\f \\n \\r \\t \\u00E9\"}", Dialect::Json).is_ok());
     }
