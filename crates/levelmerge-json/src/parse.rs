@@ -812,10 +812,13 @@ fn path_at(src: &[u8], pos: usize) -> String {
                 if !path.is_empty() {
                     path.push('.');
                 }
-                match name.char_indices().nth(LONGEST_NAME) {
-                    Some((cut, _)) => path.extend([&name[..cut], "…"]),
-                    None => path.push_str(&name),
-                }
+                let (shown, cut) = match name.char_indices().nth(LONGEST_NAME) {
+                    Some((cut, _)) => (&name[..cut], "…"),
+                    None => (&name[..], ""),
+                };
+                // A control character in a name (the very error, maybe) is shown escaped.
+                path.extend(shown.chars().flat_map(|c| if c.is_control() { c.escape_default().collect() } else { vec![c] }));
+                path.push_str(cut);
             }
             Frame::Object { key: None, .. } => {}
             Frame::Array { index } => path.push_str(&format!("[{index}]")),
@@ -885,6 +888,8 @@ mod tests {
         let e = parse(b"{\"a\": \"tab\there\"}", Dialect::Json).unwrap_err();
         assert!(matches!(e, Problem::Syntax { line: 1, column: 11, .. }), "{e:?}");
         assert!(e.to_string().contains("a control character inside a string"), "{e}");
+        let e = parse(b"{\"a\": {\"b\tc\": 1}}", Dialect::Json).unwrap_err();
+        assert!(e.to_string().contains("(at a.b\\tc)"), "the place shows the tab escaped: {e}");
         // Every escape JSON has reads.
         assert!(parse(b"{\"a\": \"\\\" \\\\ \\/ \\b \\f \\n \\r \\t \\u00E9\"}", Dialect::Json).is_ok());
     }
