@@ -19,6 +19,13 @@ pub struct GraphNode {
 }
 
 impl GraphNode {
+    /// The graph facts of `object`, with its line when `lines`.
+    fn of(object: &Object<'_>, lines: bool) -> GraphNode {
+        let mut refs = Vec::new();
+        object.props.references(&mut PropPath::default(), &mut refs);
+        GraphNode { id: object.id.clone(), parent: object.parent.clone(), refs, line: if lines { object.line } else { 0 } }
+    }
+
     fn effective_parent(&self) -> Option<&ObjectId> {
         self.refs.iter().find(|(_, r)| r.role == RefRole::Parent).map(|(_, r)| &r.target).or(self.parent.as_ref())
     }
@@ -149,14 +156,7 @@ fn at(line: usize) -> String {
 impl Level<'_> {
     /// The graph view used by the coherence checks.
     pub fn graph(&self, lines: bool) -> Vec<GraphNode> {
-        self.objects
-            .values()
-            .map(|o| {
-                let mut refs = Vec::new();
-                o.props.references(&mut PropPath::default(), &mut refs);
-                GraphNode { id: o.id.clone(), parent: o.parent.clone(), refs, line: if lines { o.line } else { 0 } }
-            })
-            .collect()
+        self.objects.values().map(|o| GraphNode::of(o, lines)).collect()
     }
 
     /// Dangling references, orphans and cycles in this level.
@@ -169,10 +169,7 @@ impl Level<'_> {
     pub fn missing_targets_of(&self, others: &[Object<'_>]) -> Vec<Problem> {
         let mut problems = Vec::new();
         for o in others {
-            let mut refs = Vec::new();
-            o.props.references(&mut PropPath::default(), &mut refs);
-            let node = GraphNode { id: o.id.clone(), parent: o.parent.clone(), refs, line: o.line };
-            missing_targets(&node, |id| self.objects.contains_key(id), &mut problems);
+            missing_targets(&GraphNode::of(o, true), |id| self.objects.contains_key(id), &mut problems);
         }
         problems
     }
@@ -223,8 +220,7 @@ pub fn check(graph: &[GraphNode]) -> Vec<Problem> {
 }
 
 /// The parent and the references of `node` that name no object (`exists` tells), as problems.
-fn missing_targets(node: &GraphNode, exists: impl Fn(&ObjectId) -> bool, problems: &mut Vec<Problem>) {
-    let n = node;
+fn missing_targets(n: &GraphNode, exists: impl Fn(&ObjectId) -> bool, problems: &mut Vec<Problem>) {
     if let Some(p) = n.parent.as_ref().filter(|p| !exists(p)) {
         problems.push(Problem::Orphan { object: n.id.clone(), parent: p.clone(), line: n.line as usize });
     }

@@ -817,7 +817,13 @@ fn path_at(src: &[u8], pos: usize) -> String {
                     None => (&name[..], ""),
                 };
                 // A control character in a name (the very error, maybe) is shown escaped.
-                path.extend(shown.chars().flat_map(|c| if c.is_control() { c.escape_default().collect() } else { vec![c] }));
+                for c in shown.chars() {
+                    if c.is_control() {
+                        path.extend(c.escape_default());
+                    } else {
+                        path.push(c);
+                    }
+                }
                 path.push_str(cut);
             }
             Frame::Object { key: None, .. } => {}
