@@ -301,32 +301,14 @@ impl<'a> Merger<'a> {
             (_, Some(ov), Some(tv)) => {
                 let structural = b.is_some_and(|b| b.has_children) || ov.has_children || tv.has_children;
                 if !structural {
-                    if let Some(bv) = b {
-                        if tv.identical(bv) {
-                            if let Some(whole) = self.taken_whole(bv, ov) {
-                                return Some(self.noted(path, whole));
-                            }
-                        }
-                        if ov.identical(bv) {
-                            if let Some(whole) = self.taken_whole(bv, tv) {
-                                return Some(self.noted(path, whole));
-                            }
-                        }
+                    if let Some(whole) = b.and_then(|bv| self.one_side_changed(path, bv, ov, tv, Value::identical)) {
+                        return Some(whole);
                     }
                     if ov.same(tv) {
                         return Some(MValue::Exact(ov));
                     }
-                    if let Some(bv) = b {
-                        if tv.same(bv) {
-                            if let Some(whole) = self.taken_whole(bv, ov) {
-                                return Some(self.noted(path, whole));
-                            }
-                        }
-                        if ov.same(bv) {
-                            if let Some(whole) = self.taken_whole(bv, tv) {
-                                return Some(self.noted(path, whole));
-                            }
-                        }
+                    if let Some(whole) = b.and_then(|bv| self.one_side_changed(path, bv, ov, tv, Value::same)) {
+                        return Some(whole);
                     }
                 }
                 if self.volatile.as_ref().is_some_and(|p| p.is_volatile(self.object.as_str(), self.object_kind, &to_path(path).to_string()))
@@ -632,6 +614,27 @@ impl<'a> Merger<'a> {
     /// ([`Self::stands_with_its_target`]). A value that is one reference, set to name such an
     /// object, stands with it: where the object goes, base's value stays (a script's target
     /// theirs set to a door ours deleted is ours' unset target in ours' view of the conflict).
+    /// The value of the side that changed it, taken whole, where the other side's is `unchanged`
+    /// from base's (theirs looked at first).
+    fn one_side_changed(
+        &mut self,
+        path: &[Seg<'a>],
+        base: &'a Value<'a>,
+        ours: &'a Value<'a>,
+        theirs: &'a Value<'a>,
+        unchanged: impl Fn(&'a Value<'a>, &'a Value<'a>) -> bool,
+    ) -> Option<MValue<'a>> {
+        let changed = if unchanged(theirs, base) {
+            ours
+        } else if unchanged(ours, base) {
+            theirs
+        } else {
+            return None;
+        };
+        let whole = self.taken_whole(base, changed)?;
+        Some(self.noted(path, whole))
+    }
+
     fn taken_whole(&self, base: &'a Value<'a>, changed: &'a Value<'a>) -> Option<MValue<'a>> {
         if !self.changes_a_decided_reference(base, changed) {
             return Some(MValue::Exact(changed));
