@@ -19,7 +19,8 @@ use crate::ui::Ui;
 
 #[derive(Debug, clap::Args)]
 pub struct CheckArgs {
-    /// The files to check.
+    /// The files to check; a folder stands for the level files below it (hidden folders
+    /// skipped).
     #[arg(required_unless_present_any = ["repo", "staged"])]
     pub files: Vec<PathBuf>,
     /// Check every level file of the git repository at PATH (default: the current one), tracked
@@ -109,8 +110,9 @@ pub fn run(args: &CheckArgs, ui: &Ui) -> Result<u8> {
         let (items, extra) = staged_items()?;
         (items, extra, Scope::Staged)
     } else {
-        let items = args.files.iter().map(|p| Item::on_disk(p.display().to_string(), p.clone())).collect();
-        (items, Vec::new(), Scope::Files)
+        let items: Vec<Vec<Item>> = args.files.iter().map(|p| named_items(p)).collect::<Result<_>>()?;
+        let scope = if args.files.iter().any(|p| p.is_dir()) { Scope::Folders } else { Scope::Files };
+        (items.into_iter().flatten().collect(), Vec::new(), scope)
     };
     let progress = progress_bar(items.len(), scope != Scope::Files);
     let configs = Configs::default();
@@ -146,7 +148,10 @@ pub fn run(args: &CheckArgs, ui: &Ui) -> Result<u8> {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Scope {
+    /// Files named one by one: each is reported, sound or not.
     Files,
+    /// Files and folders named, the folders walked: sound files go without saying.
+    Folders,
     Repository,
     Staged,
 }
@@ -311,6 +316,16 @@ fn repo_problem(dir: &Path, name: &str, code: &'static str, message: &str) -> Fi
         unreadable: None,
         found: vec![Found { code, line: None, column: None, message: message.to_owned(), object: None }],
     }
+}
+
+/// The file a path names, or the level files below a folder (none is not an error: the
+/// report says that no file was checked).
+fn named_items(path: &Path) -> Result<Vec<Item>> {
+    if !path.is_dir() {
+        return Ok(vec![Item::on_disk(path.display().to_string(), path.to_path_buf())]);
+    }
+    let files = walk(path)?.into_iter().filter(|name| is_level_file(name));
+    Ok(files.map(|name| Item::on_disk(path.join(&name).display().to_string(), path.join(name))).collect())
 }
 
 /// A repository path as shown: relative to where the command runs when given as `.`.

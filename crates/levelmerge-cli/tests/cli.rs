@@ -488,6 +488,29 @@ fn check_reports_problems_with_lines() {
 }
 
 #[test]
+fn check_walks_a_folder_for_its_level_files() {
+    let d = tempfile::tempdir().unwrap();
+    let levels = d.path().join("levels");
+    std::fs::create_dir_all(levels.join("forest")).unwrap();
+    std::fs::create_dir_all(levels.join(".cache")).unwrap();
+    std::fs::write(levels.join("good.json"), LEVEL).unwrap();
+    std::fs::write(levels.join("forest").join("dup.json"), LEVEL.replace("\"id\": 2", "\"id\": 1")).unwrap();
+    // Not level files, or in a hidden folder: not read.
+    std::fs::write(levels.join("notes.txt"), "<<<<<<< ours\n").unwrap();
+    std::fs::write(levels.join(".cache").join("stale.json"), "{").unwrap();
+    levelmerge()
+        .arg("check")
+        .arg(&levels)
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("dup.json").and(predicate::str::contains("duplicate id")))
+        .stdout(predicate::str::contains("good.json").not().and(predicate::str::contains("stale").not()))
+        .stdout(predicate::str::contains("checked 2 level file(s): 1 with problems"));
+    std::fs::remove_file(levels.join("forest").join("dup.json")).unwrap();
+    levelmerge().arg("check").arg(&levels).assert().code(0).stdout(predicate::str::contains("checked 1 level file(s): 0 with problems"));
+}
+
+#[test]
 fn check_fails_an_empty_or_headless_level_file() {
     // A save or a merge cut short leaves such files; each engine refuses them.
     let d = tempfile::tempdir().unwrap();
