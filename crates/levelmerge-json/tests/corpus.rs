@@ -175,3 +175,21 @@ fn real_merges_with_their_sides_swapped_leave_as_many_conflicts() {
     let compared = corpus::check_swapped_sides_leave_as_many_conflicts(&JsonCodec::default(), &scenarios);
     assert!(compared >= 100, "only {compared} real merges were compared");
 }
+
+#[test]
+fn edits_of_lines_apart_in_every_real_file_both_land() {
+    let Some(root) = corpus::require("edits_of_lines_apart_in_every_real_file_both_land") else { return };
+    let scenarios = corpus::scenarios(&root.join("merges-json"), |_| true);
+    let checked = levelmerge_testutils::edits::check_disjoint_edits_compose(&JsonCodec::default(), &scenarios, 8);
+    eprintln!("json: {checked} merges of edits of lines apart, each with both edits");
+    assert!(checked >= 600, "only {checked} merges were checked");
+}
+
+#[test]
+fn one_number_changed_two_ways_in_a_real_file_is_never_settled_in_silence() {
+    let Some(root) = corpus::require("one_number_changed_two_ways_in_a_real_file_is_never_settled_in_silence") else { return };
+    let scenarios = corpus::scenarios(&root.join("merges-json"), |_| true);
+    let (checked, settled) = levelmerge_testutils::edits::check_clashing_edits_are_told(&JsonCodec::default(), &scenarios, 8);
+    eprintln!("json: {checked} merges of one number changed two ways, {settled} settled by a rule that says so");
+    assert!(checked >= 600, "only {checked} merges were checked");
+}

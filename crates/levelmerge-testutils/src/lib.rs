@@ -1,6 +1,8 @@
 //! Test helpers shared by the levelmerge crates (never published).
 //!
 //! * [`corpus`]: where the real merge corpus is, or a skip (a failure under CI).
+//! * [`edits`]: number edits of real files whose merge is known without the merge: edits of
+//!   different lines both land, one number changed two ways is never settled in silence.
 //! * [`gen`]: generated JSON levels, edits on them, and the styles they are written in.
 //! * [`unity`]: bigger Unity scenes replicated from real ones, and edits of their fields.
 //! * [`godot`]: generated Godot scenes of any size, and edits of their properties.
@@ -14,6 +16,7 @@
 pub mod bench;
 pub mod browser;
 pub mod corpus;
+pub mod edits;
 pub mod fuzz;
 pub mod gen;
 pub mod godot;

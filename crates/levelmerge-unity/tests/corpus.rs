@@ -199,3 +199,21 @@ fn paths_read_off_the_lines_are_the_outlines_on_every_real_file() {
     assert!(compared > 20_000 && named * 4 > compared * 3, "named {named} of {compared} objects");
     eprintln!("unity corpus: {named} of {compared} objects named off their lines as the outline names them");
 }
+
+#[test]
+fn edits_of_different_documents_of_every_real_file_both_land() {
+    let Some(root) = corpus::require("edits_of_different_documents_of_every_real_file_both_land") else { return };
+    let scenarios = corpus::scenarios(&root.join("merges"), |ext| ["unity", "prefab"].contains(&ext));
+    let checked = levelmerge_testutils::edits::check_disjoint_edits_compose(&levelmerge_unity::UnityCodec, &scenarios, 6);
+    eprintln!("unity: {checked} merges of edits in different documents, each with both edits");
+    assert!(checked >= 1500, "only {checked} merges were checked");
+}
+
+#[test]
+fn one_number_changed_two_ways_in_a_real_file_is_never_settled_in_silence() {
+    let Some(root) = corpus::require("one_number_changed_two_ways_in_a_real_file_is_never_settled_in_silence") else { return };
+    let scenarios = corpus::scenarios(&root.join("merges"), |ext| ["unity", "prefab"].contains(&ext));
+    let (checked, settled) = levelmerge_testutils::edits::check_clashing_edits_are_told(&levelmerge_unity::UnityCodec, &scenarios, 6);
+    eprintln!("unity: {checked} merges of one number changed two ways, {settled} settled by a rule that says so");
+    assert!(checked >= 1500, "only {checked} merges were checked");
+}
