@@ -12,7 +12,7 @@ use levelmerge_core::{check_text, merge_texts, Codec, Options, Sides};
 /// `id`/`uid`/`iid`/`_eid`/`_id`, Cocos `__id__`, GDevelop `persistentUuid`), id counters
 /// (`next…`), format versions, a prefab modification's `propertyPath`, counts the writer derives
 /// (`load_steps`, `m_RootOrder`) and tiles, whose numbers are their place.
-const NOT_VALUES: [&str; 22] = [
+const NOT_VALUES: [&str; 23] = [
     "fileID",
     "guid",
     "__id__",
@@ -24,7 +24,8 @@ const NOT_VALUES: [&str; 22] = [
     "\"_id\"",
     "persistentUuid",
     "next",
-    "ersion",
+    "version",
+    "Version",
     "format",
     "propertyPath",
     "load_steps",
@@ -40,7 +41,7 @@ const NOT_VALUES: [&str; 22] = [
 /// The byte ranges of the numbers on `line` that set a value: after the line's first `: ` or
 /// ` = `, outside strings, on a line that is no tag or document header and names none of
 /// [`NOT_VALUES`].
-pub fn value_numbers(line: &str) -> Vec<std::ops::Range<usize>> {
+fn value_numbers(line: &str) -> Vec<std::ops::Range<usize>> {
     const LONGEST: usize = 400;
     let header = ["[", "--- ", "%"].iter().any(|h| line.starts_with(h));
     if header || line.len() > LONGEST || NOT_VALUES.iter().any(|w| line.contains(w)) {
