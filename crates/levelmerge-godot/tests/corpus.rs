@@ -156,3 +156,73 @@ fn one_number_changed_two_ways_in_a_real_file_is_never_settled_in_silence() {
     eprintln!("godot: {checked} merges of one number changed two ways, {settled} settled by a rule that says so");
     assert!(checked >= 1000, "only {checked} merges were checked");
 }
+
+/// A node a file defines itself (a type, no instance): its path as a child names it in its
+/// `parent` attribute (`.` for the root), and the span of its section with the blank lines after
+/// it when it is a leaf whose name the file uses nowhere else (no other node under it, no
+/// signal naming it) and not the file's last section.
+struct DefinedNode {
+    path: String,
+    lone_leaf: Option<std::ops::Range<usize>>,
+}
+
+fn defined_nodes(text: &str) -> Vec<DefinedNode> {
+    let Ok(file) = parse(text.as_bytes()) else { return Vec::new() };
+    let mut nodes = Vec::new();
+    for s in file.sections.iter().filter(|s| file.kind(s) == "node") {
+        let [name, parent, type_name, instance] = file.attrs_unquoted(s, ["name", "parent", "type", "instance"]);
+        let (Some(name), Some(_), None) = (name, type_name, instance) else { continue };
+        let path = match parent {
+            None => ".".to_owned(),
+            Some(".") => name.to_owned(),
+            Some(p) => format!("{p}/{name}"),
+        };
+        // Not the last section: the blank line before a last section deleted is left at the
+        // end, after what the other side appended (an extra blank line, not yet tidied).
+        let lone = parent.is_some() && text.matches(name).count() == 1 && (s.gap.1 as usize) < text.len();
+        nodes.push(DefinedNode { path, lone_leaf: lone.then_some(s.span.0 as usize..s.gap.1 as usize) });
+    }
+    nodes
+}
+
+#[test]
+fn nodes_added_on_both_sides_or_deleted_on_one_of_every_real_file_all_land() {
+    const DRAWS: usize = 3;
+    let Some(root) = corpus::require("nodes_added_on_both_sides_or_deleted_on_one_of_every_real_file_all_land") else { return };
+    let scenarios = corpus::scenarios(&root.join("merges"), |ext| GODOT.contains(&ext));
+    let (mut added, mut deleted) = (0, 0);
+    let text = |merged: Result<Vec<u8>, String>| merged.map(|m| String::from_utf8_lossy(&m).into_owned());
+    for (n, s) in scenarios.iter().enumerate() {
+        let Ok(base) = String::from_utf8(s.read("base")) else { continue };
+        if !base.ends_with('\n') || !levelmerge_core::check_text(&GodotCodec, base.as_bytes()).is_empty() {
+            continue;
+        }
+        let nodes = defined_nodes(&base);
+        if nodes.is_empty() {
+            continue;
+        }
+        let mut rng = levelmerge_testutils::gen::Rng::new(n as u64 + 1);
+        let mut pick = |len: usize| rng.below(len as u64) as usize;
+        for _ in 0..DRAWS {
+            let (ours_parent, theirs_parent) = (&nodes[pick(nodes.len())].path, &nodes[pick(nodes.len())].path);
+            let node = |by: &str, parent: &str| format!("\n[node name=\"AddedBy{by}\" type=\"Node\" parent=\"{parent}\"]\n");
+            let (ours_node, theirs_node) = (node("Ours", ours_parent), node("Theirs", theirs_parent));
+            // Both sides add a node: both land, ours first.
+            let got = text(merged(base.as_bytes(), format!("{base}{ours_node}").as_bytes(), format!("{base}{theirs_node}").as_bytes()));
+            assert_eq!(got, Ok(format!("{base}{ours_node}{theirs_node}")), "{}: nodes added on both sides", s.dir.display());
+            added += 1;
+            // Ours deletes a leaf nothing else names, theirs adds a node elsewhere: both land.
+            let leaves: Vec<&DefinedNode> = nodes.iter().filter(|d| d.lone_leaf.is_some() && d.path != *theirs_parent).collect();
+            if leaves.is_empty() {
+                continue;
+            }
+            let leaf = leaves[pick(leaves.len())].lone_leaf.clone().unwrap_or_default();
+            let without = format!("{}{}", &base[..leaf.start], &base[leaf.end..]);
+            let got = text(merged(base.as_bytes(), without.as_bytes(), format!("{base}{theirs_node}").as_bytes()));
+            assert_eq!(got, Ok(format!("{without}{theirs_node}")), "{}: a leaf deleted, a node added", s.dir.display());
+            deleted += 1;
+        }
+    }
+    eprintln!("godot: {added} merges of nodes added on both sides and {deleted} of a leaf deleted on one, each with every change");
+    assert!(added >= 400 && deleted >= 250, "only {added} and {deleted} merges were checked");
+}
