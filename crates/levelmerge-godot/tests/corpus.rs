@@ -160,7 +160,7 @@ fn one_number_changed_two_ways_in_a_real_file_is_never_settled_in_silence() {
 /// A node a file defines itself (a type, no instance): its path as a child names it in its
 /// `parent` attribute (`.` for the root), and the span of its section with the blank lines after
 /// it when it is a leaf whose name the file uses nowhere else (no other node under it, no
-/// signal naming it) and not the file's last section.
+/// signal naming it).
 struct DefinedNode {
     path: String,
     lone_leaf: Option<std::ops::Range<usize>>,
@@ -177,10 +177,16 @@ fn defined_nodes(text: &str) -> Vec<DefinedNode> {
             Some(".") => name.to_owned(),
             Some(p) => format!("{p}/{name}"),
         };
-        // Not the last section: the blank line before a last section deleted is left at the
-        // end, after what the other side appended (an extra blank line, not yet tidied).
-        let lone = parent.is_some() && text.matches(name).count() == 1 && (s.gap.1 as usize) < text.len();
-        nodes.push(DefinedNode { path, lone_leaf: lone.then_some(s.span.0 as usize..s.gap.1 as usize) });
+        let lone = parent.is_some() && text.matches(name).count() == 1;
+        // The last section goes with the blank lines before it, as Godot writes the file
+        // without it: a file does not end with a blank line.
+        let start = if s.gap.1 as usize == text.len() {
+            let kept = text[..s.span.0 as usize].trim_end().len();
+            kept + text[kept..].find('\n').map_or(0, |i| i + 1)
+        } else {
+            s.span.0 as usize
+        };
+        nodes.push(DefinedNode { path, lone_leaf: lone.then_some(start..s.gap.1 as usize) });
     }
     nodes
 }
