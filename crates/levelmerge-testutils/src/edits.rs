@@ -120,6 +120,13 @@ fn lines_and_parts<'t, C: Codec>(codec: &C, text: &'t str) -> (Vec<&'t str>, Opt
     (lines, parts)
 }
 
+/// The lines holding numbers of values ([`value_numbers`]): each line's index and numbers.
+type EditableLines = Vec<(usize, Vec<std::ops::Range<usize>>)>;
+
+fn editable_lines(lines: &[&str]) -> EditableLines {
+    lines.iter().enumerate().map(|(i, l)| (i, value_numbers(l))).filter(|(_, numbers)| !numbers.is_empty()).collect()
+}
+
 /// `lines` with the number at `range` of line `at` changed by `by`.
 fn with_edit(lines: &[&str], at: usize, range: &std::ops::Range<usize>, by: i64) -> String {
     let line = lines[at];
@@ -148,8 +155,7 @@ where
     let mut checked = 0;
     for (n, (s, text)) in sound_bases(codec, scenarios).enumerate() {
         let (lines, parts) = lines_and_parts(codec, &text);
-        let editable: Vec<(usize, Vec<std::ops::Range<usize>>)> =
-            lines.iter().enumerate().map(|(i, l)| (i, value_numbers(l))).filter(|(_, r)| !r.is_empty()).collect();
+        let editable = editable_lines(&lines);
         let apart = |i: usize, j: usize| match &parts {
             Some(parts) => parts[i] != parts[j],
             None => i.abs_diff(j) >= 3,
@@ -157,7 +163,7 @@ where
         let mut rng = Rng::new(n as u64 + 1);
         for _ in 0..per_file {
             let Some((i, ri)) = editable.get(rng.below(editable.len() as u64) as usize) else { break };
-            let others: Vec<&(usize, Vec<std::ops::Range<usize>>)> = editable.iter().filter(|(j, _)| apart(*i, *j)).collect();
+            let others: Vec<_> = editable.iter().filter(|(j, _)| apart(*i, *j)).collect();
             let Some((j, rj)) = others.get(rng.below(others.len() as u64) as usize) else { continue };
             let (ri, rj) = (&ri[rng.below(ri.len() as u64) as usize], &rj[rng.below(rj.len() as u64) as usize]);
             let ours = with_edit(&lines, *i, ri, 7);
@@ -197,8 +203,7 @@ where
     let (mut checked, mut settled) = (0, 0);
     for (n, (s, text)) in sound_bases(codec, scenarios).enumerate() {
         let lines: Vec<&str> = text.split_inclusive('\n').collect();
-        let editable: Vec<(usize, Vec<std::ops::Range<usize>>)> =
-            lines.iter().enumerate().map(|(i, l)| (i, value_numbers(l))).filter(|(_, r)| !r.is_empty()).collect();
+        let editable = editable_lines(&lines);
         let mut rng = Rng::new(n as u64 + 1);
         for _ in 0..per_file {
             let Some((i, ranges)) = editable.get(rng.below(editable.len() as u64) as usize) else { break };
