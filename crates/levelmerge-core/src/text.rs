@@ -229,10 +229,16 @@ fn line_ending(ours: &[u8], theirs: &[u8]) -> &'static [u8] {
     first(ours).or_else(|| first(theirs)).unwrap_or(b"\n")
 }
 
+/// Bytes a [`Writer`] holds beyond ours' from the start.
+const MARKED_ROOM: usize = 4096;
+
 impl<'s> Writer<'s> {
     /// A writer for the marked text of `ours` and `theirs` (whose line ends the markers take).
     pub(crate) fn new(ours: &[u8], theirs: &[u8], style: &'s MarkerStyle) -> Self {
-        Writer { out: Vec::with_capacity(ours.len() + 64), style, conflicts: 0, eol: line_ending(ours, theirs), region: None }
+        // Room for ours and a few regions' markers and theirs' lines: a marked text that
+        // outgrew its first buffer was copied into one twice as large.
+        let room = ours.len() + MARKED_ROOM;
+        Writer { out: Vec::with_capacity(room), style, conflicts: 0, eol: line_ending(ours, theirs), region: None }
     }
 
     /// The marked text, the region still held written out.
