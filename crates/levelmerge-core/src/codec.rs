@@ -421,12 +421,16 @@ pub(crate) fn read<'d, C: Codec>(
     codec.lower(doc, side, others).map_err(|problems| MergeError::Invalid { side, problems })
 }
 
+/// Bytes a text being written reserves beyond the length it is known to reach: room for a
+/// few conflict markers and changed lines before the buffer has to grow (and be copied).
+pub(crate) const TEXT_SLACK: usize = 4096;
+
 /// Room to reserve for a merged text whose inputs are `lengths` long: ours plus what theirs
 /// grew by, and a little slack. A merge that outgrows a buffer reallocates and copies it, and
 /// on a scene of megabytes that costs more than the pages reserved and never written.
 pub fn merged_capacity(lengths: Sides<usize>) -> usize {
     let grown = lengths.ours + lengths.theirs.saturating_sub(lengths.base);
-    grown + grown / 64 + 4096
+    grown + grown / 64 + TEXT_SLACK
 }
 
 /// Total input size from which the three inputs are read in parallel. Below it a thread's

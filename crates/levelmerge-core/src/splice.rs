@@ -65,7 +65,7 @@ pub(crate) struct Spliced {
 impl Spliced {
     /// The text with theirs' side of every part left open.
     fn theirs_text(&self) -> Vec<u8> {
-        let mut text = Vec::with_capacity(self.text.len() + 4096);
+        let mut text = Vec::with_capacity(self.text.len() + crate::codec::TEXT_SLACK);
         let mut copied = 0;
         for (at, part) in &self.open_parts {
             text.extend_from_slice(&self.text[copied..at.start]);

@@ -229,15 +229,11 @@ fn line_ending(ours: &[u8], theirs: &[u8]) -> &'static [u8] {
     first(ours).or_else(|| first(theirs)).unwrap_or(b"\n")
 }
 
-/// Bytes a [`Writer`] holds beyond ours' from the start.
-const MARKED_ROOM: usize = 4096;
-
 impl<'s> Writer<'s> {
     /// A writer for the marked text of `ours` and `theirs` (whose line ends the markers take).
     pub(crate) fn new(ours: &[u8], theirs: &[u8], style: &'s MarkerStyle) -> Self {
-        // Room for ours and a few regions' markers and theirs' lines: a marked text that
-        // outgrew its first buffer was copied into one twice as large.
-        let room = ours.len() + MARKED_ROOM;
+        // A marked text that outgrew ours' length was copied into a buffer twice as large.
+        let room = ours.len() + crate::codec::TEXT_SLACK;
         Writer { out: Vec::with_capacity(room), style, conflicts: 0, eol: line_ending(ours, theirs), region: None }
     }
 
