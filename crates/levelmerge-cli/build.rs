@@ -14,12 +14,20 @@
 //!   statically linked Rust program has it), `libgcc_s` is no longer needed: 0.3 ms less a
 //!   start on the benchmark machine. Set `LEVELMERGE_SHARED_LIBGCC=1` to keep the shared one
 //!   (kept too where the C compiler has no `libgcc_eh.a`).
+//! * Neither where the C library is linked statically (`-C target-feature=+crt-static`): there
+//!   is no loader and no `libgcc_s` then, and rustc links a static position-independent binary
+//!   that `-no-pie` would turn into one that crashes at start (it would still name a loader).
+//!   `-C relocation-model=static` as well gives the fixed address there.
 
 fn main() {
     println!("cargo:rerun-if-env-changed=LEVELMERGE_PIE");
     println!("cargo:rerun-if-env-changed=LEVELMERGE_SHARED_LIBGCC");
     let linux = std::env::var("CARGO_CFG_TARGET_OS").is_ok_and(|os| os == "linux");
     let gnu = std::env::var("CARGO_CFG_TARGET_ENV").is_ok_and(|env| env == "gnu");
+    let static_libc = std::env::var("CARGO_CFG_TARGET_FEATURE").is_ok_and(|features| features.split(',').any(|f| f == "crt-static"));
+    if static_libc {
+        return;
+    }
     if linux && std::env::var_os("LEVELMERGE_PIE").is_none() {
         println!("cargo:rustc-link-arg-bins=-no-pie");
     }
