@@ -49,6 +49,13 @@ pub trait Codec {
         self.parse(text).map(|_| ())
     }
 
+    /// [`Codec::reads`] for a merged text much of which is copied from `read`, a version this
+    /// merge has read: a codec may leave unread the parts whose bytes `read` holds too, as they
+    /// read already. By default the text is read whole.
+    fn reads_like(&self, text: &[u8], _read: &Self::Document<'_>) -> Result<(), Problem> {
+        self.reads(text)
+    }
+
     /// The level a document holds. Problems that make matching by id impossible (duplicate ids
     /// or keys) are errors.
     ///

@@ -386,7 +386,7 @@ fn write_checked<'a, C: Codec>(
     let text = finish(codec.render(docs, &view))?;
     // The model holds what the level says, not how it is written: the text is read back, so
     // that a fault in the writing is a refusal, never a file the editor cannot open.
-    if let Err(problem) = codec.reads(&text) {
+    if let Err(problem) = codec.reads_like(&text, docs.ours) {
         return Err(MergeError::Incoherent { problems: vec![problem] });
     }
     clock.lap("read back");

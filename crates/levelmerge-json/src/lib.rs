@@ -210,6 +210,22 @@ impl Codec for JsonCodec {
         parse::check_syntax(text, self.dialect_for(text))
     }
 
+    /// The containers of `read` that lie in lines the text holds alike are left unread: a
+    /// merged level is mostly ours, and reading it whole was most of the time a big level's
+    /// merge took after reading the versions. Strict JSON only, where such lines hold whole
+    /// values (a line never starts inside a string). A container left unread is not measured
+    /// for depth again either: one the text nests past the reader's limit where `read` did not
+    /// is taken as read (the lines around it would differ in all but one-line texts).
+    fn reads_like(&self, text: &[u8], read: &Document<'_>) -> Result<(), Problem> {
+        let dialect = self.dialect_for(text);
+        if dialect != Dialect::Json || read.dialect != Dialect::Json {
+            return self.reads(text);
+        }
+        let stable = levelmerge_core::text::stable_spans(Sides::new(read.src.as_bytes(), text, read.src.as_bytes()));
+        let known = parse::containers_within(read, &stable.base, &stable.ours);
+        parse::parse_skipping(text, dialect, &known).map(|_| ())
+    }
+
     /// Containers lying in lines all three versions hold alike are left unread: most of a big
     /// level, where reading it all is most of a merge's time. Not where the whole file must be
     /// read: declared references, and Cocos files, whose references are positions.

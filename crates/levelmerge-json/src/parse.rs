@@ -684,6 +684,39 @@ pub fn parse_versions<'s>(texts: levelmerge_core::Sides<&'s [u8]>) -> Option<lev
     ))
 }
 
+/// The outermost containers of `doc` (below its root) that lie inside one of the `ranges` of
+/// its text, placed where the same bytes lie in another text: at `placed[i]` for `ranges[i]`
+/// (both in order, of equal lengths). The other text's parse may leave them unread
+/// ([`parse_skipping`]): `doc` read them. Found on the parsed tree, along the paths to what
+/// lies outside the ranges.
+pub fn containers_within(doc: &Document<'_>, ranges: &[(u32, u32)], placed: &[(u32, u32)]) -> Vec<Closed> {
+    let range_of = |start: u32, end: u32| {
+        let i = ranges.partition_point(|r| r.1 < end);
+        ranges.get(i).filter(|r| r.0 <= start).map(|_| i)
+    };
+    let mut found = Vec::new();
+    let mut pending = vec![doc.root];
+    while let Some(node) = pending.pop() {
+        for slot in doc.slots_of(node) {
+            let child = &doc.nodes[slot.value as usize];
+            if !matches!(child.kind, NodeKind::Object | NodeKind::Array) {
+                continue;
+            }
+            match range_of(child.start, child.end) {
+                Some(i) => {
+                    let placed_at = |at: u32| at - ranges[i].0 + placed[i].0;
+                    found.push(Closed { open: placed_at(child.start), end: placed_at(child.end), check: false });
+                }
+                // An opaque container was not read: what lies in it is not known.
+                None if !child.opaque => pending.push(slot.value),
+                None => {}
+            }
+        }
+    }
+    found.sort_unstable_by_key(|c| c.open);
+    found
+}
+
 /// Parse a document, leaving opaque the `closed` containers (in order): those that lie inside
 /// ranges whose bytes every merged version holds at the same place of their alignment
 /// ([`levelmerge_core::text::stable_spans`], [`closed_containers`]).

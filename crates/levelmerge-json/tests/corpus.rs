@@ -105,6 +105,40 @@ fn identity_laws_hold_on_every_real_merge() {
 }
 
 #[test]
+fn reading_a_real_version_like_ours_finds_what_reading_it_whole_finds() {
+    // How a merged text is read back: what ours' reading read, where the text holds it alike,
+    // is left unread.
+    let Some(root) = corpus::require("reading_a_real_version_like_ours_finds_what_reading_it_whole_finds") else { return };
+    let mut scenarios = corpus::scenarios(&root.join("merges-json"), |_| true);
+    scenarios.extend(corpus::scenarios(&root.join("merges/ldtk"), |_| true));
+    let codec = JsonCodec::default();
+    let (mut read, mut refused) = (0, 0);
+    for s in &scenarios {
+        let ours = s.read("ours");
+        let Ok(ours) = codec.parse(&ours) else { continue };
+        for which in ["base", "theirs", "expected"] {
+            let text = s.read(which);
+            // The version, and the version with a separator or bracket in its middle lost.
+            let mut damaged = text.clone();
+            if let Some(at) = damaged[damaged.len() / 2..].iter().position(|b| b",:]}".contains(b)) {
+                damaged.remove(damaged.len() / 2 + at);
+            }
+            for (text, name) in [(text, which.to_string()), (damaged, format!("{which}, damaged"))] {
+                let whole = codec.parse(&text).map(|_| ());
+                assert_eq!(codec.reads_like(&text, &ours), whole, "{}: {name}", s.dir.display());
+                if whole.is_ok() {
+                    read += 1;
+                } else {
+                    refused += 1;
+                }
+            }
+        }
+    }
+    eprintln!("read like ours: {read} versions read, {refused} refused alike");
+    assert!(read >= 350 && refused >= 350, "only {read} versions read and {refused} refused");
+}
+
+#[test]
 fn versions_of_one_level_from_anywhere_in_its_history_never_merge_into_a_broken_file() {
     let Some(root) = corpus::require("versions_of_one_level_from_anywhere_in_its_history_never_merge_into_a_broken_file") else { return };
     let mut scenarios = corpus::scenarios(&root.join("merges-json"), |_| true);

@@ -100,6 +100,10 @@ fn run_everything(bytes: &[u8], other: &[u8]) {
         let _ = check_text(&codec, bytes);
         // Reading the syntax alone finds what reading the whole file finds.
         assert_eq!(codec.reads(bytes), codec.parse(bytes).map(|_| ()), "{:?}", String::from_utf8_lossy(bytes));
+        // And so does reading it with what another version's reading read left unread.
+        if let Ok(read) = codec.parse(other) {
+            assert_eq!(codec.reads_like(bytes, &read), codec.parse(bytes).map(|_| ()), "{:?}", String::from_utf8_lossy(bytes));
+        }
         if let Ok(doc) = codec.parse(bytes) {
             let _ = codec.lower(&doc, Side::Base, &[]);
         }
