@@ -96,7 +96,7 @@ const UNIQUE_FROM: usize = 1024;
 /// walked, and after a difference a window of 64 elements of each (then 256, 1,024, …) is diffed
 /// until it shows `RESYNC` equal elements in a row (from [`UNIQUE_FROM`] on: until they hold
 /// such a row that starts with an element each window holds once).
-fn windowed_alignment(a: &[u64], b: &[u64]) -> Vec<Option<usize>> {
+pub(crate) fn windowed_alignment(a: &[u64], b: &[u64]) -> Vec<Option<usize>> {
     let mut map = vec![None; a.len()];
     let (mut i, mut j) = (0, 0);
     while i < a.len() && j < b.len() {

@@ -118,6 +118,49 @@ pub fn stable_spans(texts: Sides<&[u8]>) -> Sides<Vec<(u32, u32)>> {
     Sides::new((), (), ()).map(|side, ()| stretches.iter().map(|r| (r.get(side).start as u32, r.get(side).end as u32)).collect())
 }
 
+/// Byte ranges `[start, end)` of a text, in order.
+pub type ByteRanges = Vec<(u32, u32)>;
+
+/// The byte ranges made of whole lines that `a` and `b` hold alike, paired in order: `a`'s and
+/// `b`'s, of equal lengths and bytes. [`stable_spans`] for two texts, without its anchoring: for
+/// a reader to whom any bytes held alike will do (a syntax read once need not be read again).
+pub fn equal_line_spans(a: &[u8], b: &[u8]) -> (ByteRanges, ByteRanges) {
+    // Where each line starts (and, last, where the text ends), and each line's hash.
+    let lines = |t: &[u8]| {
+        let mut starts = Vec::with_capacity(t.len() / 32 + 2);
+        starts.push(0);
+        starts.extend(memchr::memchr_iter(b'\n', t).map(|i| i + 1));
+        if *starts.last().expect("one start") != t.len() {
+            starts.push(t.len());
+        }
+        let hashes: Vec<u64> = starts.windows(2).map(|w| line_hash(&t[w[0]..w[1]])).collect();
+        (starts, hashes)
+    };
+    let ((starts_a, hashes_a), (starts_b, hashes_b)) = (lines(a), lines(b));
+    let pairs = crate::diff3::windowed_alignment(&hashes_a, &hashes_b);
+    let (mut spans_a, mut spans_b) = (Vec::new(), Vec::new());
+    let mut i = 0;
+    while i < pairs.len() {
+        let Some(first) = pairs[i] else {
+            i += 1;
+            continue;
+        };
+        // A run of lines paired one after another.
+        let run_start = i;
+        while pairs.get(i + 1).copied().flatten() == Some(first + (i + 1 - run_start)) {
+            i += 1;
+        }
+        let (range_a, range_b) = (starts_a[run_start]..starts_a[i + 1], starts_b[first]..starts_b[first + i + 1 - run_start]);
+        // Equal hashes are trusted only once the bytes agree.
+        if a[range_a.clone()] == b[range_b.clone()] {
+            spans_a.push((range_a.start as u32, range_a.end as u32));
+            spans_b.push((range_b.start as u32, range_b.end as u32));
+        }
+        i += 1;
+    }
+    (spans_a, spans_b)
+}
+
 pub(crate) fn line_hash(line: &[u8]) -> u64 {
     let mut h = FxHasher::default();
     line.hash(&mut h);
@@ -704,6 +747,22 @@ mod stable_spans_tests {
         assert_eq!(found.base, ["[\n", "[3]\n]\n"]);
         assert_eq!(found.ours, found.base);
         assert_eq!(found.theirs, found.base);
+    }
+
+    #[test]
+    fn lines_two_texts_hold_alike_are_paired_where_each_has_them() {
+        let a = "{\n\"a\": 1,\n\"b\": 2,\n\"c\": 3\n}";
+        let b = "{\n\"new\": 0,\n\"a\": 1,\n\"b\": 20,\n\"c\": 3\n}";
+        let (in_a, in_b) = equal_line_spans(a.as_bytes(), b.as_bytes());
+        let text = |t: &str, spans: &[(u32, u32)]| spans.iter().map(|&(s, e)| t[s as usize..e as usize].to_string()).collect::<Vec<_>>();
+        // The added line splits the first run; the changed line is in neither; the last line
+        // has no line end in both.
+        assert_eq!(text(a, &in_a), ["{\n", "\"a\": 1,\n", "\"c\": 3\n}"]);
+        assert_eq!(text(b, &in_b), text(a, &in_a));
+        assert_eq!(in_b, [(0, 2), (12, 20), (29, 37)]);
+        // Two equal texts: one run, all of it; nothing alike: nothing.
+        assert_eq!(equal_line_spans(a.as_bytes(), a.as_bytes()), (vec![(0, a.len() as u32)], vec![(0, a.len() as u32)]));
+        assert_eq!(equal_line_spans(b"x\n", b"y\n"), (vec![], vec![]));
     }
 }
 

@@ -221,9 +221,9 @@ impl Codec for JsonCodec {
         if dialect != Dialect::Json || read.dialect != Dialect::Json {
             return self.reads(text);
         }
-        let stable = levelmerge_core::text::stable_spans(Sides::new(read.src.as_bytes(), text, read.src.as_bytes()));
-        let known = parse::containers_within(read, &stable.base, &stable.ours);
-        parse::parse_skipping(text, dialect, &known).map(|_| ())
+        let (in_read, in_text) = levelmerge_core::text::equal_line_spans(read.src.as_bytes(), text);
+        let known = parse::containers_within(read, &in_read, &in_text);
+        parse::check_syntax_skipping(text, dialect, &known)
     }
 
     /// Containers lying in lines all three versions hold alike are left unread: most of a big

@@ -352,14 +352,15 @@ impl Parser<'_, '_> {
 
     /// A container known to close inside a stable range ([`closed_containers`]): checked for
     /// syntax without keeping anything (unless another version checks the same bytes), then
-    /// kept as one opaque node.
+    /// kept as one opaque node (while only checking, passed over).
     fn opaque_container(&mut self, keyed: bool, closed: Closed) -> Result<u32, Failure> {
         let start = self.pos;
         let end = closed.end;
+        let keep = self.keep;
         if closed.check {
             self.keep = false;
             let checked = self.container(keyed, false);
-            self.keep = true;
+            self.keep = keep;
             checked?;
             if self.pos != end as usize {
                 // The scan disagreed (it cannot when the syntax is right): read it in full.
@@ -368,6 +369,9 @@ impl Parser<'_, '_> {
             }
         }
         self.pos = end as usize;
+        if !keep {
+            return Ok(0);
+        }
         let n = self.push_node(start, if keyed { NodeKind::Object } else { NodeKind::Array });
         let first_slot = self.slots.len() as u32;
         let node = &mut self.nodes[n as usize];
@@ -391,7 +395,8 @@ impl Parser<'_, '_> {
         match self.peek() {
             Some(b @ (b'{' | b'[')) => {
                 let keyed = b == b'{';
-                match self.keep.then(|| self.known_closed()).flatten() {
+                // Known containers lie outside one another: inside one being checked, none is.
+                match (!self.closed.is_empty()).then(|| self.known_closed()).flatten() {
                     Some(closed) if self.depth > 0 => self.opaque_container(keyed, closed),
                     _ => self.container(keyed, false),
                 }
@@ -724,11 +729,20 @@ pub fn parse_skipping<'s>(src: &'s [u8], dialect: Dialect, closed: &[Closed]) ->
     let text = readable_text(src)?;
     // Every value but the root follows a comma or an opening bracket: counting them sizes the
     // arrays up front (commas inside strings only add room), which spares regrowing and
-    // copying them, most of the reading time of a big level; room never touched costs nothing.
-    let estimate = 1 + src
-        .chunks(255)
-        .map(|chunk| usize::from(chunk.iter().fold(0u8, |n, &b| n + u8::from(matches!(b, b',' | b'[' | b'{')))))
-        .sum::<usize>();
+    // copying them, most of the reading time of a big level. A container left unread is one
+    // node, so its bytes are not counted: room reserved for nothing still took memory.
+    let count = |part: &[u8]| {
+        part.chunks(255)
+            .map(|chunk| usize::from(chunk.iter().fold(0u8, |n, &b| n + u8::from(matches!(b, b',' | b'[' | b'{')))))
+            .sum::<usize>()
+    };
+    let mut estimate = 1 + closed.len();
+    let mut from = 0;
+    for c in closed {
+        estimate += count(&src[from.min(c.open as usize)..c.open as usize]);
+        from = from.max(c.end as usize);
+    }
+    estimate += count(&src[from.min(src.len())..]);
     let mut p = Parser::new(src, dialect, closed, true);
     p.nodes.reserve(estimate);
     p.slots.reserve(estimate);
@@ -751,8 +765,14 @@ pub fn parse_skipping<'s>(src: &'s [u8], dialect: Dialect, closed: &[Closed]) ->
 /// Whether a text reads as a document of the dialect, found as [`parse`] finds it, without
 /// keeping anything of it: the check a merged text is read back with.
 pub fn check_syntax(src: &[u8], dialect: Dialect) -> Result<(), Problem> {
+    check_syntax_skipping(src, dialect, &[])
+}
+
+/// [`check_syntax`], passing over the `known` containers (in order, none inside another): their
+/// bytes read as sound elsewhere ([`containers_within`]).
+pub fn check_syntax_skipping(src: &[u8], dialect: Dialect, known: &[Closed]) -> Result<(), Problem> {
     readable_text(src)?;
-    let mut p = Parser::new(src, dialect, &[], false);
+    let mut p = Parser::new(src, dialect, known, false);
     p.document(dialect).map(|_| ()).map_err(|failure| naming_place(*failure, src, p.pos, dialect))
 }
 
