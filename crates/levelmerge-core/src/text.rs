@@ -59,20 +59,10 @@ pub fn lines(text: &[u8]) -> Vec<&[u8]> {
 /// Short lines repeat (`}`, `"tags": []`), and a diff may align a run of them with a copy
 /// elsewhere (an object the other side moved): a stretch counts only when it holds a line that
 /// each version has once, which can only be aligned with itself.
-pub fn stable_spans(texts: Sides<&[u8]>) -> Sides<Vec<(u32, u32)>> {
+pub fn stable_spans(texts: Sides<&[u8]>) -> Sides<ByteRanges> {
     // Big texts are hashed and diffed on several threads.
     let parallel = texts.base.len() + texts.ours.len() + texts.theirs.len() > crate::codec::PARALLEL_FROM;
-    // Where each line starts (and, last, where the text ends), and each line's hash.
-    let lines = crate::codec::on_each_side(parallel, texts, |_, t| {
-        let mut starts = Vec::with_capacity(t.len() / 32 + 2);
-        starts.push(0);
-        starts.extend(memchr::memchr_iter(b'\n', t).map(|i| i + 1));
-        if *starts.last().expect("one start") != t.len() {
-            starts.push(t.len());
-        }
-        let hashes: Vec<u64> = starts.windows(2).map(|w| line_hash(&t[w[0]..w[1]])).collect();
-        (starts, hashes)
-    });
+    let lines = crate::codec::on_each_side(parallel, texts, |_, t| line_table(t));
     let bytes = |s: Side, r: &std::ops::Range<usize>| lines.get(s).0[r.start]..lines.get(s).0[r.end];
     // How often each line of base occurs in each version (2: more than once); an anchor is a
     // base line, so the sides' other lines need no counting.
@@ -125,18 +115,7 @@ pub type ByteRanges = Vec<(u32, u32)>;
 /// `b`'s, of equal lengths and bytes. [`stable_spans`] for two texts, without its anchoring: for
 /// a reader to whom any bytes held alike will do (a syntax read once need not be read again).
 pub fn equal_line_spans(a: &[u8], b: &[u8]) -> (ByteRanges, ByteRanges) {
-    // Where each line starts (and, last, where the text ends), and each line's hash.
-    let lines = |t: &[u8]| {
-        let mut starts = Vec::with_capacity(t.len() / 32 + 2);
-        starts.push(0);
-        starts.extend(memchr::memchr_iter(b'\n', t).map(|i| i + 1));
-        if *starts.last().expect("one start") != t.len() {
-            starts.push(t.len());
-        }
-        let hashes: Vec<u64> = starts.windows(2).map(|w| line_hash(&t[w[0]..w[1]])).collect();
-        (starts, hashes)
-    };
-    let ((starts_a, hashes_a), (starts_b, hashes_b)) = (lines(a), lines(b));
+    let ((starts_a, hashes_a), (starts_b, hashes_b)) = (line_table(a), line_table(b));
     let pairs = crate::diff3::windowed_alignment(&hashes_a, &hashes_b);
     let (mut spans_a, mut spans_b) = (Vec::new(), Vec::new());
     let mut i = 0;
@@ -159,6 +138,18 @@ pub fn equal_line_spans(a: &[u8], b: &[u8]) -> (ByteRanges, ByteRanges) {
         i += 1;
     }
     (spans_a, spans_b)
+}
+
+/// Where each line of `text` starts (and, last, where the text ends), and each line's hash.
+fn line_table(text: &[u8]) -> (Vec<usize>, Vec<u64>) {
+    let mut starts = Vec::with_capacity(text.len() / 32 + 2);
+    starts.push(0);
+    starts.extend(memchr::memchr_iter(b'\n', text).map(|i| i + 1));
+    if *starts.last().expect("one start") != text.len() {
+        starts.push(text.len());
+    }
+    let hashes = starts.windows(2).map(|w| line_hash(&text[w[0]..w[1]])).collect();
+    (starts, hashes)
 }
 
 pub(crate) fn line_hash(line: &[u8]) -> u64 {
