@@ -79,6 +79,15 @@ struct Element<'s> {
     /// same object added on both sides under one id is in the same place.
     holder: Option<&'s str>,
     name: Option<&'s str>,
+    /// Where the id's value starts and ends in `text`.
+    id_at: (usize, usize),
+}
+
+impl<'s> Element<'s> {
+    /// The object's text with its id left out: what a copy of it under another id also reads.
+    fn text_but_id(&self) -> (&'s str, &'s str) {
+        (&self.text[..self.id_at.0], &self.text[self.id_at.1..])
+    }
 }
 
 /// What one version holds of an id space.
@@ -156,7 +165,9 @@ fn walk<'s>(doc: &Document<'s>, node: u32, path: &mut Vec<&'s str>, holder: Opti
                                 }
                             }
                             std::collections::hash_map::Entry::Vacant(free) => {
+                                let (start, id) = (doc.nodes[element as usize].start, &doc.nodes[value as usize]);
                                 free.insert(Element {
+                                    id_at: ((id.start - start) as usize, (id.end - start) as usize),
                                     value,
                                     text: doc.node_text(element),
                                     array: array.to_owned(),
@@ -278,8 +289,14 @@ fn move_colliding(
     }
     let mut taken: Vec<(&ScopedId<'_>, &ScopedId<'_>)> = same_named.iter().collect();
     taken.sort_unstable();
-    for ((_, old), (_, new)) in taken {
-        notes.push(format!("theirs' new {} {old} is ours' {new}: both sides added one of that name", space.what));
+    for (old, new) in taken {
+        let (theirs_name, ours_name) = (found.theirs.ids.get(old).and_then(|e| e.name), found.ours.ids.get(new).and_then(|e| e.name));
+        let why = if theirs_name.is_some() && theirs_name == ours_name {
+            "both sides added one of that name"
+        } else {
+            "ours holds it already (a copy but for the id)"
+        };
+        notes.push(format!("theirs' new {} {} is ours' {}: {why}", space.what, old.1, new.1));
     }
     (!colliding.is_empty()).then(|| first + colliding.len() as i64)
 }
@@ -293,7 +310,7 @@ type Moves<'s> = (Vec<ScopedId<'s>>, FxHashMap<ScopedId<'s>, ScopedId<'s>>);
 fn planned_moves<'s>(base: &Found<'s>, ours: &Found<'s>, theirs: &Found<'s>) -> Option<Moves<'s>> {
     // Theirs' new objects named as one ours added under another id are that object: they
     // take ours' id (the merge then sees one object, or a conflict where the two differ).
-    let same_named = same_named_ids(base, ours, theirs);
+    let same_named = same_object_ids(base, ours, theirs);
     let colliding: Vec<ScopedId<'s>> = theirs
         .ids
         .iter()
@@ -384,18 +401,41 @@ pub(crate) fn number_after_key(rest: &[u8]) -> Option<&str> {
     (digits > 0).then(|| std::str::from_utf8(&value[..sign + digits]).ok()).flatten()
 }
 
-/// Theirs' new objects each named as a new object of ours in the same array under another id
-/// (theirs' id → ours'): both sides added the same thing, which keeping both would name twice.
-fn same_named_ids<'f, 's>(base: &'f Found<'s>, ours: &'f Found<'s>, theirs: &'f Found<'s>) -> FxHashMap<ScopedId<'s>, ScopedId<'s>> {
-    let added = |side: &'f Found<'s>| -> FxHashMap<(&'f str, &'s str), ScopedId<'s>> {
-        side.ids
-            .iter()
-            .filter(|(id, _)| !base.ids.contains_key(id))
-            .filter_map(|(&id, e)| Some(((e.array.as_str(), e.name?), id)))
-            .collect()
+/// Theirs' new objects that are a new object of ours in the same array under another id
+/// (theirs' id → ours'): named as it (both sides added the same thing, which keeping both
+/// would name twice), or, unnamed or named alike, its copy but for the id, one object on each
+/// side to a text (an earlier merge renumbered theirs' object and it is merged again from an
+/// older base: keeping both would make one object two). An object of theirs that ours holds
+/// alike under its own id is that one.
+fn same_object_ids<'f, 's>(base: &'f Found<'s>, ours: &'f Found<'s>, theirs: &'f Found<'s>) -> FxHashMap<ScopedId<'s>, ScopedId<'s>> {
+    let added = |side: &'f Found<'s>| side.ids.iter().filter(|(id, _)| !base.ids.contains_key(id));
+    let named = |side: &'f Found<'s>| -> FxHashMap<(&'f str, &'s str), ScopedId<'s>> {
+        added(side).filter_map(|(&id, e)| Some(((e.array.as_str(), e.name?), id))).collect()
     };
-    let ours = added(ours);
-    added(theirs).into_iter().filter_map(|(key, id)| ours.get(&key).filter(|o| **o != id).map(|o| (id, *o))).collect()
+    let ours_named = named(ours);
+    let mut same: FxHashMap<ScopedId<'s>, ScopedId<'s>> =
+        named(theirs).into_iter().filter_map(|(key, id)| ours_named.get(&key).filter(|o| **o != id).map(|o| (id, *o))).collect();
+    type Copy<'f, 's> = (&'s str, &'f str, Option<&'s str>, (&'s str, &'s str));
+    let copy_key = |id: &ScopedId<'s>, e: &'f Element<'s>| -> Copy<'f, 's> { (id.0, e.array.as_str(), e.holder, e.text_but_id()) };
+    let mut copies: FxHashMap<Copy<'f, 's>, (Vec<ScopedId<'s>>, Vec<ScopedId<'s>>)> = FxHashMap::default();
+    for (id, e) in added(ours) {
+        copies.entry(copy_key(id, e)).or_default().0.push(*id);
+    }
+    let alike_at_its_id = |id: &ScopedId<'s>, e: &Element<'s>| ours.ids.get(id).is_some_and(|o| o.text == e.text);
+    for (id, e) in added(theirs).filter(|(id, e)| !same.contains_key(id) && !alike_at_its_id(id, e)) {
+        if let Some(entry) = copies.get_mut(&copy_key(id, e)) {
+            entry.1.push(*id);
+        }
+    }
+    let named_to: rustc_hash::FxHashSet<ScopedId<'s>> = same.values().copied().collect();
+    for (o, t) in copies.into_values() {
+        if let ([o], [t]) = (o.as_slice(), t.as_slice()) {
+            if o != t && !named_to.contains(o) {
+                same.insert(*t, *o);
+            }
+        }
+    }
+    same
 }
 
 #[cfg(test)]

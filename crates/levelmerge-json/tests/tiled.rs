@@ -219,6 +219,61 @@ fn a_new_id_a_side_gives_twice_is_refused_on_either_side() {
     }
 }
 
+/// An earlier merge gave theirs' new object a fresh id (ours' had taken its id); merged with
+/// theirs again from the older base (a cherry-pick, a criss-cross history), the object is the
+/// copy ours holds: one object, whichever side is ours.
+#[test]
+fn a_merge_that_renumbered_theirs_merged_with_theirs_again_holds_each_object_once() {
+    use levelmerge_core::{merge_texts, MergeOutcome, Options, Sides};
+    let merge = |b: &str, o: &str, t: &str| -> MergeOutcome {
+        let sides = Sides::new(b.as_bytes(), o.as_bytes(), t.as_bytes());
+        merge_texts(&JsonCodec::default(), sides, &Options::default(), &Default::default()).expect("the merge runs")
+    };
+    let objects = |text: &[u8]| -> Vec<(u64, u64)> {
+        let map: Value = serde_json::from_slice(text).unwrap();
+        let mut found: Vec<(u64, u64)> = map["layers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|l| l["objects"].as_array().unwrap())
+            .map(|o| (o["id"].as_u64().unwrap(), o["x"].as_u64().unwrap()))
+            .collect();
+        found.sort_unstable();
+        found
+    };
+    let base = Map::base();
+    let (mut ours, mut theirs) = (base.clone(), base.clone());
+    ours.apply(&Edit::Add { layer: 0, x: 70, target: None });
+    theirs.apply(&Edit::Add { layer: 0, x: 80, target: None });
+    let (b, o, t) = (base.json(), ours.json(), theirs.json());
+    let once = merge(&b, &o, &t);
+    assert_eq!(once.open_conflicts, 0);
+    let with = |added: &[(u64, u64)]| [(1, 10), (2, 20), (3, 30), (4, 40), (5, 50)].iter().chain(added).copied().collect::<Vec<_>>();
+    assert_eq!(objects(&once.text), with(&[(6, 70), (7, 80)]));
+    let once = String::from_utf8(once.text).unwrap();
+    let again = merge(&b, &once, &t);
+    assert_eq!(again.open_conflicts, 0);
+    assert_eq!(String::from_utf8(again.text).unwrap(), once);
+    assert!(
+        again.notes.iter().any(|n| n == "theirs' new object 6 is ours' 7: ours holds it already (a copy but for the id)"),
+        "{:?}",
+        again.notes
+    );
+    // The sides swapped: ours' object keeps its id, and theirs' other one moves off it.
+    let swapped = merge(&b, &t, &once);
+    assert_eq!(swapped.open_conflicts, 0);
+    assert_eq!(objects(&swapped.text), with(&[(6, 80), (8, 70)]));
+    assert_eq!(map_problems(std::str::from_utf8(&swapped.text).unwrap()), Vec::<String>::new());
+    // Two copies in ours: which one theirs' object is, is not guessed (both kept, as added).
+    let twice = once.replace(
+        "{ \"id\":7, \"name\":\"\", \"x\":80, \"y\":0 }",
+        "{ \"id\":7, \"name\":\"\", \"x\":80, \"y\":0 },\n        { \"id\":8, \"name\":\"\", \"x\":80, \"y\":0 }",
+    );
+    assert_ne!(twice, once);
+    let r = merge(&b, &twice, &t);
+    assert_eq!(objects(&r.text).iter().filter(|(_, x)| *x == 80).count(), 3);
+}
+
 /// A map with one tile layer, whose tilesets each side may add to, remove or grow, and whose
 /// cells each side paints. As Tiled does, a tileset's first gid is where the one before it
 /// ends: removing or growing one renumbers every later tileset and its tiles.

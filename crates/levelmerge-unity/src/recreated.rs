@@ -41,15 +41,20 @@ fn local_refs(text: &str) -> impl Iterator<Item = (usize, usize, i64)> + '_ {
     })
 }
 
-/// A document's body lines with the ids in `blank` written as `#`.
-fn blanked_lines(text: &str, blank: &FxHashSet<i64>) -> Vec<String> {
+/// A document's body lines with the ids in `blank` written as `#`, but those `named` names,
+/// written as it names them.
+pub(crate) fn blanked_lines(text: &str, blank: &FxHashSet<i64>, named: &FxHashMap<i64, i64>) -> Vec<String> {
     let body = text.split_once('\n').map_or("", |(_, b)| b);
     body.lines()
         .map(|line| {
             let mut out = String::with_capacity(line.len());
             let mut at = 0;
             for (start, end, id) in local_refs(line) {
-                if blank.contains(&id) {
+                if let Some(name) = named.get(&id) {
+                    out.push_str(&line[at..start]);
+                    out.push_str(&name.to_string());
+                    at = end;
+                } else if blank.contains(&id) {
                     out.push_str(&line[at..start]);
                     out.push('#');
                     at = end;
@@ -123,7 +128,7 @@ impl<'f> Changed<'f> {
                 .map(|doc| {
                     let text = f.text(doc.span);
                     let refs = local_refs(text).map(|r| r.2).collect();
-                    (doc.file_id, Seen { doc, refs, owners: owners(text), lines: blanked_lines(text, &blank) })
+                    (doc.file_id, Seen { doc, refs, owners: owners(text), lines: blanked_lines(text, &blank, &FxHashMap::default()) })
                 })
                 .collect()
         };
@@ -269,10 +274,21 @@ pub fn align(texts: Sides<&[u8]>) -> Option<Renumbered> {
     let mut ours = Changed::new(&files.base, &files.ours).matches();
     let mut theirs = Changed::new(&files.base, &files.theirs).matches();
     // An object the other side deleted stays deleted there (the re-created one is then an
-    // addition, kept), and a new id the other side also uses for something else is left alone.
+    // addition, kept), and a new id the other side also uses for something else is left alone,
+    // unless the other side re-created the object under that id too: it deleted `x` and holds
+    // `y`, found to be no other object (fileIDs are drawn at random: one new id on both sides
+    // is one object, the same re-creation reached both; one side's copy may have changed
+    // too much since to be told from its text).
+    let recreated_alike = |x: &i64, y: &i64, other_ids: &FxHashSet<i64>, other: &FxHashMap<i64, i64>| {
+        !other_ids.contains(x) && other_ids.contains(y) && !other.values().any(|v| v == y)
+    };
+    let stays = |x: &i64, y: &i64, other_ids: &FxHashSet<i64>, other: &FxHashMap<i64, i64>| {
+        let alike = recreated_alike(x, y, other_ids, other);
+        (other_ids.contains(x) || other.contains_key(x) || alike) && (!other_ids.contains(y) || other.get(x) == Some(y) || alike)
+    };
     let ours_before = ours.clone();
-    ours.retain(|x, y| (theirs_ids.contains(x) || theirs.contains_key(x)) && (!theirs_ids.contains(y) || theirs.get(x) == Some(y)));
-    theirs.retain(|x, y| (ours_ids.contains(x) || ours_before.contains_key(x)) && (!ours_ids.contains(y) || ours_before.get(x) == Some(y)));
+    ours.retain(|x, y| stays(x, y, &theirs_ids, &theirs));
+    theirs.retain(|x, y| stays(x, y, &ours_ids, &ours_before));
     if ours.is_empty() && theirs.is_empty() {
         return None;
     }

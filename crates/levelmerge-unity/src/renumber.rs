@@ -14,6 +14,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::lower::local_ref;
 use crate::parse::{document_ids, documents_by_id, parse_three, UnityDoc, UnityFile, GAME_OBJECT_CLASS};
+use crate::recreated::blanked_lines;
 
 /// Fields that tell two objects apart.
 const IDENTITY: [&str; 6] = ["m_Name", "m_GameObject", "m_Script", "m_SourcePrefab", "m_CorrespondingSourceObject", "m_PrefabInstance"];
@@ -87,7 +88,7 @@ pub fn renumber(texts: Sides<&[u8]>) -> Option<(Vec<u8>, Vec<String>)> {
     let Sides { base, ours, theirs } = parse_three(texts)?;
     let index = |f: &UnityFile<'_>| -> FxHashMap<i64, usize> { f.docs.iter().enumerate().map(|(i, d)| (d.file_id, i)).collect() };
     let (bi, oi) = (index(&base), index(&ours));
-    let mut used: FxHashSet<i64> = base.docs.iter().chain(&ours.docs).chain(&theirs.docs).map(|d| d.file_id).collect();
+    let used: FxHashSet<i64> = base.docs.iter().chain(&ours.docs).chain(&theirs.docs).map(|d| d.file_id).collect();
     // Objects both sides added under one id.
     let clashing: Vec<(&UnityDoc, &UnityDoc)> = theirs
         .docs
@@ -130,19 +131,104 @@ pub fn renumber(texts: Sides<&[u8]>) -> Option<(Vec<u8>, Vec<String>)> {
             break;
         }
     }
-    let mut fresh: FxHashMap<i64, i64> = FxHashMap::default();
-    let mut moves = Vec::new();
-    let mut walked = FxHashMap::default();
-    for d in theirs.docs.iter().filter(|d| renamed.contains(&d.file_id)) {
-        let id = first_free(d.file_id, &used, &mut walked);
-        used.insert(id);
-        fresh.insert(d.file_id, id);
-        moves.push(format!("{} &{} → &{id}", theirs.class_name(d).unwrap_or("object"), d.file_id));
-    }
-    if fresh.is_empty() {
+    let mut held = held_copies(Sides::new(&base, &ours, &theirs), &renamed);
+    // A copy is taken only where, once every id has moved, it reads as ours' object byte for
+    // byte (a copy of a game object whose component is not one is not one either).
+    let (map, moves, text) = loop {
+        let mut used = used.clone();
+        let mut map: FxHashMap<i64, i64> = held.iter().map(|(&t, &o)| (t, o)).collect();
+        let mut moves = Vec::new();
+        let mut walked = FxHashMap::default();
+        for d in theirs.docs.iter().filter(|d| renamed.contains(&d.file_id) && !held.contains_key(&d.file_id)) {
+            let id = first_free(d.file_id, &used, &mut walked);
+            used.insert(id);
+            map.insert(d.file_id, id);
+            moves.push(format!("{} &{} → &{id}", theirs.class_name(d).unwrap_or("object"), d.file_id));
+        }
+        let text = rewrite_ids(&theirs, &map);
+        let rewritten = documents_by_id(&text);
+        let unlike: Vec<i64> = held.iter().filter(|(_, o)| rewritten.get(o) != ours_docs.get(o)).map(|(&t, _)| t).collect();
+        if unlike.is_empty() {
+            break (map, moves, text);
+        }
+        for t in unlike {
+            held.remove(&t);
+        }
+    };
+    if map.is_empty() {
         return None;
     }
-    Some((rewrite_ids(&theirs, &fresh), vec![levelmerge_core::text::renumbered_note("objects", "theirs", &moves)]))
+    let mut notes = Vec::new();
+    if !moves.is_empty() {
+        notes.push(levelmerge_core::text::renumbered_note("objects", "theirs", &moves));
+    }
+    // An object of theirs found under its own id in ours (moved with a renamed owner, until
+    // its owner was found held) stays where it is: no copy to name.
+    held.retain(|t, o| t != o);
+    if !held.is_empty() {
+        let mut copies: Vec<(i64, i64)> = held.into_iter().collect();
+        copies.sort_unstable();
+        let copies: Vec<String> = copies.iter().map(|(t, o)| format!("&{t} as &{o}")).collect();
+        notes.push(format!(
+            "ours holds {} of theirs' new object(s) already, under other fileIDs ({}): one object each, not two",
+            copies.len(),
+            levelmerge_core::text::first_of(&copies, 3)
+        ));
+    }
+    Some((text, notes))
+}
+
+/// Theirs' new objects that ours holds under other new fileIDs (theirs' id → ours'): the same
+/// class and text once every new id is blanked out, one object on each side to a text; then,
+/// until no more are found, with the ids of objects found so far written as ours' (a game
+/// object's transform reads like any other new transform until its game object is known).
+/// Such a copy comes from an earlier merge that renumbered theirs' object, merged again from
+/// an older base (a cherry-pick, a criss-cross history): keeping both would make one object
+/// two. Ours' object must stand under an id theirs leaves free (holds nothing there, or an
+/// object that moves away), or be the very object theirs renamed with its owner (it then
+/// stays where it is).
+fn held_copies(files: Sides<&UnityFile<'_>>, renamed: &FxHashSet<i64>) -> FxHashMap<i64, i64> {
+    let ids = |f: &UnityFile<'_>| f.docs.iter().map(|d| d.file_id).collect::<FxHashSet<i64>>();
+    let (base_ids, ours_ids, theirs_ids) = (ids(files.base), ids(files.ours), ids(files.theirs));
+    let new_in = |f: &UnityFile<'_>| {
+        f.docs.iter().filter(|d| d.file_id != 0 && !base_ids.contains(&d.file_id)).map(|d| d.file_id).collect::<FxHashSet<i64>>()
+    };
+    let (ours_new, theirs_new) = (new_in(files.ours), new_in(files.theirs));
+    let blank: FxHashSet<i64> = ours_new.union(&theirs_new).copied().collect();
+    let open_in_theirs =
+        |d: &&UnityDoc| ours_new.contains(&d.file_id) && (!theirs_ids.contains(&d.file_id) || renamed.contains(&d.file_id));
+    let ours_open: Vec<&UnityDoc> = files.ours.docs.iter().filter(open_in_theirs).collect();
+    // Theirs' object under an id ours holds alike is that object already.
+    let alike_at_its_id = |d: &UnityDoc| ours_ids.contains(&d.file_id) && !renamed.contains(&d.file_id);
+    let theirs_open: Vec<&UnityDoc> = files.theirs.docs.iter().filter(|d| theirs_new.contains(&d.file_id) && !alike_at_its_id(d)).collect();
+    type Key = (i64, bool, Vec<String>);
+    let key = |f: &UnityFile<'_>, d: &UnityDoc, named: &FxHashMap<i64, i64>| -> Key {
+        (d.class_id, d.stripped, blanked_lines(f.text(d.span), &blank, named))
+    };
+    let mut held: FxHashMap<i64, i64> = FxHashMap::default();
+    loop {
+        let ours_named: FxHashMap<i64, i64> = held.values().map(|&o| (o, o)).collect();
+        let mut by_key: FxHashMap<Key, (Vec<i64>, Vec<i64>)> = FxHashMap::default();
+        for d in ours_open.iter().filter(|d| !ours_named.contains_key(&d.file_id)) {
+            by_key.entry(key(files.ours, d, &ours_named)).or_default().0.push(d.file_id);
+        }
+        for d in theirs_open.iter().filter(|d| !held.contains_key(&d.file_id)) {
+            if let Some(entry) = by_key.get_mut(&key(files.theirs, d, &held)) {
+                entry.1.push(d.file_id);
+            }
+        }
+        let found: Vec<(i64, i64)> = by_key
+            .into_values()
+            .filter_map(|(o, t)| match (o.as_slice(), t.as_slice()) {
+                ([o], [t]) => Some((*t, *o)),
+                _ => None,
+            })
+            .collect();
+        if found.is_empty() {
+            return held;
+        }
+        held.extend(found);
+    }
 }
 
 /// The first fileID from `id` up that is neither used nor 0. `walked` keeps, for each id

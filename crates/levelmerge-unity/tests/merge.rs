@@ -838,6 +838,70 @@ fn an_object_both_sides_re_created_under_different_ids_is_one_object_under_ours_
 }
 
 #[test]
+fn a_merge_that_renumbered_theirs_merged_with_theirs_again_holds_each_object_once() {
+    // An earlier merge gave theirs' B new ids (ours' A had taken them); merged with theirs
+    // again from the older base (a cherry-pick, a criss-cross history), B is the copy it holds.
+    let root = [go(10, "Root", 11), tr(11, 10, 0, &[], "0")];
+    let with = |extra: &[String]| scene(&[root.as_slice(), extra].concat());
+    let base = with(&[]);
+    let ours = with(&[go(50, "A", 51), tr(51, 50, 0, &[], "0")]);
+    // B has a child C, whose ids nobody else took: it keeps them, under B's new ones.
+    let b_and_c = [go(50, "B", 51), tr(51, 50, 0, &[61], "0"), go(60, "C", 61), tr(61, 60, 51, &[], "0")];
+    let theirs = with(&b_and_c);
+    let once = text(&merge(&base, &ours, &theirs));
+    let renumbered =
+        [go(50, "A", 51), tr(51, 50, 0, &[], "0"), go(52, "B", 53), tr(53, 52, 0, &[61], "0"), go(60, "C", 61), tr(61, 60, 53, &[], "0")];
+    assert_eq!(once, with(&renumbered));
+    let again = merge(&base, &once, &theirs);
+    assert_eq!(again.open_conflicts, 0, "{}", text(&again));
+    assert_eq!(text(&again), once);
+    assert_eq!(
+        again.notes,
+        ["ours holds 2 of theirs' new object(s) already, under other fileIDs (&50 as &52, &51 as &53): one object each, not two"]
+    );
+    // The sides swapped: ours' B stays where it is, and theirs' A moves off its ids.
+    let swapped = merge(&base, &theirs, &once);
+    assert_eq!(swapped.open_conflicts, 0, "{}", text(&swapped));
+    // (A where theirs holds it, before B.)
+    let a_moved = [go(54, "A", 55), tr(55, 54, 0, &[], "0")];
+    assert_eq!(text(&swapped), with(&[a_moved.as_slice(), &b_and_c].concat()));
+    assert!(check_text(&UnityCodec, &swapped.text).is_empty());
+    // A copy that differs is another object: renumbered as before, not taken for B.
+    let moved = once.replace(
+        "--- !u!4 &53\nTransform:\n  m_ObjectHideFlags: 0\n  m_GameObject: {fileID: 52}\n  m_LocalPosition: {x: 0",
+        "--- !u!4 &53\nTransform:\n  m_ObjectHideFlags: 0\n  m_GameObject: {fileID: 52}\n  m_LocalPosition: {x: 7",
+    );
+    assert_ne!(moved, once);
+    let r = merge(&base, &moved, &theirs);
+    assert!(r.notes.iter().all(|n| !n.contains("holds")), "{:?}", r.notes);
+    assert_eq!(text(&r).matches("m_Name: B").count(), 2, "{}", text(&r));
+}
+
+#[test]
+fn an_object_both_sides_re_created_under_one_new_id_merges_against_the_base_object() {
+    // The same re-creation reached both sides (`&12` became `&50`); theirs then changed the
+    // light past telling it from its text. Base's light is still the copy both sides edited:
+    // theirs' edits and ours' range both land, without a conflict.
+    let light_doc = |id: i64, enabled: u8, kind: u8, colour: &str, intensity: &str, range: &str| {
+        format!("--- !u!108 &{id}\nLight:\n  m_ObjectHideFlags: 0\n  m_GameObject: {{fileID: 10}}\n  m_Enabled: {enabled}\n  serializedVersion: 10\n  m_Type: {kind}\n  m_Color: {{r: {colour}, g: 1, b: 1, a: 1}}\n  m_Intensity: {intensity}\n  m_Range: {range}\n")
+    };
+    let lamp_with = |light_id: i64, light: String| {
+        let game_object = go(10, "Lamp", 11).replace("  m_Layer", &format!("  - component: {{fileID: {light_id}}}\n  m_Layer"));
+        scene(&[game_object, tr(11, 10, 0, &[], "0"), light])
+    };
+    let base = lamp_with(12, light_doc(12, 1, 2, "1", "1", "10"));
+    let ours = lamp_with(50, light_doc(50, 1, 2, "1", "1", "12"));
+    let theirs = lamp_with(50, light_doc(50, 0, 1, "0.5", "3", "10"));
+    let expected = lamp_with(50, light_doc(50, 0, 1, "0.5", "3", "12"));
+    for (o, t) in [(&ours, &theirs), (&theirs, &ours)] {
+        let r = merge(&base, o, t);
+        assert_eq!(r.open_conflicts, 0, "{:?}", r.conflicts);
+        assert_eq!(text(&r), expected);
+        assert!(r.notes.iter().any(|n| n.contains("re-created 1 object(s) under new fileIDs (&12 as &50)")), "{:?}", r.notes);
+    }
+}
+
+#[test]
 fn a_script_component_swapped_for_one_running_another_script_is_another_object() {
     let behaviour = |id: i64, guid: &str, speed: &str| {
         format!("--- !u!114 &{id}\nMonoBehaviour:\n  m_ObjectHideFlags: 0\n  m_GameObject: {{fileID: 10}}\n  m_Enabled: 1\n  m_Script: {{fileID: 11500000, guid: {guid}, type: 3}}\n  m_Name: \n  speed: {speed}\n")
