@@ -30,6 +30,11 @@ struct Resource<'s> {
     /// sub-resource.
     key: String,
     kind: &'s str,
+    /// A sub-resource without properties (an empty style box): its content tells nothing, so
+    /// it is matched by content only where it is used in the same place ([`Resource::places`]).
+    weak: bool,
+    /// Where the file uses a weak resource (empty for any other).
+    places: Vec<String>,
 }
 
 fn resources<'s>(file: &GodotFile<'s>, table: Table) -> Vec<Resource<'s>> {
@@ -55,7 +60,39 @@ fn resources<'s>(file: &GodotFile<'s>, table: Table) -> Vec<Resource<'s>> {
             }
         };
         let uid = if table == Table::Ext { file.attr_unquoted(s, "uid") } else { None };
-        out.push(Resource { id, uid, key, kind });
+        let weak = table == Table::Sub && file.props_of(s).is_empty();
+        out.push(Resource { id, uid, key, kind, weak, places: Vec::new() });
+    }
+    let weak: FxHashSet<&str> = out.iter().filter(|r| r.weak).map(|r| r.id).collect();
+    if !weak.is_empty() {
+        let mut places = use_places(file, table, &weak);
+        for r in out.iter_mut().filter(|r| r.weak) {
+            r.places = places.remove(r.id).unwrap_or_default();
+        }
+    }
+    out
+}
+
+/// Where `file` uses each of `ids` (of `table`): the using section (a node by its parent and
+/// name, else its kind and type) and the property or attribute naming it, one string a use.
+/// An empty style box deleted in one place and another added elsewhere are two resources; one
+/// re-created in its place is the same.
+fn use_places<'s>(file: &GodotFile<'s>, table: Table, ids: &FxHashSet<&'s str>) -> FxHashMap<&'s str, Vec<String>> {
+    let mut out: FxHashMap<&'s str, Vec<String>> = FxHashMap::default();
+    for s in &file.sections {
+        let [name, parent, kind] = file.attrs_unquoted(s, ["name", "parent", "type"]);
+        let section = match (file.kind(s), name) {
+            ("node", Some(name)) => format!("node {}/{name}", parent.unwrap_or("")),
+            (other, _) => format!("{other} {}", kind.unwrap_or("")),
+        };
+        let entries = file.attrs_of(s).iter().map(|a| (a.key, a.value)).chain(file.props_of(s).iter().map(|p| (p.key, p.value)));
+        for (key, value) in entries {
+            for r in resource_refs(file.text(value)).into_iter().filter(|r| r.table == table && ids.contains(r.id)) {
+                if let Some(&id) = ids.get(r.id) {
+                    out.entry(id).or_default().push(format!("{section} {}", file.text(key)));
+                }
+            }
+        }
     }
     out
 }
@@ -134,7 +171,10 @@ fn matching(side: &[&Resource<'_>], other: &[&Resource<'_>], table: Table, edite
                     let same_id = || by_id.get(r.id).filter(|&&i| other[i].key == r.key && (!is_integer(r.id) || !alike(&r.key)));
                     r.uid.and_then(|u| by_uid.get(u)).or_else(same_id).copied().filter(free)
                 }
-                1 => by_key.get(r.key.as_str()).and_then(|c| c.iter().copied().find(free)),
+                1 => {
+                    let placed_alike = |i: &usize| !r.weak || other[*i].places.iter().any(|p| r.places.contains(p));
+                    by_key.get(r.key.as_str()).and_then(|c| c.iter().copied().find(|i| free(i) && placed_alike(i)))
+                }
                 _ => by_id.get(r.id).copied().filter(|&i| edited && free(&i) && (table == Table::Ext || other[i].kind == r.kind)),
             };
             if let Some(i) = hit {

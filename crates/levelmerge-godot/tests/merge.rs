@@ -153,6 +153,34 @@ fn resources_alike_in_content_keep_their_identity_whichever_side_renumbered_them
 }
 
 #[test]
+fn an_empty_style_box_is_the_one_it_replaced_only_where_it_is_used_in_the_same_place() {
+    // Both sides removed the button's focus style; ours gave the line edit one, an empty style
+    // box like the removed one. Alike in content, used elsewhere: another resource, added.
+    let theme = |boxes: &[&str], props: &[(&str, &str)]| {
+        let mut t = format!("[gd_resource type=\"Theme\" load_steps={} format=3]\n\n", boxes.len() + 1);
+        for b in boxes {
+            t.push_str(&format!("[sub_resource type=\"StyleBoxEmpty\" id=\"StyleBoxEmpty_{b}\"]\n\n"));
+        }
+        t.push_str("[resource]\nLabel/font_sizes/font_size = 14\n");
+        for (name, b) in props {
+            t.push_str(&format!("{name}/styles/focus = SubResource(\"StyleBoxEmpty_{b}\")\n"));
+        }
+        t
+    };
+    let base = theme(&["a"], &[("Button", "a")]);
+    let moved = theme(&["b"], &[("LineEdit", "b")]);
+    let removed = theme(&[], &[]);
+    for (ours, theirs) in [(&moved, &removed), (&removed, &moved)] {
+        assert_eq!(clean(&base, ours, theirs), moved);
+    }
+    // Re-created in its place, it is the removed one: the other side's removal takes it.
+    let recreated = theme(&["b"], &[("Button", "b")]);
+    for (ours, theirs) in [(&recreated, &removed), (&removed, &recreated)] {
+        assert_eq!(clean(&base, ours, theirs), removed);
+    }
+}
+
+#[test]
 fn a_property_renamed_on_one_side_keeps_its_new_name_beside_the_other_sides_removal() {
     let base = "[gd_resource type=\"Theme\" format=3]\n\n[resource]\nX/constants/a = 1\nY/constants/b = 2\nZ/constants/c = 3\n";
     let removed = base.replace("Y/constants/b = 2\n", "");
