@@ -107,6 +107,11 @@ fn holds_an_id_godot_never_writes(file: &GodotFile<'_>) -> bool {
         .any(|id| id.contains(['\n', '"']))
 }
 
+/// The file name and type of an external resource, by which a moved one is found.
+fn file_name_and_type<'r>(r: &'r Resource<'_>) -> Option<(&'r str, &'r str)> {
+    r.key.strip_prefix("path:").map(|path| (path.rsplit('/').next().unwrap_or(path), r.kind))
+}
+
 fn is_integer(id: &str) -> bool {
     !id.is_empty() && id.bytes().all(|b| b.is_ascii_digit())
 }
@@ -137,8 +142,10 @@ fn content_key(file: &GodotFile<'_>, s: &Section, ext_paths: &FxHashMap<&str, &s
 
 /// For each resource of `side`, the resource of `other` it is. In passes, each taking only
 /// what earlier ones left: the same `uid`, or the same id and a key no other resource has
-/// (unchanged and not renumbered); the same key, in order (renumbered); when `edited` ones are looked for, the same id
-/// (and, for a sub-resource, type).
+/// (unchanged and not renumbered); the same key, in order (renumbered); when `edited` ones are looked for, an external
+/// resource of the same type and file name, one on each side (a file moved, or one put in the
+/// place of its namesake: renumbered and edited at once, the id would pair it wrongly), then the
+/// same id (and, for a sub-resource, type).
 fn matching(side: &[&Resource<'_>], other: &[&Resource<'_>], table: Table, edited: bool) -> Vec<Option<usize>> {
     let mut by_uid: FxHashMap<&str, usize> = FxHashMap::default();
     let mut by_key: FxHashMap<&str, Vec<usize>> = FxHashMap::default();
@@ -160,7 +167,18 @@ fn matching(side: &[&Resource<'_>], other: &[&Resource<'_>], table: Table, edite
     let alike = |key: &str| side_keys.get(key).is_some_and(|&n| n > 1) || by_key.get(key).is_some_and(|c| c.len() > 1);
     let mut taken = vec![false; other.len()];
     let mut out: Vec<Option<usize>> = vec![None; side.len()];
-    for pass in 0..3 {
+    let mut moved: FxHashMap<(&str, &str), (usize, Vec<usize>)> = FxHashMap::default();
+    for pass in 0..4 {
+        if pass == 2 && edited && table == Table::Ext {
+            for r in side.iter().enumerate().filter(|(j, _)| out[*j].is_none()).filter_map(|(_, r)| file_name_and_type(r)) {
+                moved.entry(r).or_default().0 += 1;
+            }
+            for (i, c) in other.iter().enumerate().filter(|(i, _)| !taken[*i]) {
+                if let Some(entry) = file_name_and_type(c).and_then(|n| moved.get_mut(&n)) {
+                    entry.1.push(i);
+                }
+            }
+        }
         for (j, r) in side.iter().enumerate() {
             if out[j].is_some() {
                 continue;
@@ -175,6 +193,10 @@ fn matching(side: &[&Resource<'_>], other: &[&Resource<'_>], table: Table, edite
                     let placed_alike = |i: &usize| !r.weak || other[*i].places.iter().any(|p| r.places.contains(p));
                     by_key.get(r.key.as_str()).and_then(|c| c.iter().copied().find(|i| free(i) && placed_alike(i)))
                 }
+                2 => file_name_and_type(r).and_then(|n| match moved.get(&n) {
+                    Some((1, candidates)) if candidates.len() == 1 => Some(candidates[0]),
+                    _ => None,
+                }),
                 _ => by_id.get(r.id).copied().filter(|&i| edited && free(&i) && (table == Table::Ext || other[i].kind == r.kind)),
             };
             if let Some(i) = hit {

@@ -105,6 +105,30 @@ fn renumbered_resources_are_matched_by_path() {
 }
 
 #[test]
+fn a_resource_renumbered_and_moved_at_once_is_found_by_its_file_name() {
+    // Ours renumbered its resources and put a right-hand blend tree in the place of the
+    // generic one; theirs moved the script. The merge holds both: merged with theirs again, it
+    // must read its script (now `hands/hand.gd`, id 2) as base's `assets/hand.gd` (id 1), not
+    // as whatever base held under id 2.
+    let scene = |resources: &[(&str, &str)], script: u8, tree: u8, extra: &str| {
+        let mut s = "[gd_scene load_steps=3 format=2]\n\n".to_owned();
+        for (id, (path, kind)) in resources.iter().enumerate() {
+            s.push_str(&format!("[ext_resource path=\"res://{path}\" type=\"{kind}\" id={}]\n", id + 1));
+        }
+        s + &format!("\n[node name=\"Hand\" type=\"Spatial\"]\nscript = ExtResource( {script} )\n\n[node name=\"Tree\" type=\"AnimationTree\" parent=\".\"]\ntree_root = ExtResource( {tree} )\n{extra}")
+    };
+    let (script, blend) = (("assets/hand.gd", "Script"), ("hands/blend.tres", "AnimationNodeBlendTree"));
+    let right_blend = ("hands/right/blend.tres", "AnimationNodeBlendTree");
+    let base = scene(&[script, blend], 1, 2, "");
+    let ours = scene(&[right_blend, script], 2, 1, "");
+    let theirs = scene(&[("hands/hand.gd", "Script"), blend], 1, 2, "active = true\n");
+    let merged = clean(&base, &ours, &theirs);
+    assert_eq!(merged, scene(&[right_blend, ("hands/hand.gd", "Script")], 2, 1, "active = true\n"));
+    assert_eq!(clean(&base, &merged, &theirs), merged);
+    assert_eq!(clean(&base, &ours, &merged), merged);
+}
+
+#[test]
 fn sub_resources_alike_but_for_their_id_are_matched_in_order() {
     // Two identical shapes, renumbered by both sides: the id 8 names the first shape in base
     // and the second in theirs, which must not make them one.
