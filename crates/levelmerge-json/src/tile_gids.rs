@@ -148,24 +148,44 @@ pub fn shift_theirs(texts: Sides<&[u8]>) -> Option<(Vec<u8>, String)> {
         .into_iter()
         .filter(|t| !ours_added.iter().any(|o| o.identity == t.identity && o.firstgid == t.firstgid))
         .collect();
-    let theirs_first = theirs_added.iter().map(|t| t.firstgid).min()?;
+    // A new tileset of theirs that ours added at another place, with as many tiles, is that
+    // one (an earlier merge moved it above ours' and is merged again from an older base): its
+    // tiles take ours' gids. The others move above ours' new ones.
+    let held_at =
+        |t: &Tileset<'_>| ours_added.iter().find(|o| o.identity == t.identity && o.span.is_some() && o.span == t.span).map(|o| o.firstgid);
+    let (held, moving): (Vec<&Tileset<'_>>, Vec<&Tileset<'_>>) = theirs_added.iter().partition(|t| held_at(t).is_some());
     let ours_end = lists.ours.iter().max_by_key(|t| t.firstgid)?.end()?;
-    if ours_added.is_empty() || ours_end <= theirs_first {
+    let theirs_first = moving.iter().map(|t| t.firstgid).min();
+    let shift = match theirs_first {
+        Some(first) if !ours_added.is_empty() && ours_end > first => ours_end - first,
+        _ => 0,
+    };
+    if held.is_empty() && shift == 0 {
         return None;
     }
-    let shift = ours_end - theirs_first;
     let doc = &docs.theirs;
     let mut edits = Vec::new();
-    for tileset in &theirs_added {
-        edits.push(number_edit(doc, tileset.firstgid_node, tileset.firstgid.checked_add(shift)?));
+    let mut moves = Vec::new();
+    // Each held tileset's gids, from theirs' first to ours'.
+    let held_ranges: Vec<(u32, u32, u32)> = held.iter().filter_map(|t| Some((t.firstgid, t.end()?, held_at(t)?))).collect();
+    for (t, &(_, _, to)) in held.iter().zip(&held_ranges) {
+        edits.push(number_edit(doc, t.firstgid_node, to));
+        moves.push(format!("{} {} → {to}, where ours holds it", t.identity.trim_matches('"'), t.firstgid));
+    }
+    for t in moving.iter().filter(|_| shift > 0) {
+        edits.push(number_edit(doc, t.firstgid_node, t.firstgid.checked_add(shift)?));
+        moves.push(format!("{} {} → {}", t.identity.trim_matches('"'), t.firstgid, t.firstgid + shift));
     }
     let mut gids = Vec::new();
     gid_nodes(doc, doc.member(doc.root, "layers")?, &mut gids)?;
-    edits.extend(moved_gids(doc, &gids, |gid| if gid >= theirs_first { gid.checked_add(shift) } else { Some(gid) })?);
-    let moves: Vec<String> =
-        theirs_added.iter().map(|t| format!("{} {} → {}", t.identity.trim_matches('"'), t.firstgid, t.firstgid + shift)).collect();
-    let note =
-        format!("both sides added tilesets at gid {theirs_first}; theirs' are moved above ours', with their tiles: {}", moves.join(", "));
+    let moved = |gid: u32| match held_ranges.iter().find(|(from, end, _)| (*from..*end).contains(&gid)) {
+        Some((from, _, to)) => Some(gid - from + to),
+        None if theirs_first.is_some_and(|first| gid >= first) => gid.checked_add(shift),
+        None => Some(gid),
+    };
+    edits.extend(moved_gids(doc, &gids, moved)?);
+    let first = theirs_added.iter().map(|t| t.firstgid).min()?;
+    let note = format!("both sides added tilesets at gid {first}; theirs' are moved above ours', with their tiles: {}", moves.join(", "));
     Some((levelmerge_core::text::splice(doc.src, edits).into_bytes(), note))
 }
 
@@ -306,6 +326,26 @@ mod tests {
         let theirs = map(&format!(r#"{A}, {{"firstgid": 17, "name": "c", "tilecount": 4}}"#), "17", "");
         let (out, _) = shift_theirs(Sides::new(base.as_bytes(), ours.as_bytes(), theirs.as_bytes())).unwrap();
         assert_eq!(String::from_utf8(out).unwrap(), theirs.replace("17", "23"));
+    }
+
+    #[test]
+    fn theirs_new_tileset_ours_holds_already_elsewhere_takes_its_gids() {
+        // An earlier merge moved theirs' `c` above ours' `b` (to 29); merged with theirs again
+        // from the older base, `c` is the one ours holds, and its tiles follow it there.
+        let base = map(A, "1, 0, 0", "");
+        let b_and_c = format!(r#"{A}, {{"firstgid": 17, "name": "b", "tilecount": 12}}, {{"firstgid": 29, "name": "c", "tilecount": 4}}"#);
+        let ours = map(&b_and_c, "1, 17, 30", "");
+        let theirs = map(&format!(r#"{A}, {{"firstgid": 17, "name": "c", "tilecount": 4}}"#), "1, 0, 18", r#"{"gid": 17, "id": 1}"#);
+        let (out, note) = shift_theirs(Sides::new(base.as_bytes(), ours.as_bytes(), theirs.as_bytes())).unwrap();
+        assert_eq!(String::from_utf8(out).unwrap(), theirs.replace("17", "29").replace("18", "30"));
+        assert_eq!(
+            note,
+            "both sides added tilesets at gid 17; theirs' are moved above ours', with their tiles: c 17 → 29, where ours holds it"
+        );
+        // A namesake with another tile count is another tileset: it moves above ours' as any other.
+        let grown = theirs.replace("\"tilecount\": 4", "\"tilecount\": 5");
+        let (out, _) = shift_theirs(Sides::new(base.as_bytes(), ours.as_bytes(), grown.as_bytes())).unwrap();
+        assert_eq!(String::from_utf8(out).unwrap(), grown.replace("17", "33").replace("18", "34"));
     }
 
     #[test]
