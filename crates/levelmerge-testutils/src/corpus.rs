@@ -338,6 +338,59 @@ where
     }
 }
 
+/// How a merge merged again with one of its sides must come out ([`check_merges_hold_what_they_merged`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Again {
+    /// The merge itself, byte for byte.
+    Same,
+    /// Clean, with as many lines and no problem the merge has not: the codec may number handles
+    /// anew (Godot's integer resource ids, which a merge with the sides swapped numbers otherwise).
+    Renumbered,
+}
+
+/// Every clean real merge `m = merge(b, o, t)` merged again with one of its sides from the same
+/// base, as a cherry-pick or a criss-cross history does: `merge(b, m, t)` is `m` byte for
+/// byte, and `merge(b, o, m)` comes out as `theirs_again` says; nothing is added twice, nothing
+/// conflicts. `known` names scenarios (folder names) where the second merge is known to
+/// conflict; each must still do so, so the list stays true. Panics naming the scenario;
+/// returns how many merges were merged again.
+pub fn check_merges_hold_what_they_merged<C>(codec: &C, scenarios: &[Scenario], theirs_again: Again, known: &[&str]) -> usize
+where
+    C: levelmerge_core::Codec + Sync,
+    for<'s> C::Document<'s>: Send + Sync,
+{
+    use levelmerge_core::{merge_texts, Options, Sides};
+    let merge = |b: &[u8], o: &[u8], t: &[u8]| merge_texts(codec, Sides::new(b, o, t), &Options::default(), &Default::default()).ok();
+    let mut again = 0;
+    for s in scenarios {
+        let name = s.dir.display();
+        let (b, o, t) = (s.read("base"), s.read("ours"), s.read("theirs"));
+        let Some(m) = merge(&b, &o, &t).filter(|m| m.open_conflicts == 0) else { continue };
+        let is_known = known.iter().any(|k| s.dir.ends_with(k));
+        let with_ours = merge(&b, &m.text, &t).unwrap_or_else(|| panic!("{name}: merge(b, m, t) refused"));
+        assert!(with_ours.open_conflicts == 0 && with_ours.text == m.text, "{name}: merge(b, m, t) is not m");
+        let with_theirs = merge(&b, &o, &m.text).unwrap_or_else(|| panic!("{name}: merge(b, o, m) refused"));
+        if is_known {
+            assert!(with_theirs.open_conflicts > 0, "{name}: merge(b, o, m) is clean now: take it off the known list");
+            continue;
+        }
+        assert_eq!(with_theirs.open_conflicts, 0, "{name}: merge(b, o, m) conflicts: {:?}", with_theirs.conflicts);
+        match theirs_again {
+            Again::Same => assert!(with_theirs.text == m.text, "{name}: merge(b, o, m) is not m"),
+            Again::Renumbered => {
+                let lines = |t: &[u8]| t.iter().filter(|&&c| c == b'\n').count();
+                assert_eq!(lines(&with_theirs.text), lines(&m.text), "{name}: merge(b, o, m) has another length than m");
+                let keys =
+                    |t: &[u8]| levelmerge_core::check_text(codec, t).iter().map(|p| p.key()).collect::<std::collections::BTreeSet<_>>();
+                let new: Vec<String> = keys(&with_theirs.text).difference(&keys(&m.text)).cloned().collect();
+                assert!(new.is_empty(), "{name}: merge(b, o, m) has problems m has not: {new:?}");
+            }
+        }
+        again += 1;
+    }
+    again
+}
+
 /// A way files may be written that carries no content: Windows line ends (`\r\n`, as git's
 /// `core.autocrlf` checks files out), or a UTF-8 byte order mark.
 #[derive(Debug, Clone, Copy)]
