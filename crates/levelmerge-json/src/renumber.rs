@@ -418,10 +418,12 @@ fn same_object_ids<'f, 's>(base: &'f Found<'s>, ours: &'f Found<'s>, theirs: &'f
     type Copy<'f, 's> = (&'s str, &'f str, Option<&'s str>, (&'s str, &'s str));
     let copy_key = |id: &ScopedId<'s>, e: &'f Element<'s>| -> Copy<'f, 's> { (id.0, e.array.as_str(), e.holder, e.text_but_id()) };
     let mut copies: FxHashMap<Copy<'f, 's>, (Vec<ScopedId<'s>>, Vec<ScopedId<'s>>)> = FxHashMap::default();
-    for (id, e) in added(ours) {
+    // An object both sides added alike under one id is that one on both: not a copy's place.
+    let alike_in = |side: &Found<'s>, id: &ScopedId<'s>, e: &Element<'s>| side.ids.get(id).is_some_and(|o| o.text == e.text);
+    for (id, e) in added(ours).filter(|(id, e)| !alike_in(theirs, id, e)) {
         copies.entry(copy_key(id, e)).or_default().0.push(*id);
     }
-    let alike_at_its_id = |id: &ScopedId<'s>, e: &Element<'s>| ours.ids.get(id).is_some_and(|o| o.text == e.text);
+    let alike_at_its_id = |id: &ScopedId<'s>, e: &Element<'s>| alike_in(ours, id, e);
     for (id, e) in added(theirs).filter(|(id, e)| !same.contains_key(id) && !alike_at_its_id(id, e)) {
         if let Some(entry) = copies.get_mut(&copy_key(id, e)) {
             entry.1.push(*id);

@@ -272,6 +272,16 @@ fn a_merge_that_renumbered_theirs_merged_with_theirs_again_holds_each_object_onc
     assert_ne!(twice, once);
     let r = merge(&b, &twice, &t);
     assert_eq!(objects(&r.text).iter().filter(|(_, x)| *x == 80).count(), 3);
+    // An object both sides added alike under one id is no copy's place: theirs' second object
+    // like it is its own, and, under the id ours gave another, is renumbered.
+    let (mut ours, mut theirs) = (base.clone(), base.clone());
+    for (side, second) in [(&mut ours, 10), (&mut theirs, 80)] {
+        side.apply(&Edit::Add { layer: 0, x: 80, target: None });
+        side.apply(&Edit::Add { layer: 0, x: second, target: None });
+    }
+    let r = merge(&b, &ours.json(), &theirs.json());
+    assert_eq!(r.open_conflicts, 0);
+    assert_eq!(objects(&r.text), with(&[(6, 80), (7, 10), (8, 80)]));
 }
 
 /// A map with one tile layer, whose tilesets each side may add to, remove or grow, and whose
