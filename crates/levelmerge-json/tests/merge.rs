@@ -334,6 +334,20 @@ fn items_inserted_beside_items_the_other_side_changed_are_kept_with_the_change()
 }
 
 #[test]
+fn a_change_that_holds_the_items_the_other_side_inserted_beside_it_is_taken_once() {
+    // The merge above, merged again with the side that appended: its change holds the new
+    // items already, where they go. Not them twice, and no conflict.
+    let base = r#"{"spawns": ["a", "b", "c"]}"#;
+    let (appended, merged) = (r#"{"spawns": ["a", "b", "c", "x", "y"]}"#, r#"{"spawns": ["a", "z", "x", "y"]}"#);
+    assert_eq!(merge(base, appended, merged), (merged.into(), 0));
+    assert_eq!(merge(base, merged, appended), (merged.into(), 0));
+    let (prepended, merged) = (r#"{"spawns": ["x", "a", "b", "c"]}"#, r#"{"spawns": ["x", "z", "c"]}"#);
+    assert_eq!(merge(base, prepended, merged), (merged.into(), 0));
+    // A change that holds only some of them stays a conflict: which are which is a guess.
+    assert_eq!(merge(base, appended, r#"{"spawns": ["a", "z", "x"]}"#).1, 1);
+}
+
+#[test]
 fn items_edited_in_place_and_extended_merge_item_by_item() {
     // Ours edits the second item and appends one; theirs adds a member to every item.
     let base = r#"{"steps": [{"n": 1}, {"n": 2}]}"#;

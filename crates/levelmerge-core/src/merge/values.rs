@@ -822,9 +822,26 @@ impl<'a> Merger<'a> {
             }
             let extra = kept.len() - b.len();
             let (after, before) = (&kept[b.len()..], &kept[..extra]);
-            let (added, added_after) = if same_items(&kept[..b.len()], b) && new(after) {
+            let (kept_before, kept_after) = (same_items(&kept[..b.len()], b), same_items(&kept[extra..], b));
+            // The change holds the new items already, where they go (a merge that kept both,
+            // merged again with the side that inserted them): it is the result, not them twice.
+            let holds = changed.len() > extra
+                && if kept_before {
+                    same_items(&changed[changed.len() - extra..], after)
+                } else {
+                    kept_after && same_items(&changed[..extra], before)
+                };
+            if holds {
+                let (inserter, changer) = if ours_kept { ("ours", "theirs") } else { ("theirs", "ours") };
+                self.note_at(
+                    path,
+                    format!("{changer}' change at position {ours_start} holds the items {inserter} inserted beside it already"),
+                );
+                return Some(changed.iter().map(MValue::Exact).collect());
+            }
+            let (added, added_after) = if kept_before && new(after) {
                 (after, true)
-            } else if same_items(&kept[extra..], b) && new(before) {
+            } else if kept_after && new(before) {
                 (before, false)
             } else {
                 continue;
