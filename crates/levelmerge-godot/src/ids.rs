@@ -87,7 +87,7 @@ fn use_places<'s>(file: &GodotFile<'s>, table: Table, ids: &FxHashSet<&'s str>) 
         };
         let entries = file.attrs_of(s).iter().map(|a| (a.key, a.value)).chain(file.props_of(s).iter().map(|p| (p.key, p.value)));
         for (key, value) in entries {
-            for r in resource_refs(file.text(value)).into_iter().filter(|r| r.table == table && ids.contains(r.id)) {
+            for r in resource_refs(file.text(value)).into_iter().filter(|r| r.table == table) {
                 if let Some(&id) = ids.get(r.id) {
                     out.entry(id).or_default().push(format!("{section} {}", file.text(key)));
                 }

@@ -141,6 +141,21 @@ fn sub_resources_alike_but_for_their_id_are_matched_in_order() {
     assert_eq!(clean(&base, &ours, &theirs), scene(2, 10, "disabled = true\n", "position = Vector2( 1, 1 )\n"));
 }
 
+/// A theme holding empty style boxes `StyleBoxEmpty_{box}`, its resource holding `other`
+/// properties and, for each `(control, box)` of `uses`, `{control}/styles/{style} = ` that box.
+fn empty_boxes_theme(boxes: &[&str], other: &str, style: &str, uses: &[(&str, &str)]) -> String {
+    let mut t = format!("[gd_resource type=\"Theme\" load_steps={} format=3]\n\n", boxes.len() + 1);
+    for b in boxes {
+        t.push_str(&format!("[sub_resource type=\"StyleBoxEmpty\" id=\"StyleBoxEmpty_{b}\"]\n\n"));
+    }
+    t.push_str("[resource]\n");
+    t.push_str(other);
+    for (control, b) in uses {
+        t.push_str(&format!("{control}/styles/{style} = SubResource(\"StyleBoxEmpty_{b}\")\n"));
+    }
+    t
+}
+
 #[test]
 fn resources_alike_in_content_keep_their_identity_whichever_side_renumbered_them() {
     // Empty style boxes are alike but for their ids. One side removed the first two and added
@@ -148,17 +163,7 @@ fn resources_alike_in_content_keep_their_identity_whichever_side_renumbered_them
     // under new ids while renaming the properties that use them. When ours takes theirs' ids
     // for those two, they must still stand for the base boxes they were, not for the removed
     // ones before them: the renames merge cleanly, whichever side made them.
-    let theme = |boxes: &[&str], props: &[(&str, &str)]| {
-        let mut t = format!("[gd_resource type=\"Theme\" load_steps={} format=3]\n\n", boxes.len() + 1);
-        for b in boxes {
-            t.push_str(&format!("[sub_resource type=\"StyleBoxEmpty\" id=\"StyleBoxEmpty_{b}\"]\n\n"));
-        }
-        t.push_str("[resource]\n");
-        for (name, b) in props {
-            t.push_str(&format!("{name}/styles/panel = SubResource(\"StyleBoxEmpty_{b}\")\n"));
-        }
-        t
-    };
+    let theme = |boxes: &[&str], props: &[(&str, &str)]| empty_boxes_theme(boxes, "", "panel", props);
     let base = theme(&["a", "b", "c", "e"], &[("A", "a"), ("B", "b"), ("C", "c"), ("E", "e")]);
     let removed_and_added = theme(&["d", "c", "e"], &[("D", "d"), ("C", "c"), ("E", "e")]);
     let recreated_and_renamed = theme(&["a", "b", "f", "g"], &[("A", "a"), ("B", "b"), ("MM_C", "f"), ("MM_E", "g")]);
@@ -180,17 +185,7 @@ fn resources_alike_in_content_keep_their_identity_whichever_side_renumbered_them
 fn an_empty_style_box_is_the_one_it_replaced_only_where_it_is_used_in_the_same_place() {
     // Both sides removed the button's focus style; ours gave the line edit one, an empty style
     // box like the removed one. Alike in content, used elsewhere: another resource, added.
-    let theme = |boxes: &[&str], props: &[(&str, &str)]| {
-        let mut t = format!("[gd_resource type=\"Theme\" load_steps={} format=3]\n\n", boxes.len() + 1);
-        for b in boxes {
-            t.push_str(&format!("[sub_resource type=\"StyleBoxEmpty\" id=\"StyleBoxEmpty_{b}\"]\n\n"));
-        }
-        t.push_str("[resource]\nLabel/font_sizes/font_size = 14\n");
-        for (name, b) in props {
-            t.push_str(&format!("{name}/styles/focus = SubResource(\"StyleBoxEmpty_{b}\")\n"));
-        }
-        t
-    };
+    let theme = |boxes: &[&str], props: &[(&str, &str)]| empty_boxes_theme(boxes, "Label/font_sizes/font_size = 14\n", "focus", props);
     let base = theme(&["a"], &[("Button", "a")]);
     let moved = theme(&["b"], &[("LineEdit", "b")]);
     let removed = theme(&[], &[]);

@@ -423,8 +423,7 @@ fn same_object_ids<'f, 's>(base: &'f Found<'s>, ours: &'f Found<'s>, theirs: &'f
     for (id, e) in added(ours).filter(|(id, e)| !alike_in(theirs, id, e)) {
         copies.entry(copy_key(id, e)).or_default().0.push(*id);
     }
-    let alike_at_its_id = |id: &ScopedId<'s>, e: &Element<'s>| alike_in(ours, id, e);
-    for (id, e) in added(theirs).filter(|(id, e)| !same.contains_key(id) && !alike_at_its_id(id, e)) {
+    for (id, e) in added(theirs).filter(|(id, e)| !same.contains_key(id) && !alike_in(ours, id, e)) {
         if let Some(entry) = copies.get_mut(&copy_key(id, e)) {
             entry.1.push(*id);
         }

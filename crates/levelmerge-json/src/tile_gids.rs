@@ -153,7 +153,14 @@ pub fn shift_theirs(texts: Sides<&[u8]>) -> Option<(Vec<u8>, String)> {
     // tiles take ours' gids. The others move above ours' new ones.
     let held_at =
         |t: &Tileset<'_>| ours_added.iter().find(|o| o.identity == t.identity && o.span.is_some() && o.span == t.span).map(|o| o.firstgid);
-    let (held, moving): (Vec<&Tileset<'_>>, Vec<&Tileset<'_>>) = theirs_added.iter().partition(|t| held_at(t).is_some());
+    let mut held: Vec<(&Tileset<'_>, u32)> = Vec::new();
+    let mut moving: Vec<&Tileset<'_>> = Vec::new();
+    for t in &theirs_added {
+        match held_at(t) {
+            Some(to) => held.push((t, to)),
+            None => moving.push(t),
+        }
+    }
     let ours_end = lists.ours.iter().max_by_key(|t| t.firstgid)?.end()?;
     let theirs_first = moving.iter().map(|t| t.firstgid).min();
     let shift = match theirs_first {
@@ -167,8 +174,8 @@ pub fn shift_theirs(texts: Sides<&[u8]>) -> Option<(Vec<u8>, String)> {
     let mut edits = Vec::new();
     let mut moves = Vec::new();
     // Each held tileset's gids, from theirs' first to ours'.
-    let held_ranges: Vec<(u32, u32, u32)> = held.iter().filter_map(|t| Some((t.firstgid, t.end()?, held_at(t)?))).collect();
-    for (t, &(_, _, to)) in held.iter().zip(&held_ranges) {
+    let held_ranges: Vec<(u32, u32, u32)> = held.iter().filter_map(|&(t, to)| Some((t.firstgid, t.end()?, to))).collect();
+    for &(t, to) in &held {
         edits.push(number_edit(doc, t.firstgid_node, to));
         moves.push(format!("{} {} → {to}, where ours holds it", t.identity.trim_matches('"'), t.firstgid));
     }

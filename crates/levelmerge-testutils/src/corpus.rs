@@ -351,10 +351,8 @@ pub enum Again {
 /// Every clean real merge `m = merge(b, o, t)` merged again with one of its sides from the same
 /// base, as a cherry-pick or a criss-cross history does: `merge(b, m, t)` is `m` byte for
 /// byte, and `merge(b, o, m)` comes out as `theirs_again` says; nothing is added twice, nothing
-/// conflicts. `known` names scenarios (folder names) where the second merge is known to
-/// conflict; each must still do so, so the list stays true. Panics naming the scenario;
-/// returns how many merges were merged again.
-pub fn check_merges_hold_what_they_merged<C>(codec: &C, scenarios: &[Scenario], theirs_again: Again, known: &[&str]) -> usize
+/// conflicts. Panics naming the scenario; returns how many merges were merged again.
+pub fn check_merges_hold_what_they_merged<C>(codec: &C, scenarios: &[Scenario], theirs_again: Again) -> usize
 where
     C: levelmerge_core::Codec + Sync,
     for<'s> C::Document<'s>: Send + Sync,
@@ -366,14 +364,9 @@ where
         let name = s.dir.display();
         let (b, o, t) = (s.read("base"), s.read("ours"), s.read("theirs"));
         let Some(m) = merge(&b, &o, &t).filter(|m| m.open_conflicts == 0) else { continue };
-        let is_known = known.iter().any(|k| s.dir.ends_with(k));
         let with_ours = merge(&b, &m.text, &t).unwrap_or_else(|| panic!("{name}: merge(b, m, t) refused"));
         assert!(with_ours.open_conflicts == 0 && with_ours.text == m.text, "{name}: merge(b, m, t) is not m");
         let with_theirs = merge(&b, &o, &m.text).unwrap_or_else(|| panic!("{name}: merge(b, o, m) refused"));
-        if is_known {
-            assert!(with_theirs.open_conflicts > 0, "{name}: merge(b, o, m) is clean now: take it off the known list");
-            continue;
-        }
         assert_eq!(with_theirs.open_conflicts, 0, "{name}: merge(b, o, m) conflicts: {:?}", with_theirs.conflicts);
         match theirs_again {
             Again::Same => assert!(with_theirs.text == m.text, "{name}: merge(b, o, m) is not m"),

@@ -279,16 +279,15 @@ pub fn align(texts: Sides<&[u8]>) -> Option<Renumbered> {
     // `y`, found to be no other object (fileIDs are drawn at random: one new id on both sides
     // is one object, the same re-creation reached both; one side's copy may have changed
     // too much since to be told from its text).
-    let recreated_alike = |x: &i64, y: &i64, other_ids: &FxHashSet<i64>, other: &FxHashMap<i64, i64>| {
-        !other_ids.contains(x) && other_ids.contains(y) && !other.values().any(|v| v == y)
+    let stays = |x: &i64, y: &i64, other_ids: &FxHashSet<i64>, other: &FxHashMap<i64, i64>, other_new: &FxHashSet<i64>| {
+        let alike = || !other_ids.contains(x) && other_ids.contains(y) && !other_new.contains(y);
+        (other_ids.contains(x) || other.contains_key(x) || alike()) && (!other_ids.contains(y) || other.get(x) == Some(y) || alike())
     };
-    let stays = |x: &i64, y: &i64, other_ids: &FxHashSet<i64>, other: &FxHashMap<i64, i64>| {
-        let alike = recreated_alike(x, y, other_ids, other);
-        (other_ids.contains(x) || other.contains_key(x) || alike) && (!other_ids.contains(y) || other.get(x) == Some(y) || alike)
-    };
+    let new_ids = |found: &FxHashMap<i64, i64>| found.values().copied().collect::<FxHashSet<i64>>();
+    let (ours_new, theirs_new) = (new_ids(&ours), new_ids(&theirs));
     let ours_before = ours.clone();
-    ours.retain(|x, y| stays(x, y, &theirs_ids, &theirs));
-    theirs.retain(|x, y| stays(x, y, &ours_ids, &ours_before));
+    ours.retain(|x, y| stays(x, y, &theirs_ids, &theirs, &theirs_new));
+    theirs.retain(|x, y| stays(x, y, &ours_ids, &ours_before, &ours_new));
     if ours.is_empty() && theirs.is_empty() {
         return None;
     }
