@@ -97,14 +97,16 @@ fn use_places<'s>(file: &GodotFile<'s>, table: Table, ids: &FxHashSet<&'s str>) 
     out
 }
 
-/// Whether a resource id holds a line end or a quote: Godot never writes one, and a version
-/// that does is not aligned (its resources keep their ids).
+/// Whether a resource id holds a quote or white space (a line end, a space): Godot never
+/// writes one, and a version that does is not aligned (its resources keep their ids). Such an
+/// id is read without its outer spaces but written with them, so a side renamed to it would
+/// differ from it in its spaces.
 fn holds_an_id_godot_never_writes(file: &GodotFile<'_>) -> bool {
     file.sections
         .iter()
         .filter(|s| matches!(file.kind(s), "ext_resource" | "sub_resource"))
         .filter_map(|s| file.attr_unquoted(s, "id"))
-        .any(|id| id.contains(['\n', '"']))
+        .any(|id| id.contains(|c: char| c == '"' || c.is_ascii_whitespace()))
 }
 
 /// The file name and type of an external resource, by which a moved one is found.

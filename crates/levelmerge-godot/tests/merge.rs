@@ -426,6 +426,27 @@ fn a_sub_resource_both_sides_edited_alike_under_two_ids_merges_alike_whichever_s
 }
 
 #[test]
+fn a_resource_id_written_with_spaces_is_not_aligned_whichever_side_is_ours() {
+    // Both sides add a tile set (under two ids) and a layer using it; ours writes its id with
+    // a space before it, which Godot never does. Aligned, theirs' tile set took ours' id
+    // without the space, and the two tags conflicted one way only.
+    let base = "[gd_scene format=3]\n\n[node name=\"Root\" type=\"Node2D\"]\n";
+    let added = |id: &str, cells: &str| {
+        format!(
+            "[gd_scene format=3]\n\n[ext_resource type=\"TileSet\" path=\"res://tiles.tres\" id=\"{id}\"]\n\n[node name=\"Root\" type=\"Node2D\"]\n\n[node name=\"Ground\" type=\"TileMapLayer\" parent=\".\"]\ntile_map_data = PackedByteArray(\"{cells}\")\ntile_set = ExtResource(\"{}\")\n",
+            id.trim()
+        )
+    };
+    let ours = added(" 2_t", "AAABAAAAAAAAAAAAAAABAAEAAAAEAAAAAAA=");
+    let theirs = added("1_t", "AAABAAAAAAAAAAAAAAABAAEAAAABAAAAAAA=");
+    let given = merge(base, &ours, &theirs).unwrap();
+    let swapped = merge(base, &theirs, &ours).unwrap();
+    let kinds = |r: &MergeOutcome| r.conflicts.iter().map(|c| (c.object.clone(), c.kind)).collect::<Vec<_>>();
+    assert_eq!(kinds(&given), kinds(&swapped));
+    assert_eq!(given.open_conflicts, 1, "{:?}", given.conflicts);
+}
+
+#[test]
 fn sub_resources_stay_defined_before_their_first_use() {
     // Ours adds a gradient used by a texture theirs edits to use it: the merged file must
     // define the new gradient before the texture.
