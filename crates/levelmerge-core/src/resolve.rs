@@ -140,6 +140,19 @@ impl<'a> MergedLevel<'a> {
             ObjectState::Merged(v) => self.resolve_value(v, pick, alive),
             ObjectState::Chosen(c) | ObjectState::Follows(c) => o.sides.get(self.side_for(*c, pick)).map(|s| RValue::Exact(&s.props)),
         };
+        // An object taken whole from a side hangs where that side put it: both sides added a
+        // Cocos node under two scenes, one of them the other side's deletion, and the view
+        // keeping the deletion keeps the node under the scene its side wrote.
+        let parents: Vec<Option<&ObjectId>> = self
+            .objects
+            .iter()
+            .map(|o| match &o.state {
+                ObjectState::Merged(_) => o.parent.as_ref(),
+                ObjectState::Chosen(c) | ObjectState::Follows(c) => {
+                    o.sides.get(self.side_for(*c, pick)).map_or(o.parent.as_ref(), |s| s.parent.as_ref())
+                }
+            })
+            .collect();
         // Parent references do not depend on which children are alive: find them once.
         let declared: Vec<Option<ObjectId>> = self
             .objects
@@ -155,12 +168,12 @@ impl<'a> MergedLevel<'a> {
             .collect();
         loop {
             let mut removed = false;
-            for (o, declared) in self.objects.iter().zip(&declared) {
+            for ((o, declared), parent) in self.objects.iter().zip(&declared).zip(&parents) {
                 if !alive.contains(&o.id) {
                     continue;
                 }
-                let gone = |p: &Option<ObjectId>| p.as_ref().is_some_and(|p| chosen_away.contains(p));
-                if gone(&o.parent) || gone(declared) {
+                let gone = |p: Option<&ObjectId>| p.is_some_and(|p| chosen_away.contains(p));
+                if gone(*parent) || gone(declared.as_ref()) {
                     alive.remove(&o.id);
                     chosen_away.insert(o.id.clone());
                     removed = true;
@@ -177,7 +190,7 @@ impl<'a> MergedLevel<'a> {
                 if matches!(o.state, ObjectState::Chosen(_) | ObjectState::Follows(_)) {
                     taken_whole.push(at);
                 }
-                objects.insert(o.id.clone(), RObject { id: o.id.clone(), kind: o.kind, parent: o.parent.clone(), props });
+                objects.insert(o.id.clone(), RObject { id: o.id.clone(), kind: o.kind, parent: parents[at].cloned(), props });
             }
         }
         if !taken_whole.is_empty() {

@@ -640,3 +640,22 @@ fn a_reference_one_side_set_to_a_component_the_other_deleted_goes_with_it() {
         }
     }
 }
+
+/// Theirs re-created the scene (another `_id`: the old scene deleted, a new one added with
+/// the nodes under it) while ours edited it, and both added one node (a change both took):
+/// one delete/modify conflict on the scene, whichever side is ours. Each side's view holds
+/// the node under the scene that side wrote; the view keeping the deletion dropped the node
+/// with the old scene while the new one listed it, so that merge was refused and made by
+/// lines, one way round only.
+#[test]
+fn a_node_both_sides_added_under_a_scene_one_side_re_created_stays_in_each_view() {
+    let base = scene(&[node("A", "a", vec![], vec![])]);
+    let with_n = scene(&[node("A", "a", vec![], vec![]), node("N", "n", vec![], vec![])]);
+    let ours = with_n.replace("\"_id\": \"scene\"", "\"_active\": false,\n    \"_id\": \"scene\"");
+    let theirs = with_n.replace("\"_id\": \"scene\"", "\"_id\": \"scene2\"");
+    for (o, t) in [(&ours, &theirs), (&theirs, &ours)] {
+        let r = merge(&base, o, t);
+        let kinds: Vec<(&str, &str)> = r.conflicts.iter().map(|c| (c.object_kind.as_str(), c.kind)).collect();
+        assert_eq!(kinds, [("cc.Scene", "delete-modify")], "{:?}", r.conflicts);
+    }
+}
