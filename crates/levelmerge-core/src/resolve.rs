@@ -143,7 +143,7 @@ impl<'a> MergedLevel<'a> {
         // An object taken whole from a side hangs where that side put it: both sides added a
         // Cocos node under two scenes, one of them the other side's deletion, and the view
         // keeping the deletion keeps the node under the scene its side wrote.
-        let parents: Vec<Option<&ObjectId>> = self
+        let mut parents: Vec<Option<&ObjectId>> = self
             .objects
             .iter()
             .map(|o| match &o.state {
@@ -168,11 +168,21 @@ impl<'a> MergedLevel<'a> {
             .collect();
         loop {
             let mut removed = false;
-            for ((o, declared), parent) in self.objects.iter().zip(&declared).zip(&parents) {
+            for ((o, declared), parent) in self.objects.iter().zip(&declared).zip(parents.iter_mut()) {
                 if !alive.contains(&o.id) {
                     continue;
                 }
                 let gone = |p: Option<&ObjectId>| p.is_some_and(|p| chosen_away.contains(p));
+                // A merged object whose parent this view lacks hangs where the picked side put
+                // it, under a parent the view holds: both sides moved a Cocos node, under two
+                // versions of one node, one of them the other side's deletion.
+                let there = match &o.state {
+                    ObjectState::Merged(_) if gone(*parent) => o.sides.get(pick).and_then(|s| s.parent.as_ref()),
+                    _ => None,
+                };
+                if let Some(there) = there.filter(|p| !gone(Some(p))) {
+                    *parent = Some(there);
+                }
                 if gone(*parent) || gone(declared.as_ref()) {
                     alive.remove(&o.id);
                     chosen_away.insert(o.id.clone());

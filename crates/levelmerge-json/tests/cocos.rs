@@ -659,3 +659,21 @@ fn a_node_both_sides_added_under_a_scene_one_side_re_created_stays_in_each_view(
         assert_eq!(kinds, [("cc.Scene", "delete-modify")], "{:?}", r.conflicts);
     }
 }
+
+/// Both sides moved one node into a panel: ours into the panel as it was, which ours also
+/// renamed; theirs into the panel re-created (another `_id`: the old panel deleted). Whichever
+/// side is ours, a delete/modify conflict on the panel and one on the node's `_parent`. The
+/// node, merged, hung under ours' panel in both views; the view deleting that panel dropped it
+/// while the new panel listed it, so the merge was refused. Each view now holds it under its
+/// side's panel.
+#[test]
+fn a_node_both_sides_moved_into_a_panel_one_side_re_created_stays_in_each_view() {
+    let base = scene(&[node("A", "a", vec![node("T", "t", vec![], vec![])], vec![]), node("Q", "q", vec![], vec![])]);
+    let moved_into = |name, id| scene(&[node("A", "a", vec![], vec![]), node(name, id, vec![node("T", "t", vec![], vec![])], vec![])]);
+    let (ours, theirs) = (moved_into("Q2", "q"), moved_into("Q", "q2"));
+    for (o, t) in [(&ours, &theirs), (&theirs, &ours)] {
+        let r = merge(&base, o, t);
+        let kinds: Vec<(&str, &str, &str)> = r.conflicts.iter().map(|c| (c.object_kind.as_str(), c.kind, c.path.as_str())).collect();
+        assert_eq!(kinds, [("cc.Node", "delete-modify", ""), ("cc.Node", "both-modified", "_parent.__id__")], "{:?}", r.conflicts);
+    }
+}
