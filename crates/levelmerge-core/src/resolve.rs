@@ -125,12 +125,15 @@ impl<'a> MergedLevel<'a> {
         // take the objects placed under them along.
         let mut alive: FxHashSet<ObjectId> = FxHashSet::default();
         let mut chosen_away: FxHashSet<ObjectId> = FxHashSet::default();
+        // The side whose version of an object this view reads: a conflict's choice for an
+        // object taken whole, else the pick.
+        let view_side = |o: &crate::merge::MergedObject<'a>| match &o.state {
+            ObjectState::Merged(_) => pick,
+            ObjectState::Chosen(c) | ObjectState::Follows(c) => self.side_for(*c, pick),
+        };
+        let is_taken_whole = |o: &crate::merge::MergedObject<'a>| !matches!(o.state, ObjectState::Merged(_));
         for o in &self.objects {
-            let exists = match &o.state {
-                ObjectState::Merged(_) => true,
-                ObjectState::Chosen(c) | ObjectState::Follows(c) => o.sides.get(self.side_for(*c, pick)).is_some(),
-            };
-            if exists {
+            if !is_taken_whole(o) || o.sides.get(view_side(o)).is_some() {
                 alive.insert(o.id.clone());
             } else {
                 chosen_away.insert(o.id.clone());
@@ -138,20 +141,18 @@ impl<'a> MergedLevel<'a> {
         }
         let props_of = |o: &crate::merge::MergedObject<'a>, alive: &FxHashSet<ObjectId>| match &o.state {
             ObjectState::Merged(v) => self.resolve_value(v, pick, alive),
-            ObjectState::Chosen(c) | ObjectState::Follows(c) => o.sides.get(self.side_for(*c, pick)).map(|s| RValue::Exact(&s.props)),
+            _ => o.sides.get(view_side(o)).map(|s| RValue::Exact(&s.props)),
         };
-        // An object taken whole from a side hangs where that side put it: both sides added a
-        // Cocos node under two scenes, one of them the other side's deletion, and the view
-        // keeping the deletion keeps the node under the scene its side wrote.
+        // Where the view's side put an object. One taken whole hangs there (both sides added a
+        // Cocos node under two scenes, one of them the other side's deletion: the view keeping
+        // the deletion keeps the node under the scene its side wrote); a merged one hangs at
+        // its merged parent, or there when the view lacks that parent (both sides moved a node,
+        // into a panel and into its re-created copy).
+        let side_parent = |o: &crate::merge::MergedObject<'a>| o.sides.get(view_side(o)).map(|s| s.parent.as_ref());
         let mut parents: Vec<Option<&ObjectId>> = self
             .objects
             .iter()
-            .map(|o| match &o.state {
-                ObjectState::Merged(_) => o.parent.as_ref(),
-                ObjectState::Chosen(c) | ObjectState::Follows(c) => {
-                    o.sides.get(self.side_for(*c, pick)).map_or(o.parent.as_ref(), |s| s.parent.as_ref())
-                }
-            })
+            .map(|o| if is_taken_whole(o) { side_parent(o).unwrap_or(o.parent.as_ref()) } else { o.parent.as_ref() })
             .collect();
         // Parent references do not depend on which children are alive: find them once.
         let declared: Vec<Option<ObjectId>> = self
@@ -173,15 +174,10 @@ impl<'a> MergedLevel<'a> {
                     continue;
                 }
                 let gone = |p: Option<&ObjectId>| p.is_some_and(|p| chosen_away.contains(p));
-                // A merged object whose parent this view lacks hangs where the picked side put
-                // it, under a parent the view holds: both sides moved a Cocos node, under two
-                // versions of one node, one of them the other side's deletion.
-                let there = match &o.state {
-                    ObjectState::Merged(_) if gone(*parent) => o.sides.get(pick).and_then(|s| s.parent.as_ref()),
-                    _ => None,
-                };
-                if let Some(there) = there.filter(|p| !gone(Some(p))) {
-                    *parent = Some(there);
+                if gone(*parent) {
+                    if let Some(there) = side_parent(o).flatten().filter(|&p| !gone(Some(p))) {
+                        *parent = Some(there);
+                    }
                 }
                 if gone(*parent) || gone(declared.as_ref()) {
                     alive.remove(&o.id);
@@ -197,7 +193,7 @@ impl<'a> MergedLevel<'a> {
         let mut taken_whole = Vec::new();
         for (at, o) in self.objects.iter().enumerate().filter(|(_, o)| alive.contains(&o.id)) {
             if let Some(props) = props_of(o, &alive) {
-                if matches!(o.state, ObjectState::Chosen(_) | ObjectState::Follows(_)) {
+                if is_taken_whole(o) {
                     taken_whole.push(at);
                 }
                 objects.insert(o.id.clone(), RObject { id: o.id.clone(), kind: o.kind, parent: parents[at].cloned(), props });
