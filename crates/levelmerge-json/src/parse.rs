@@ -237,6 +237,20 @@ impl<'s, 'r> Parser<'s, 'r> {
     }
 }
 
+/// Bytes a string's plain run stops at: its closing quote, an escape, a control character
+/// (which strict JSON refuses).
+const STRING_STOPS: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut c = 0;
+    while c < 0x20 {
+        t[c] = true;
+        c += 1;
+    }
+    t[b'"' as usize] = true;
+    t[b'\\' as usize] = true;
+    t
+};
+
 impl Parser<'_, '_> {
     fn err(&self, message: impl Into<String>) -> Failure {
         Box::new(Problem::syntax_at(self.src, self.pos, message))
@@ -437,8 +451,14 @@ impl Parser<'_, '_> {
             return Err(self.err("unterminated raw string"));
         }
         self.pos += 1;
-        // Most strings of a level are short: a plain loop beats a vectorised search here.
-        while let Some(&b) = self.src.get(self.pos) {
+        loop {
+            // Plain bytes, most of any string, in a loop of their own (strings of a level are
+            // short: a plain loop beats a vectorised search here).
+            // (An escape at the very end leaves `pos` past it.)
+            let rest = self.src.get(self.pos..).unwrap_or_default();
+            let plain = rest.iter().position(|&b| STRING_STOPS[b as usize]);
+            self.pos = plain.map_or(self.src.len(), |p| self.pos + p);
+            let Some(&b) = self.src.get(self.pos) else { break };
             match b {
                 b'"' => {
                     self.pos += 1;
@@ -935,6 +955,13 @@ mod tests {
         assert!(parse(b"{\"a\":1 \"b\":2}", Dialect::Json).is_err());
         assert!(parse(b"\x00\x01", Dialect::Json).unwrap_err().to_string().contains("binary"));
         assert!(parse(&[b'['; 5000], Dialect::Json).unwrap_err().to_string().contains("nesting"));
+        // A string cut after an escape, or after an opening quote, at the end of the file.
+        for cut in [&b"a = \"x\\"[..], b"a = \"x\\\\", b"{\"a\": \"", b"[\"x\\"] {
+            for dialect in [Dialect::Json, Dialect::Sjson] {
+                let e = parse(cut, dialect).unwrap_err().to_string();
+                assert!(e.contains("string") || e.contains("expected"), "{}: {e}", String::from_utf8_lossy(cut));
+            }
+        }
     }
 
     #[test]
