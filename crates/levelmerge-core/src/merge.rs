@@ -476,13 +476,16 @@ pub fn merge<'a>(inputs: Sides<&'a Level<'a>>, options: &Options) -> MergedLevel
                 .flatten()
                 .flatten()
                 .filter(|r| base.get(r).is_some() && (ours.get(r).is_none() || theirs.get(r).is_none()));
-            let added_users = options
-                .contested
-                .get(&at)
-                .into_iter()
-                .flatten()
-                .filter(|r| base.get(r).is_none() && ours.get(r).is_none() != theirs.get(r).is_none());
-            for kid in kids.into_iter().flatten().flatten().chain(deleted_with).chain(added_users).chain(needed.iter()) {
+            let added_by_one = |r: &&ObjectId| base.get(r).is_none() && ours.get(r).is_none() != theirs.get(r).is_none();
+            let added_users = options.contested.get(&at).into_iter().flatten().filter(added_by_one);
+            // An entry one side added that does nothing but name the object (a Cocos node's
+            // `_children` entry for it) is part of adding it.
+            let added_entries =
+                [by_ref[1].get(&at), by_ref[2].get(&at)].into_iter().flatten().flatten().filter(added_by_one).filter(|r| {
+                    ours.get(r).or_else(|| theirs.get(r)).is_some_and(|entry| values::sole_reference(&entry.props) == Some(&at))
+                });
+            for kid in kids.into_iter().flatten().flatten().chain(deleted_with).chain(added_users).chain(added_entries).chain(needed.iter())
+            {
                 let everywhere = base.get(kid).is_some() && ours.get(kid).is_some() && theirs.get(kid).is_some();
                 if everywhere || states.contains_key(kid) {
                     continue;

@@ -442,29 +442,44 @@ fn deleted_yet_used_in_views<'a, C: Codec>(
             // Checked in the form the clean merge's text is checked in; a view that cannot
             // be written is left to the marking, as before this check.
             let text = codec.render(docs, &view);
-            let text = if versions.own_form { Ok(text) } else { finish(text) };
-            text.and_then(|text| verify_output(codec, &text, versions.inputs, versions.originals))
+            if versions.own_form {
+                // Turned back too, as a clean merge's text is: that finds what the own form
+                // cannot tell (a reference to an element the view lacks).
+                verify_output(codec, &text, versions.inputs, versions.originals).and_then(|problems| finish(text).map(|_| problems))
+            } else {
+                finish(text).and_then(|text| verify_output(codec, &text, versions.inputs, versions.originals))
+            }
         } else {
             model_problems(codec, &view, merged.references, levels, versions)
         };
         if let Err(MergeError::Incoherent { problems }) = checked {
-            let mut deleted = deleted_yet_used(&problems, levels, contested);
-            // An object one side added that uses an object this view lacks (a signal connected
-            // to a node added under one the other side deleted) stands or goes with it.
-            for (target, user) in problems.iter().filter_map(target_and_user) {
-                let added_by_one =
-                    levels.base.get(&user).is_none() && levels.ours.get(&user).is_some() != levels.theirs.get(&user).is_some();
-                let known = contested.get(&target).is_some_and(|users| users.contains(&user));
-                if added_by_one && !known && (levels.ours.get(&target).is_some() || levels.theirs.get(&target).is_some()) {
-                    deleted.entry(target).or_default().push(user);
-                }
-            }
-            if !deleted.is_empty() {
-                return deleted;
+            let contested = newly_contested(&problems, levels, contested);
+            if !contested.is_empty() {
+                return contested;
             }
         }
     }
     FxHashMap::default()
+}
+
+/// What a merged level's `problems` newly contest: the deletions it still needs
+/// ([`deleted_yet_used`]), and the objects that objects one side added use and the level
+/// lacks (a signal connected to a node added under one the other side deleted), with which
+/// those added objects stand or go.
+fn newly_contested(
+    problems: &[Problem],
+    levels: &Sides<Level<'_>>,
+    contested: &FxHashMap<ObjectId, Vec<ObjectId>>,
+) -> FxHashMap<ObjectId, Vec<ObjectId>> {
+    let mut found = deleted_yet_used(problems, levels, contested);
+    for (target, user) in problems.iter().filter_map(target_and_user) {
+        let added_by_one = levels.base.get(&user).is_none() && levels.ours.get(&user).is_some() != levels.theirs.get(&user).is_some();
+        let known = contested.get(&target).is_some_and(|users| users.contains(&user));
+        if added_by_one && !known && (levels.ours.get(&target).is_some() || levels.theirs.get(&target).is_some()) {
+            found.entry(target).or_default().push(user);
+        }
+    }
+    found
 }
 
 /// The object a problem says is needed, and the object that needs it.
@@ -602,11 +617,13 @@ where
                 }
             }
             Err(MergeError::Incoherent { problems }) => {
-                let deleted = deleted_yet_used(&problems, &levels, &options.contested);
-                if deleted.is_empty() {
+                let contested = newly_contested(&problems, &levels, &options.contested);
+                if contested.is_empty() {
                     return Err(MergeError::Incoherent { problems });
                 }
-                options.contested.extend(deleted);
+                for (target, users) in contested {
+                    options.contested.entry(target).or_default().extend(users);
+                }
             }
             Err(e) => return Err(e),
         }

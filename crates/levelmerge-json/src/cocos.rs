@@ -572,10 +572,13 @@ pub fn to_positions(text: &[u8]) -> Result<Vec<u8>, Problem> {
             };
             let Some(target) = target else {
                 let owner = doc.slots_of(slot.value).first().map_or("", |m| inner(&doc, m.value));
+                // Named as the merged level names the elements (`/[identity]`), so that a merge
+                // can tell which deletion the reference contests.
+                let named = if n.kind == NodeKind::String { inner(&doc, r) } else { doc.node_text(r) };
                 return Err(Problem::DanglingReference {
-                    object: ObjectId::new(owner),
+                    object: ObjectId::new(format!("/[{owner}]")),
                     path: REF.to_owned(),
-                    target: ObjectId::new(doc.node_text(r)),
+                    target: ObjectId::new(format!("/[{named}]")),
                     line: doc.line_of(n.start) as usize,
                 });
             };

@@ -677,3 +677,53 @@ fn a_node_both_sides_moved_into_a_panel_one_side_re_created_stays_in_each_view()
         assert_eq!(kinds, [("cc.Node", "delete-modify", ""), ("cc.Node", "both-modified", "_parent.__id__")], "{:?}", r.conflicts);
     }
 }
+
+#[test]
+fn a_node_added_for_a_component_the_other_side_deleted_goes_with_it_in_that_sides_view() {
+    // Cocos Creator 3.x layout. Theirs deletes the camera (its node and component, and the
+    // canvas' reference to it); ours adds a label under the canvas whose follower targets the
+    // camera. A delete/modify conflict, either side of which is a sound scene: taking theirs
+    // drops the label with the camera, its `_children` entry and its follower too.
+    let base = r#"[
+  {"__type__": "cc.SceneAsset", "scene": {"__id__": 1}},
+  {"__type__": "cc.Scene", "_parent": null, "_children": [{"__id__": 2}], "_components": [], "_id": "scene"},
+  {"__type__": "cc.Node", "_name": "Canvas", "_parent": {"__id__": 1}, "_children": [{"__id__": 3}], "_components": [{"__id__": 5}], "_id": "canvas"},
+  {"__type__": "cc.Node", "_name": "Camera", "_parent": {"__id__": 2}, "_children": [], "_components": [{"__id__": 4}], "_id": "camera"},
+  {"__type__": "cc.Camera", "node": {"__id__": 3}, "_fov": 45, "_id": "camera-component"},
+  {"__type__": "cc.Canvas", "node": {"__id__": 2}, "_cameraComponent": {"__id__": 4}, "_id": "canvas-component"}
+]
+"#;
+    let theirs = r#"[
+  {"__type__": "cc.SceneAsset", "scene": {"__id__": 1}},
+  {"__type__": "cc.Scene", "_parent": null, "_children": [{"__id__": 2}], "_components": [], "_id": "scene"},
+  {"__type__": "cc.Node", "_name": "Canvas", "_parent": {"__id__": 1}, "_children": [], "_components": [{"__id__": 3}], "_id": "canvas"},
+  {"__type__": "cc.Canvas", "node": {"__id__": 2}, "_cameraComponent": null, "_id": "canvas-component"}
+]
+"#;
+    let ours = base
+        .replace(r#""_children": [{"__id__": 3}], "_components": [{"__id__": 5}]"#, r#""_children": [{"__id__": 3}, {"__id__": 6}], "_components": [{"__id__": 5}]"#)
+        .replace(
+            "\"_id\": \"canvas-component\"}\n]",
+            "\"_id\": \"canvas-component\"},\n  {\"__type__\": \"cc.Node\", \"_name\": \"Label\", \"_parent\": {\"__id__\": 2}, \"_children\": [], \"_components\": [{\"__id__\": 7}], \"_id\": \"label\"},\n  {\"__type__\": \"cc.Follow\", \"node\": {\"__id__\": 6}, \"target\": {\"__id__\": 4}, \"_id\": \"follow\"}\n]",
+        );
+    assert_eq!(ours.matches("\"__type__\"").count(), 8, "{ours}");
+    for (o, t, theirs_is_ours) in [(ours.as_str(), theirs, false), (theirs, ours.as_str(), true)] {
+        let merged = merge(base, o, t);
+        assert!(merged.conflicts.iter().any(|c| c.kind == "delete-modify"), "{:?}", merged.conflicts);
+        let text = String::from_utf8(merged.text).unwrap();
+        let (keeping, deleting) = if theirs_is_ours {
+            (levelmerge_core::Side::Theirs, levelmerge_core::Side::Ours)
+        } else {
+            (levelmerge_core::Side::Ours, levelmerge_core::Side::Theirs)
+        };
+        let json =
+            |side| serde_json::from_str::<Value>(&levelmerge_testutils::laws::side_view(&text, side)).expect("a side's view is JSON");
+        assert_eq!(json(deleting), serde_json::from_str::<Value>(theirs).unwrap(), "{text}");
+        let kept = json(keeping);
+        let elements = kept.as_array().unwrap();
+        let position = |id: &str| elements.iter().position(|e| e["_id"] == id).unwrap_or_else(|| panic!("{id} is kept: {kept}"));
+        let follow = &elements[position("follow")];
+        assert_eq!(follow["target"]["__id__"].as_u64(), Some(position("camera-component") as u64));
+        assert_eq!(elements[position("canvas")]["_children"].as_array().unwrap().len(), 2);
+    }
+}
