@@ -226,6 +226,66 @@ fn referrers_of(level: &Level<'_>) -> FxHashMap<ObjectId, Vec<ObjectId>> {
     referrers
 }
 
+/// Both sides moved an object, to different parents, and a conflict holds the two moves (a
+/// Cocos node's `_parent`): the entry each side added for it to its new parent's list (the
+/// parent's `_children` entry naming it) stands or goes with that side's value. Each with the
+/// conflict it follows.
+fn entries_of_conflicting_moves(conflicts: &[Conflict<'_>], [base, ours, theirs]: [&Level<'_>; 3]) -> Vec<(ObjectId, usize)> {
+    let mut tied = Vec::new();
+    for (at, c) in conflicts.iter().enumerate() {
+        let moved = &c.object;
+        let parents = [parent_in(base, moved), parent_in(ours, moved), parent_in(theirs, moved)];
+        if parents[1] == parents[2] || parents[1] == parents[0] || parents[2] == parents[0] {
+            continue;
+        }
+        for (side, level, other) in [(Side::Ours, ours, theirs), (Side::Theirs, theirs, ours)] {
+            let Some(parent) = parent_in(level, moved) else { continue };
+            let mut refs = Vec::new();
+            for v in c.values.get(side) {
+                v.references(&mut PropPath::default(), &mut refs);
+            }
+            if !refs.iter().any(|(_, r)| r.target == parent) {
+                continue; // not the conflict on where the object hangs
+            }
+            let entries = level.objects.values().filter(|o| {
+                o.parent.as_ref() == Some(&parent)
+                    && values::sole_reference(&o.props) == Some(moved)
+                    && base.get(&o.id).is_none()
+                    && other.get(&o.id).is_none()
+            });
+            tied.extend(entries.map(|o| (o.id.clone(), at)));
+        }
+    }
+    tied
+}
+
+/// A child one side moved into `into` from elsewhere: the entries of base that listed it
+/// there (a Cocos node's `_children` entry naming it), which that side removed. They stand or
+/// go as the move does: where a conflict takes `into` away, the child is back where base had
+/// it, listed there again.
+fn entries_moved_out(
+    child: &ObjectId,
+    into: &ObjectId,
+    base_referrers: Option<&Vec<ObjectId>>,
+    base: &Level<'_>,
+    sides: [&Level<'_>; 2],
+) -> Vec<ObjectId> {
+    let Some(referrers) = base_referrers else { return Vec::new() };
+    let mut entries = Vec::new();
+    for mover in sides {
+        if parent_in(mover, child).as_ref() != Some(into) || parent_in(base, child).as_ref() == Some(into) {
+            continue;
+        }
+        for r in referrers {
+            let only_names_child = base.get(r).is_some_and(|entry| values::sole_reference(&entry.props) == Some(child));
+            if only_names_child && mover.get(r).is_none() && sides.iter().any(|s| s.get(r).is_some()) {
+                entries.push(r.clone());
+            }
+        }
+    }
+    entries
+}
+
 /// The objects that one side's version of `at` refers to and the other side deleted without a
 /// conflict of their own: kept with `at` when its conflict keeps that side's version (a texture
 /// kept for a node still needs its image), deleted with it otherwise.
@@ -484,15 +544,25 @@ pub fn merge<'a>(inputs: Sides<&'a Level<'a>>, options: &Options) -> MergedLevel
                 [by_ref[1].get(&at), by_ref[2].get(&at)].into_iter().flatten().flatten().filter(added_by_one).filter(|r| {
                     ours.get(r).or_else(|| theirs.get(r)).is_some_and(|entry| values::sole_reference(&entry.props) == Some(&at))
                 });
+            let mut moved_out = Vec::new();
             for kid in kids.into_iter().flatten().flatten().chain(deleted_with).chain(added_users).chain(added_entries).chain(needed.iter())
             {
                 let everywhere = base.get(kid).is_some() && ours.get(kid).is_some() && theirs.get(kid).is_some();
+                if everywhere {
+                    moved_out.extend(entries_moved_out(kid, &at, by_ref[0].get(kid), base, [ours, theirs]));
+                }
                 if everywhere || states.contains_key(kid) {
                     continue;
                 }
                 merger.alive.insert(kid.clone());
                 states.insert(kid.clone(), ObjectState::Follows(c));
                 stack.push(kid.clone());
+            }
+            for entry in moved_out {
+                if let std::collections::hash_map::Entry::Vacant(vacant) = states.entry(entry) {
+                    merger.alive.insert(vacant.key().clone());
+                    vacant.insert(ObjectState::Follows(c));
+                }
             }
         }
     }
@@ -528,7 +598,12 @@ pub fn merge<'a>(inputs: Sides<&'a Level<'a>>, options: &Options) -> MergedLevel
         };
         objects.push(MergedObject { id: id.clone(), kind, parent, sides, state });
     }
-    let index = objects.iter().enumerate().map(|(i, o)| (o.id.clone(), i)).collect();
+    let index: FxHashMap<ObjectId, usize> = objects.iter().enumerate().map(|(i, o)| (o.id.clone(), i)).collect();
+    for (entry, conflict) in entries_of_conflicting_moves(&merger.conflicts, [base, ours, theirs]) {
+        if let Some(&at) = index.get(&entry) {
+            objects[at].state = ObjectState::Follows(conflict);
+        }
+    }
     let root = ours.root.clone().or_else(|| theirs.root.clone()).or_else(|| base.root.clone());
     let parent_refs = [base, ours, theirs].iter().any(|l| l.parent_refs);
     let references = parent_refs || [base, ours, theirs].iter().any(|l| l.references);

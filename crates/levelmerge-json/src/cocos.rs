@@ -51,7 +51,7 @@ pub(crate) fn ref_value(doc: &Document<'_>, node: u32) -> Option<u32> {
 }
 
 /// Every reference value inside `node`, in document order.
-fn references_in(doc: &Document<'_>, node: u32, out: &mut Vec<u32>) {
+pub(crate) fn references_in(doc: &Document<'_>, node: u32, out: &mut Vec<u32>) {
     if let Some(v) = ref_value(doc, node) {
         out.push(v);
         return;
@@ -158,29 +158,52 @@ fn written_position(doc: &Document<'_>, r: u32) -> Option<usize> {
 /// The identity of every element of a Cocos array, or `None` when the document is not one
 /// this module can rewrite safely.
 pub fn identities(doc: &Document<'_>) -> Option<Vec<String>> {
-    assign_identities(doc, None, None).map(|(ids, _)| ids)
+    assign_identities(doc, None, None, &FxHashSet::default()).map(|(ids, _)| ids)
 }
 
 /// The identities of the three versions' elements (base, ours, theirs): a side's elements
 /// that share a stem are matched to the base's by content ([`crate::cocos_identity`]).
 fn identities_among(docs: Sides<&Document<'_>>) -> Sides<Option<Vec<String>>> {
+    let lasting = lasting_file_ids(docs);
     let mut stems = Stems::default();
-    let Some((base, mut base_keys)) = assign_identities(docs.base, None, Some(&mut stems)) else {
+    let Some((base, mut base_keys)) = assign_identities(docs.base, None, Some(&mut stems), &lasting) else {
         return Sides::new(None, None, None);
     };
-    let mut side = |doc: &Document<'_>| assign_identities(doc, Some((&stems, &mut base_keys)), None).map(|(ids, _)| ids);
+    let mut side = |doc: &Document<'_>| assign_identities(doc, Some((&stems, &mut base_keys)), None, &lasting).map(|(ids, _)| ids);
     let ours = side(docs.ours);
     let theirs = side(docs.theirs);
     Sides::new(Some(base), ours, theirs)
 }
 
+/// The prefab `fileId`s ([`prefab_file_id`]) that can name their elements in a merge: each
+/// held once by base and kept by a side. A prefab both sides re-created (every `fileId` new)
+/// is then matched by its hierarchy, as without them.
+fn lasting_file_ids<'s>(docs: Sides<&Document<'s>>) -> FxHashSet<&'s str> {
+    let held = |doc: &Document<'s>| -> FxHashMap<&'s str, usize> {
+        let mut count = FxHashMap::default();
+        if doc.nodes[doc.root as usize].kind == NodeKind::Array {
+            let elements: Vec<u32> = doc.slots_of(doc.root).iter().map(|s| s.value).collect();
+            for &e in &elements {
+                if let Some(id) = prefab_file_id(doc, &elements, e) {
+                    *count.entry(id).or_default() += 1;
+                }
+            }
+        }
+        count
+    };
+    let (base, ours, theirs) = (held(docs.base), held(docs.ours), held(docs.theirs));
+    base.into_iter().filter(|&(id, n)| n == 1 && (ours.contains_key(id) || theirs.contains_key(id))).map(|(id, _)| id).collect()
+}
+
 /// Identities as [`identities`] gives them, and the content keys of the document's elements;
 /// with `base`, the elements of a stem the base holds too are matched to the base's; with
-/// `record`, each element named by its stem is recorded there.
+/// `record`, each element named by its stem is recorded there. Elements whose prefab `fileId`
+/// is among `file_ids` (and unique here) are named by it.
 fn assign_identities<'d, 's>(
     doc: &'d Document<'s>,
     mut base: Option<(&Stems, &mut ContentKeys<'_, '_>)>,
     mut record: Option<&mut Stems>,
+    file_ids: &FxHashSet<&str>,
 ) -> Option<(Vec<String>, ContentKeys<'d, 's>)> {
     let graph = Graph::of(doc, |r| written_position(doc, r))?;
     let elements = &graph.elements;
@@ -199,6 +222,21 @@ fn assign_identities<'d, 's>(
     for (i, &e) in elements.iter().enumerate().skip(1) {
         if let Some(id) = node_id(doc, e).filter(|id| seen[id] == 1) {
             ids[i] = Some(format!("#{id}"));
+        }
+    }
+    // In a prefab, where nodes have no `_id`, a node's prefab info and a component's carry a
+    // `fileId` the editor keeps: theirs too (a moved node is still itself).
+    if !file_ids.is_empty() {
+        let named: Vec<Option<&str>> =
+            elements.iter().map(|&e| prefab_file_id(doc, elements, e).filter(|id| file_ids.contains(id))).collect();
+        let mut count: FxHashMap<&str, usize> = FxHashMap::default();
+        for id in named.iter().flatten() {
+            *count.entry(id).or_default() += 1;
+        }
+        for (i, id) in named.iter().enumerate().skip(1) {
+            if let Some(id) = id.filter(|id| count[id] == 1 && ids[i].is_none()) {
+                ids[i] = Some(format!("@{id}"));
+            }
         }
     }
     let mut keys = ContentKeys::new(doc, elements.clone(), ids.clone());
@@ -454,6 +492,14 @@ pub fn dangling_positions(doc: &Document<'_>) -> Vec<Problem> {
 fn node_id<'s>(doc: &Document<'s>, element: u32) -> Option<&'s str> {
     let is_node = || doc.slots_of(element).iter().any(|s| matches!(doc.text(s.name), "_children" | "_parent"));
     string_member(doc, element, "_id").filter(|id| !id.is_empty() && is_node())
+}
+
+/// The `fileId` of the prefab info an element names by `_prefab` (a node) or `__prefab` (a
+/// component), when it is a string that is not empty.
+fn prefab_file_id<'s>(doc: &Document<'s>, elements: &[u32], element: u32) -> Option<&'s str> {
+    let link = doc.slots_of(element).iter().find(|s| matches!(doc.text(s.name), "_prefab" | "__prefab"))?;
+    let info = elements.get(written_position(doc, ref_value(doc, link.value)?)?)?;
+    string_member(doc, *info, "fileId").filter(|id| !id.is_empty())
 }
 
 /// Nodes sharing one `_id`: the editor finds nodes by it, and no editor writes two.

@@ -18,6 +18,7 @@
 #![forbid(unsafe_code)]
 
 pub mod cocos;
+pub mod cocos_hierarchy;
 pub mod cocos_identity;
 pub mod comments;
 pub mod fuzzing;
@@ -266,7 +267,8 @@ impl Codec for JsonCodec {
     /// A counter (`nextobjectid`, `nextUid`) at or below an id it counts; in a Tiled map,
     /// tilesets sharing gids and tiles no tileset holds; in an LDtk project, a painted tile
     /// numbered otherwise than its `src` shows and tile ids beyond a tileset; in a Cocos file, an element listed both
-    /// as a child and as a component, and nodes sharing an `_id`.
+    /// as a child and as a component, nodes sharing an `_id`, and a hierarchy whose `_parent`
+    /// and `_children` disagree or that makes a cycle.
     fn level_problems(&self, doc: &Document<'_>, _level: &Level<'_>) -> Vec<Problem> {
         let Some(profile) = doc.profile() else { return Vec::new() };
         let mut problems = renumber::counter_problems(doc, &profile.id_spaces());
@@ -279,6 +281,7 @@ impl Codec for JsonCodec {
         if profile == Profile::Cocos {
             problems.extend(cocos::children_that_are_components(doc));
             problems.extend(cocos::nodes_sharing_an_id(doc));
+            problems.extend(cocos_hierarchy::hierarchy_problems(doc));
         }
         problems
     }

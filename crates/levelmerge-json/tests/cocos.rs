@@ -727,3 +727,45 @@ fn a_node_added_for_a_component_the_other_side_deleted_goes_with_it_in_that_side
         assert_eq!(elements[position("canvas")]["_children"].as_array().unwrap().len(), 2);
     }
 }
+
+/// A Cocos Creator 3.x prefab: nodes without `_id`, each with a prefab info and its components
+/// with theirs, all naming a `fileId`. Row holds Icon and Label; `icon_parent` is where Icon
+/// hangs (2: Row, 5: Label) and `label_text` the label's string.
+fn prefab(icon_under_label: bool, label_text: &str) -> String {
+    let (row_children, label_children, icon_parent) =
+        if icon_under_label { ("[{\"__id__\": 5}]", "[{\"__id__\": 2}]", 5) } else { ("[{\"__id__\": 2}, {\"__id__\": 5}]", "[]", 1) };
+    format!(
+        r#"[
+  {{"__type__": "cc.Prefab", "data": {{"__id__": 1}}}},
+  {{"__type__": "cc.Node", "_name": "Row", "_parent": null, "_children": {row_children}, "_components": [], "_prefab": {{"__id__": 11}}, "_id": ""}},
+  {{"__type__": "cc.Node", "_name": "Icon", "_parent": {{"__id__": {icon_parent}}}, "_children": [], "_components": [{{"__id__": 3}}], "_prefab": {{"__id__": 10}}, "_id": ""}},
+  {{"__type__": "cc.Sprite", "node": {{"__id__": 2}}, "__prefab": {{"__id__": 4}}, "_id": ""}},
+  {{"__type__": "cc.CompPrefabInfo", "fileId": "sprite-file"}},
+  {{"__type__": "cc.Node", "_name": "Label", "_parent": {{"__id__": 1}}, "_children": {label_children}, "_components": [{{"__id__": 6}}], "_prefab": {{"__id__": 9}}, "_id": ""}},
+  {{"__type__": "cc.Label", "node": {{"__id__": 5}}, "__prefab": {{"__id__": 7}}, "_string": "{label_text}", "_id": ""}},
+  {{"__type__": "cc.CompPrefabInfo", "fileId": "label-file"}},
+  {{"__type__": "cc.Object", "note": "unused slot kept so positions stay put"}},
+  {{"__type__": "cc.PrefabInfo", "root": {{"__id__": 1}}, "asset": {{"__id__": 0}}, "fileId": "label-node-file"}},
+  {{"__type__": "cc.PrefabInfo", "root": {{"__id__": 1}}, "asset": {{"__id__": 0}}, "fileId": "icon-node-file"}},
+  {{"__type__": "cc.PrefabInfo", "root": {{"__id__": 1}}, "asset": {{"__id__": 0}}, "fileId": "row-node-file"}}
+]
+"#
+    )
+}
+
+#[test]
+fn a_prefab_node_one_side_moved_is_the_node_the_other_side_edited() {
+    // Ours moves Icon under Label; theirs renames Icon and edits the label's string. Prefab
+    // nodes are known by their `fileId`, not by the path that reaches them: the move is no
+    // deletion of Icon and addition of a copy, and its sprite stays one sprite.
+    let base = prefab(false, "hello");
+    let ours = prefab(true, "hello");
+    let theirs = base.replace("\"Icon\"", "\"Icon-renamed\"").replace("\"hello\"", "\"welcome\"");
+    let want = ours.replace("\"Icon\"", "\"Icon-renamed\"").replace("\"hello\"", "\"welcome\"");
+    for (o, t) in [(&ours, &theirs), (&theirs, &ours)] {
+        let merged = merge(&base, o, t);
+        assert_eq!(merged.open_conflicts, 0, "{:?}", merged.conflicts);
+        let text = String::from_utf8(merged.text).unwrap();
+        assert_eq!(serde_json::from_str::<Value>(&text).unwrap(), serde_json::from_str::<Value>(&want).unwrap(), "{text}");
+    }
+}
