@@ -61,6 +61,36 @@ fn kept_from_an_input(first: &Written<'_>, second: &Written<'_>, known: &Known<'
     })
 }
 
+/// Where Godot writes a section of a kind: the file's tag, external resources, sub-resources,
+/// the resource or the nodes, connections, editable instances. `None` for a kind it does not
+/// write.
+fn kind_rank(kind: &str) -> Option<u8> {
+    Some(match kind {
+        "gd_scene" | "gd_resource" => 0,
+        "ext_resource" => 1,
+        "sub_resource" => 2,
+        "resource" | "node" => 3,
+        "connection" => 4,
+        "editable" => 5,
+        _ => return None,
+    })
+}
+
+/// Whether sections of these kinds follow Godot's order. The merged order of files that all do
+/// is put in it (a connection one side added after the last node, where the other side moved a
+/// node to the end, goes after that node: Godot reads a connection to a node not yet defined
+/// as broken); the order of files that do not is left as merged.
+fn kinds_in_order<'k>(kinds: impl Iterator<Item = &'k str>) -> bool {
+    let mut last = 0;
+    for kind in kinds {
+        match kind_rank(kind) {
+            Some(rank) if rank >= last => last = rank,
+            _ => return false,
+        }
+    }
+    true
+}
+
 /// Sub-resources in an order where each comes after those it uses (Godot loads them in file
 /// order and fails on a use before the definition); otherwise the merged order is kept, and so
 /// is a use before the definition an input had ([`kept_from_an_input`]: `kept`).
@@ -208,6 +238,9 @@ impl<'r, 'd> Renderer<'r, 'd> {
             ids.map(|_, v| v.iter().enumerate().filter_map(|(i, id)| Some((id.as_ref()?.as_str(), i))).collect());
         let known = Known { ids, index: &index };
         let kept = |first: &Written<'_>, second: &Written<'_>| kept_from_an_input(first, second, &known, self.docs);
+        if [self.docs.base, self.docs.ours, self.docs.theirs].iter().all(|f| kinds_in_order(f.sections.iter().map(|s| f.kind(s)))) {
+            written.sort_by_key(|w| kind_rank(w.kind));
+        }
         dependencies_first(&mut written, &known, &kept);
         parents_first(&mut written, &kept);
         self.fix_load_steps(&mut written);

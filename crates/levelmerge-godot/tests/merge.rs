@@ -1555,3 +1555,19 @@ fn a_reference_one_side_set_to_a_resource_the_other_deleted_goes_with_it() {
         }
     }
 }
+
+#[test]
+fn a_connection_added_at_the_end_goes_after_a_node_the_other_side_moved_to_the_end() {
+    // Ours moves Label after Foo; theirs connects Label's signal. Both land after Foo: the
+    // connection must still come after every node, where Godot reads it.
+    let base = "[gd_scene format=3 uid=\"uid://abc\"]\n\n[node name=\"Main\" type=\"Node2D\"]\n\n[node name=\"Label\" parent=\".\" type=\"Node2D\"]\n\n[node name=\"Foo\" parent=\".\" type=\"Sprite2D\"]\n";
+    let ours = "[gd_scene format=3 uid=\"uid://abc\"]\n\n[node name=\"Main\" type=\"Node2D\"]\n\n[node name=\"Foo\" parent=\".\" type=\"Sprite2D\"]\n\n[node name=\"Label\" parent=\".\" type=\"Node2D\"]\n";
+    let connection = "[connection signal=\"ready\" from=\"Label\" to=\".\" method=\"_on_label_ready\"]\n";
+    let theirs = format!("{base}\n{connection}");
+    let want = format!("{ours}\n{connection}");
+    for (o, t) in [(ours, theirs.as_str()), (theirs.as_str(), ours)] {
+        let merged = merge(base, o, t).expect("a sound merge");
+        assert_eq!(merged.open_conflicts, 0);
+        assert_eq!(String::from_utf8(merged.text).unwrap(), want);
+    }
+}
