@@ -43,6 +43,10 @@ pub enum MValue<'a> {
     /// existence a whole-object conflict decides: `value` is written when that object is kept;
     /// else `otherwise` (the value the other side kept), or nothing when `None`.
     IfAlive { target: ObjectId, value: &'a Value<'a>, otherwise: Option<&'a Value<'a>> },
+    /// An entry one side added for a move that a conflict holds (a transform both sides moved,
+    /// to different fathers, listed in each father's `m_Children`): written where the conflict
+    /// with this index takes `side`.
+    IfSide { conflict: usize, side: Side, value: &'a Value<'a> },
 }
 
 /// How a merged object's existence and content are decided.
@@ -226,37 +230,104 @@ fn referrers_of(level: &Level<'_>) -> FxHashMap<ObjectId, Vec<ObjectId>> {
     referrers
 }
 
-/// Both sides moved an object, to different parents, and a conflict holds the two moves (a
-/// Cocos node's `_parent`): the entry each side added for it to its new parent's list (the
-/// parent's `_children` entry naming it) stands or goes with that side's value. Each with the
-/// conflict it follows.
-fn entries_of_conflicting_moves(conflicts: &[Conflict<'_>], [base, ours, theirs]: [&Level<'_>; 3]) -> Vec<(ObjectId, usize)> {
-    let mut tied = Vec::new();
+/// One side's move of an object both sides moved, to different parents, that a conflict
+/// holds (a Cocos node's `_parent`, a Unity transform's `m_Father`).
+struct ConflictingMove {
+    conflict: usize,
+    side: Side,
+    moved: ObjectId,
+    parent: ObjectId,
+}
+
+fn conflicting_moves(conflicts: &[Conflict<'_>], [base, ours, theirs]: [&Level<'_>; 3]) -> Vec<ConflictingMove> {
+    let mut moves = Vec::new();
     for (at, c) in conflicts.iter().enumerate() {
         let moved = &c.object;
         let parents = [parent_in(base, moved), parent_in(ours, moved), parent_in(theirs, moved)];
         if parents[1] == parents[2] || parents[1] == parents[0] || parents[2] == parents[0] {
             continue;
         }
-        for (side, level, other) in [(Side::Ours, ours, theirs), (Side::Theirs, theirs, ours)] {
+        for (side, level) in [(Side::Ours, ours), (Side::Theirs, theirs)] {
             let Some(parent) = parent_in(level, moved) else { continue };
             let mut refs = Vec::new();
             for v in c.values.get(side) {
                 v.references(&mut PropPath::default(), &mut refs);
             }
-            if !refs.iter().any(|(_, r)| r.target == parent) {
-                continue; // not the conflict on where the object hangs
+            // Only the conflict on where the object hangs.
+            if refs.iter().any(|(_, r)| r.target == parent) {
+                moves.push(ConflictingMove { conflict: at, side, moved: moved.clone(), parent });
             }
-            let entries = level.objects.values().filter(|o| {
-                o.parent.as_ref() == Some(&parent)
-                    && values::sole_reference(&o.props) == Some(moved)
-                    && base.get(&o.id).is_none()
-                    && other.get(&o.id).is_none()
-            });
-            tied.extend(entries.map(|o| (o.id.clone(), at)));
         }
     }
-    tied
+    moves
+}
+
+/// The entry each side added for a conflicting move to its new parent's list stands or goes
+/// with that side's value: an entry object under the parent that only names the moved object
+/// (a Cocos node's `_children` entry) follows the conflict; a keyed member naming it in the
+/// parent's merged properties (a Unity transform's `m_Children`) is written where the
+/// conflict takes that side.
+fn tie_entries_to_conflicting_moves(objects: &mut [MergedObject<'_>], index: &FxHashMap<ObjectId, usize>, moves: &[ConflictingMove]) {
+    for m in moves {
+        let other = m.side.other();
+        let entries: Vec<usize> = objects
+            .iter()
+            .enumerate()
+            .filter(|(_, o)| {
+                o.parent.as_ref() == Some(&m.parent)
+                    && o.sides.base.is_none()
+                    && o.sides.get(other).is_none()
+                    && o.sides.get(m.side).is_some_and(|e| values::sole_reference(&e.props) == Some(&m.moved))
+            })
+            .map(|(i, _)| i)
+            .collect();
+        for i in entries {
+            objects[i].state = ObjectState::Follows(m.conflict);
+        }
+        if let Some(&p) = index.get(&m.parent) {
+            if let ObjectState::Merged(props) = &mut objects[p].state {
+                listed_with_the_move(props, m);
+            }
+        }
+    }
+}
+
+/// The keyed members of `v` that name the moved object made to stand with the move's side; a
+/// map taken whole that holds one is opened up into its members first.
+fn listed_with_the_move<'a>(v: &mut MValue<'a>, m: &ConflictingMove) {
+    if let MValue::Exact(whole) = v {
+        match &whole.kind {
+            ValueKind::Map(members) if lists_the_move(whole, m) => {
+                let entries = members.iter().map(|(k, member)| (*k, MValue::Exact(member))).collect();
+                *v = MValue::Map { template: whole, entries };
+            }
+            _ => return,
+        }
+    }
+    match v {
+        MValue::Map { entries, .. } => {
+            for (k, entry) in entries.iter_mut() {
+                match entry {
+                    MValue::Exact(value) if *k == m.moved.as_str() && values::sole_reference(value) == Some(&m.moved) => {
+                        *entry = MValue::IfSide { conflict: m.conflict, side: m.side, value };
+                    }
+                    other => listed_with_the_move(other, m),
+                }
+            }
+        }
+        MValue::List { items, .. } => items.iter_mut().for_each(|item| listed_with_the_move(item, m)),
+        _ => {}
+    }
+}
+
+/// Whether `v` holds, in its maps, a keyed member naming the moved object.
+fn lists_the_move(v: &Value<'_>, m: &ConflictingMove) -> bool {
+    match &v.kind {
+        ValueKind::Map(members) => members
+            .iter()
+            .any(|(k, member)| (*k == m.moved.as_str() && values::sole_reference(member) == Some(&m.moved)) || lists_the_move(member, m)),
+        _ => false,
+    }
 }
 
 /// A child one side moved into `into` from elsewhere: the entries of base that listed it
@@ -599,10 +670,9 @@ pub fn merge<'a>(inputs: Sides<&'a Level<'a>>, options: &Options) -> MergedLevel
         objects.push(MergedObject { id: id.clone(), kind, parent, sides, state });
     }
     let index: FxHashMap<ObjectId, usize> = objects.iter().enumerate().map(|(i, o)| (o.id.clone(), i)).collect();
-    for (entry, conflict) in entries_of_conflicting_moves(&merger.conflicts, [base, ours, theirs]) {
-        if let Some(&at) = index.get(&entry) {
-            objects[at].state = ObjectState::Follows(conflict);
-        }
+    let moves = conflicting_moves(&merger.conflicts, [base, ours, theirs]);
+    if !moves.is_empty() {
+        tie_entries_to_conflicting_moves(&mut objects, &index, &moves);
     }
     let root = ours.root.clone().or_else(|| theirs.root.clone()).or_else(|| base.root.clone());
     let parent_refs = [base, ours, theirs].iter().any(|l| l.parent_refs);

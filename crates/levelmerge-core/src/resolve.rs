@@ -108,6 +108,12 @@ impl<'a> MergedLevel<'a> {
                 RValue::List { template, items: out }
             }
             MValue::IfAlive { target, value, otherwise } => RValue::Exact(if alive.contains(target) { value } else { (*otherwise)? }),
+            MValue::IfSide { conflict, side, value } => {
+                if self.side_for(*conflict, pick) != *side {
+                    return None;
+                }
+                RValue::Exact(value)
+            }
             MValue::Children { template, ids } => {
                 RValue::Children { template, ids: ids.iter().filter(|id| alive.contains(*id)).cloned().collect() }
             }

@@ -1247,3 +1247,34 @@ fn the_references_of_a_second_document_under_one_file_id_are_checked() {
     let problems = check_text(&UnityCodec, sound.as_bytes());
     assert_eq!(problems.len(), 1, "only the duplicate: {problems:#?}");
 }
+
+#[test]
+fn a_transform_both_sides_moved_to_different_fathers_is_listed_only_by_its_sides_father_in_each_view() {
+    // Ours moves the lamp under A, theirs under B: a conflict on its m_Father, and each father's
+    // m_Children entry for it stands with its side, so either side taken gives a sound scene.
+    let layout = |a: &[i64], b: &[i64], root: &[i64], father: i64| {
+        scene(&[
+            go(10, "Root", 11),
+            tr(11, 10, 0, root, "0"),
+            go(20, "A", 21),
+            tr(21, 20, 11, a, "1"),
+            go(30, "B", 31),
+            tr(31, 30, 11, b, "2"),
+            go(40, "Lamp", 41),
+            tr(41, 40, father, &[], "3"),
+        ])
+    };
+    let base = layout(&[], &[], &[21, 31, 41], 11);
+    let ours = layout(&[41], &[], &[21, 31], 21);
+    let theirs = layout(&[], &[41], &[21, 31], 31);
+    for (o, t) in [(&ours, &theirs), (&theirs, &ours)] {
+        let r = merge(&base, o, t);
+        assert_eq!(r.open_conflicts, 1, "{}", text(&r));
+        let regions = levelmerge_core::regions::conflict_regions(&r.text).expect("markers read back");
+        for (side, want) in [(Side::Ours, o), (Side::Theirs, t)] {
+            let view = levelmerge_core::regions::side_view(&r.text, &regions, side).expect("a side's view");
+            assert!(check_text(&UnityCodec, &view).is_empty(), "{side}'s view:\n{}", String::from_utf8_lossy(&view));
+            assert_eq!(String::from_utf8(view).unwrap(), **want);
+        }
+    }
+}
