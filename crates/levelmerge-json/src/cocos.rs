@@ -227,8 +227,11 @@ fn assign_identities<'d, 's>(
     // In a prefab, where nodes have no `_id`, a node's prefab info and a component's carry a
     // `fileId` the editor keeps: theirs too (a moved node is still itself).
     if !file_ids.is_empty() {
-        let named: Vec<Option<&str>> =
-            elements.iter().map(|&e| prefab_file_id(doc, elements, e).filter(|id| file_ids.contains(id))).collect();
+        let named: Vec<Option<&str>> = elements
+            .iter()
+            .zip(&ids)
+            .map(|(&e, id)| id.is_none().then(|| prefab_file_id(doc, elements, e)).flatten().filter(|id| file_ids.contains(id)))
+            .collect();
         let mut count: FxHashMap<&str, usize> = FxHashMap::default();
         for id in named.iter().flatten() {
             *count.entry(id).or_default() += 1;

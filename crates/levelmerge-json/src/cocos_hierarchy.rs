@@ -20,18 +20,20 @@ pub fn hierarchy_problems(doc: &Document<'_>) -> Vec<Problem> {
     let elements = doc.slots_of(doc.root);
     let identities = elements.first().is_some_and(|s| element_identity(doc, s.value).is_some());
     // Elements are named as references name them: by identity, or by position.
-    let names: Vec<String> = elements
-        .iter()
-        .enumerate()
-        .map(|(i, s)| if identities { element_identity(doc, s.value).unwrap_or("").to_owned() } else { i.to_string() })
-        .collect();
-    let position: FxHashMap<&str, usize> = names.iter().enumerate().map(|(i, n)| (n.as_str(), i)).collect();
-    let target = |node: u32| -> Option<usize> {
-        let r = ref_value(doc, node)?;
-        let name = if doc.nodes[r as usize].kind == NodeKind::String { inner(doc, r) } else { doc.node_text(r) };
-        position.get(name).copied()
+    let identity = |i: usize| element_identity(doc, elements[i].value).unwrap_or("");
+    let position: FxHashMap<&str, usize> =
+        if identities { (0..elements.len()).map(|i| (identity(i), i)).collect() } else { FxHashMap::default() };
+    // The element a reference's value (`7`, `"#id"`) names.
+    let named = |r: u32| -> Option<usize> {
+        if identities {
+            let name = if doc.nodes[r as usize].kind == NodeKind::String { inner(doc, r) } else { doc.node_text(r) };
+            position.get(name).copied()
+        } else {
+            doc.node_text(r).parse::<usize>().ok().filter(|&p| p < elements.len())
+        }
     };
-    let level_id = |i: usize| ObjectId::new(if identities { format!("/[{}]", names[i]) } else { format!("[{i}]") });
+    let target = |node: u32| named(ref_value(doc, node)?);
+    let level_id = |i: usize| ObjectId::new(if identities { format!("/[{}]", identity(i)) } else { format!("[{i}]") });
     let line = |i: usize| doc.line_of(doc.nodes[elements[i].value as usize].start) as usize;
 
     // `Some(None)`: a `_parent` that is no reference (null); `None`: no `_parent` member.
@@ -75,10 +77,7 @@ pub fn hierarchy_problems(doc: &Document<'_>) -> Vec<Problem> {
         }
         refs.clear();
         references_in(doc, elements[at].value, &mut refs);
-        stack.extend(refs.iter().filter_map(|&r| {
-            let name = if doc.nodes[r as usize].kind == NodeKind::String { inner(doc, r) } else { doc.node_text(r) };
-            position.get(name).copied().filter(|&t| !reached[t])
-        }));
+        stack.extend(refs.iter().filter_map(|&r| named(r).filter(|&t| !reached[t])));
     }
     for (i, _) in reached.iter().enumerate().filter(|(_, &r)| !r) {
         problems.push(inconsistent(i, "nothing the file's first element reaches refers to it: the editor drops it".to_owned()));
