@@ -1,0 +1,156 @@
+"""Random Godot 4 scenes and editor-like edits (add, delete, rename, reorder, reparent, edit,
+connect) for merge testing: `scenario(seed)` gives base, ours, theirs and the edits made."""
+import random, copy, string
+class N:
+    def __init__(s, name, typ, props=None):
+        s.name, s.type, s.props, s.children = name, typ, props or {}, []
+        s.instance = None
+def rid(rng, n=5): return "".join(rng.choice(string.ascii_lowercase + string.digits) for _ in range(n))
+class Scene:
+    def __init__(s, rng):
+        s.rng = rng
+        s.ext = []   # (id, type, path)
+        s.sub = []   # (id, type, props)
+        s.root = N("Main", "Node2D")
+        s.conns = [] # (signal, from_path, to_path, method)
+        s.counter = 0
+    def nodes(s):
+        out = []
+        def walk(n, path):
+            out.append((n, path))
+            for c in n.children: walk(c, c.name if path == "." else path + "/" + c.name)
+        walk(s.root, ".")
+        return out
+    def path_of(s, node):
+        for n, p in s.nodes():
+            if n is node: return p
+    def parent_of(s, node):
+        for n, p in s.nodes():
+            if node in n.children: return n
+    def dumps(s):
+        used_sub = set(); used_ext = set()
+        def scan(v):
+            import re
+            for m in re.finditer(r'SubResource\("([^"]+)"\)', v): used_sub.add(m.group(1))
+            for m in re.finditer(r'ExtResource\("([^"]+)"\)', v): used_ext.add(m.group(1))
+        for n, _ in s.nodes():
+            for v in n.props.values(): scan(v)
+            if n.instance: used_ext.add(n.instance)
+        for i, t, props in s.sub:
+            for v in props.values(): scan(v)
+        ext = [e for e in s.ext if e[0] in used_ext]
+        sub = [x for x in s.sub if x[0] in used_sub]
+        out = [f'[gd_scene load_steps={1 + len(ext) + len(sub)} format=3 uid="uid://b{s.uid}"]', ""]
+        for i, t, p in ext:
+            out += [f'[ext_resource type="{t}" path="{p}" id="{i}"]']
+        if ext: out.append("")
+        for i, t, props in sub:
+            out.append(f'[sub_resource type="{t}" id="{i}"]')
+            out += [f"{k} = {v}" for k, v in props.items()]
+            out.append("")
+        for n, path in s.nodes():
+            if n is s.root:
+                hdr = f'[node name="{n.name}" type="{n.type}"]'
+            else:
+                par = s.path_of(s.parent_of(n))
+                hdr = f'[node name="{n.name}" parent="{par}"' + (f' instance=ExtResource("{n.instance}")]' if n.instance else f' type="{n.type}"]')
+            out.append(hdr)
+            out += [f"{k} = {v}" for k, v in n.props.items()]
+            out.append("")
+        for sig, f, t, m in conns_paths(s):
+            out.append(f'[connection signal="{sig}" from="{f}" to="{t}" method="{m}"]')
+        if s.conns: out.append("")
+        return "\n".join(out).rstrip("\n") + "\n"
+
+def build(rng, size):
+    s = Scene(rng); s.uid = rid(rng, 12)
+    s.ext.append((f"1_{rid(rng)}", "Script", "res://main.gd"))
+    s.root.props["script"] = f'ExtResource("{s.ext[0][0]}")'
+    s.ext.append((f"2_{rid(rng)}", "Texture2D", "res://icon.svg"))
+    s.ext.append((f"3_{rid(rng)}", "PackedScene", "res://enemy.tscn"))
+    names = ["Player", "Sprite", "Enemy", "Coin", "Wall", "Area", "Label", "Timer"]
+    for i in range(size):
+        parent = rng.choice([n for n, _ in s.nodes()])
+        add_node(s, rng, parent, rng.choice(names) + str(rng.randint(1, 3)))
+    return s
+
+def add_node(s, rng, parent, name):
+    if any(c.name == name for c in parent.children): name += "_" + rid(rng, 3)
+    kind = rng.choice(["Sprite2D", "CollisionShape2D", "Node2D", "Label", "instance", "Timer"])
+    n = N(name, kind)
+    if kind == "Sprite2D":
+        n.props["texture"] = f'ExtResource("{s.ext[1][0]}")'
+        n.props["position"] = f"Vector2({rng.randint(-500, 500)}, {rng.randint(-500, 500)})"
+    elif kind == "CollisionShape2D":
+        sid = f"RectangleShape2D_{rid(rng)}"
+        s.sub.append((sid, "RectangleShape2D", {"size": f"Vector2({rng.randint(1, 90)}, {rng.randint(1, 90)})"}))
+        n.props["shape"] = f'SubResource("{sid}")'
+    elif kind == "Label":
+        n.props["text"] = '"' + rng.choice(["Score", "Lives", "Hello\\nworld"]) + '"'
+    elif kind == "instance":
+        n.instance = s.ext[2][0]
+        n.props["position"] = f"Vector2({rng.randint(-500, 500)}, 0)"
+    elif kind == "Timer":
+        n.props["wait_time"] = str(rng.randint(1, 9) / 2)
+        if rng.random() < 0.7:
+            s.conns.append(("timeout", None, None, "_on_timer_timeout"))
+            s.conns[-1] = ("timeout", n, s.root, "_on_timer_timeout")
+    parent.children.append(n)
+    return n
+
+def conns_paths(s):
+    out = []
+    for sig, f, t, m in s.conns:
+        out.append((sig, s.path_of(f), s.path_of(t), m))
+    return out
+
+def subtree(n):
+    out = [n]
+    for c in n.children: out += subtree(c)
+    return out
+
+def op(s, rng, tag, log):
+    nodes = [n for n, _ in s.nodes()]
+    inner = nodes[1:]
+    kind = rng.choice(["add", "add", "delete", "edit", "edit", "rename", "reorder", "reparent", "connect", "instance_child"])
+    if kind == "add":
+        p = rng.choice(nodes); n = add_node(s, rng, p, f"Added{tag}{s.counter}"); s.counter += 1
+        log.append(("add", n.name))
+    elif kind == "delete" and inner:
+        n = rng.choice(inner); p = s.parent_of(n); p.children.remove(n)
+        gone = {id(x) for x in subtree(n)}
+        s.conns = [c for c in s.conns if id(c[1]) not in gone and id(c[2]) not in gone]
+        log.append(("delete", n.name))
+    elif kind == "edit":
+        n = rng.choice(nodes)
+        n.props["position"] = f"Vector2({rng.randint(-999, 999)}, {rng.randint(-999, 999)})"
+        log.append(("edit", n.name))
+    elif kind == "rename" and inner:
+        n = rng.choice(inner); p = s.parent_of(n)
+        new = n.name + tag
+        if not any(c.name == new for c in p.children): n.name = new; log.append(("rename", n.name))
+    elif kind == "reorder":
+        ps = [n for n in nodes if len(n.children) > 1]
+        if ps: p = rng.choice(ps); rng.shuffle(p.children); log.append(("reorder", p.name))
+    elif kind == "reparent" and inner:
+        n = rng.choice(inner); sub = {id(x) for x in subtree(n)}
+        ts = [t for t in nodes if id(t) not in sub and not any(c.name == n.name for c in t.children)]
+        if ts:
+            t = rng.choice(ts); s.parent_of(n).children.remove(n); t.children.append(n); log.append(("reparent", n.name, t.name))
+    elif kind == "connect" and inner:
+        f = rng.choice(inner); s.conns.append(("ready", f, s.root, f"_on_{f.name.lower()}_ready")); log.append(("connect", f.name))
+    elif kind == "instance_child":
+        # editable children of an instance: a node under an instanced scene's node
+        ins = [n for n in nodes if n.instance]
+        if ins:
+            n = rng.choice(ins); c = N(f"Extra{tag}{s.counter}", "Node2D"); s.counter += 1; n.children.append(c); log.append(("instance_child", c.name))
+
+def scenario(seed):
+    rng = random.Random(seed)
+    base = build(rng, rng.randint(3, 30))
+    out = [base.dumps()]; logs = []
+    for tag in ("O", "T"):
+        s = copy.deepcopy(base); s.rng = random.Random(seed * 7 + (1 if tag == "O" else 2)); log = []
+        for _ in range(rng.randint(1, 3)): op(s, s.rng, tag, log)
+        out.append(s.dumps()); logs.append(log)
+    return out, logs

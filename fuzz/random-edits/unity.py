@@ -1,0 +1,113 @@
+"""Random Unity scenes (game objects, transforms, scripts, colliders) and editor-like edits
+for merge testing: `scenario(seed)` gives base, ours, theirs and the edits made."""
+import random, copy
+HDR = "%YAML 1.1\n%TAG !u! tag:unity3d.com,2011:\n"
+class Obj:
+    def __init__(s, cls, cid, fid, fields): s.cls, s.cid, s.fid, s.f = cls, cid, fid, fields
+class Scene:
+    def __init__(s, rng): s.rng, s.objs, s.counter = rng, {}, 0
+    def newid(s):
+        while True:
+            i = s.rng.randint(10**8, 9 * 10**9)
+            if i not in s.objs: return i
+    def go(s, name, father):
+        g, t = s.newid(), None
+        s.objs[g] = Obj("GameObject", 1, g, {"components": [], "name": name})
+        t = s.newid()
+        s.objs[t] = Obj("Transform", 4, t, {"go": g, "children": [], "father": father, "pos": [s.rng.randint(-9, 9), 0, 0]})
+        s.objs[g].f["components"].append(t)
+        if father: s.objs[father].f["children"].append(t)
+        return g, t
+    def comp(s, g, kind):
+        c = s.newid()
+        if kind == "mono":
+            tgt = s.rng.choice([o.fid for o in s.objs.values() if o.cls == "GameObject"])
+            s.objs[c] = Obj("MonoBehaviour", 114, c, {"go": g, "target": tgt, "speed": s.rng.randint(1, 9)})
+        else:
+            s.objs[c] = Obj("BoxCollider", 65, c, {"go": g, "size": s.rng.randint(1, 5)})
+        s.objs[g].f["components"].append(c)
+    def transforms(s): return [o for o in s.objs.values() if o.cls == "Transform"]
+    def roots(s): return [o for o in s.transforms() if not o.f["father"]]
+    def dumps(s):
+        out = [HDR]
+        # root order: roots sorted by their order of creation kept in s.root_order
+        order = {t: i for i, t in enumerate(s.root_order)}
+        for fid in sorted(s.objs):
+            o = s.objs[fid]; f = o.f
+            out.append(f"--- !u!{o.cid} &{fid}\n{o.cls}:\n  m_ObjectHideFlags: 0\n")
+            if o.cls == "GameObject":
+                out.append("  serializedVersion: 6\n  m_Component:\n" + "".join(f"  - component: {{fileID: {c}}}\n" for c in f["components"]))
+                out.append(f"  m_Layer: 0\n  m_Name: {f['name']}\n  m_TagString: Untagged\n  m_IsActive: 1\n")
+            elif o.cls == "Transform":
+                p = f["pos"]
+                out.append(f"  m_GameObject: {{fileID: {f['go']}}}\n  m_LocalRotation: {{x: 0, y: 0, z: 0, w: 1}}\n  m_LocalPosition: {{x: {p[0]}, y: {p[1]}, z: {p[2]}}}\n  m_LocalScale: {{x: 1, y: 1, z: 1}}\n")
+                out.append("  m_Children:" + (" []\n" if not f["children"] else "\n" + "".join(f"  - {{fileID: {c}}}\n" for c in f["children"])))
+                father = f["father"] or 0
+                ro = s.objs[father].f["children"].index(fid) if father else order.get(fid, 0)
+                out.append(f"  m_Father: {{fileID: {father}}}\n  m_RootOrder: {ro}\n  m_LocalEulerAnglesHint: {{x: 0, y: 0, z: 0}}\n")
+            elif o.cls == "MonoBehaviour":
+                out.append(f"  m_GameObject: {{fileID: {f['go']}}}\n  m_Enabled: 1\n  m_Script: {{fileID: 11500000, guid: 5f2a9b7c3d4e4f6a8b9c0d1e2f3a4b5c, type: 3}}\n  m_Name: \n  target: {{fileID: {f['target']}}}\n  speed: {f['speed']}\n")
+            else:
+                out.append(f"  m_GameObject: {{fileID: {f['go']}}}\n  m_Material: {{fileID: 0}}\n  m_IsTrigger: 0\n  m_Enabled: 1\n  serializedVersion: 2\n  m_Size: {{x: {f['size']}, y: 1, z: 1}}\n  m_Center: {{x: 0, y: 0, z: 0}}\n")
+        return "".join(out)
+def build(rng, size):
+    s = Scene(rng); s.root_order = []
+    names = ["Player", "Enemy", "Wall", "Light", "Cube", "Spawner", "Door"]
+    for i in range(size):
+        ts = s.transforms()
+        father = rng.choice(ts).fid if ts and rng.random() < 0.7 else None
+        g, t = s.go(rng.choice(names), father)
+        if not father: s.root_order.append(t)
+        if rng.random() < 0.4: s.comp(g, rng.choice(["mono", "box"]))
+    return s
+def subtree(s, t):
+    out = [t]
+    for c in s.objs[t].f["children"]: out += subtree(s, c)
+    return out
+def op(s, rng, tag, log):
+    ts = s.transforms()
+    kind = rng.choice(["add", "add", "delete", "edit", "edit", "rename", "reorder", "reparent", "component"])
+    if kind == "add":
+        father = rng.choice(ts).fid if rng.random() < 0.8 else None
+        g, t = s.go(f"Added{tag}{s.counter}", father); s.counter += 1
+        if not father: s.root_order.append(t)
+        if rng.random() < 0.5: s.comp(g, "mono")
+        log.append(("add",))
+    elif kind == "delete":
+        t = rng.choice(ts).fid
+        gone = set()
+        for x in subtree(s, t):
+            g = s.objs[x].f["go"]; gone.add(g); gone.update(s.objs[g].f["components"])
+        fa = s.objs[t].f["father"]
+        if fa: s.objs[fa].f["children"].remove(t)
+        else: s.root_order.remove(t)
+        for x in gone: del s.objs[x]
+        for o in s.objs.values():
+            if o.cls == "MonoBehaviour" and o.f["target"] in gone: o.f["target"] = 0
+        log.append(("delete",))
+    elif kind == "edit":
+        rng.choice(ts).f["pos"][1] = rng.randint(-99, 99); log.append(("edit",))
+    elif kind == "rename":
+        t = rng.choice(ts); s.objs[t.f["go"]].f["name"] += tag; log.append(("rename",))
+    elif kind == "reorder":
+        ps = [t for t in ts if len(t.f["children"]) > 1]
+        if ps: rng.shuffle(rng.choice(ps).f["children"]); log.append(("reorder",))
+    elif kind == "reparent":
+        t = rng.choice(ts).fid; sub = set(subtree(s, t))
+        cands = [x.fid for x in ts if x.fid not in sub]
+        if cands:
+            n = rng.choice(cands); fa = s.objs[t].f["father"]
+            if fa: s.objs[fa].f["children"].remove(t)
+            else: s.root_order.remove(t)
+            s.objs[n].f["children"].append(t); s.objs[t].f["father"] = n; log.append(("reparent",))
+    elif kind == "component":
+        g = rng.choice(ts).f["go"]; s.comp(g, rng.choice(["mono", "box"])); log.append(("component",))
+def scenario(seed):
+    rng = random.Random(seed)
+    base = build(rng, rng.randint(3, 25))
+    out = [base.dumps()]; logs = []
+    for tag in ("O", "T"):
+        s = copy.deepcopy(base); s.rng = random.Random(seed * 7 + (1 if tag == "O" else 2)); log = []
+        for _ in range(rng.randint(1, 3)): op(s, s.rng, tag, log)
+        out.append(s.dumps()); logs.append(log)
+    return out, logs
