@@ -1,5 +1,6 @@
 """Random Cocos Creator 3.x scenes/prefabs and random editor-like edits, for merge testing."""
 import json, random, string, copy
+import harness
 
 class Ref:
     __slots__ = ("to",)
@@ -218,17 +219,4 @@ def op(lv, rng, tag, log):
 
 def scenario(seed, prefab):
     rng = random.Random(seed)
-    size = rng.randint(3, 25)
-    base = build(rng, prefab, size)
-    btext = base.dumps()
-    out = [btext]
-    logs = []
-    for tag in ("O", "T"):
-        lv = copy.deepcopy(base)
-        lv.rng = random.Random(seed * 7 + (1 if tag == "O" else 2))
-        log = []
-        for _ in range(rng.randint(1, 3)):
-            op(lv, lv.rng, tag, log)
-        out.append(lv.dumps())
-        logs.append(log)
-    return out, logs
+    return harness.two_sides(seed, rng, build(rng, prefab, rng.randint(3, 25)), op)

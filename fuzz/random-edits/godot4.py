@@ -1,6 +1,7 @@
 """Random Godot 4 scenes and editor-like edits (add, delete, rename, reorder, reparent, edit,
 connect) for merge testing: `scenario(seed)` gives base, ours, theirs and the edits made."""
 import random, copy, string
+import harness
 class N:
     def __init__(s, name, typ, props=None):
         s.name, s.type, s.props, s.children = name, typ, props or {}, []
@@ -147,10 +148,4 @@ def op(s, rng, tag, log):
 
 def scenario(seed):
     rng = random.Random(seed)
-    base = build(rng, rng.randint(3, 30))
-    out = [base.dumps()]; logs = []
-    for tag in ("O", "T"):
-        s = copy.deepcopy(base); s.rng = random.Random(seed * 7 + (1 if tag == "O" else 2)); log = []
-        for _ in range(rng.randint(1, 3)): op(s, s.rng, tag, log)
-        out.append(s.dumps()); logs.append(log)
-    return out, logs
+    return harness.two_sides(seed, rng, build(rng, rng.randint(3, 30)), op)

@@ -1,12 +1,11 @@
 """Merge random Cocos Creator 3.x scenes or prefabs edited on both sides, both ways, and report
 broken results, unresolvable conflict views, asymmetries and lost additions.
 Usage: run_cocos3.py FIRST_SEED COUNT scene|prefab"""
-import sys, os, json, subprocess, tempfile, shutil, collections
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, HERE)
-sys.path.insert(0, os.environ.get("LEVELMERGE_SHARED_TOOLS", os.path.join(ROOT, "..", "shared", "tools")))
-LM = os.environ.get("LM", os.path.join(ROOT, "target", "release", "levelmerge"))
+import collections
+import json
+import sys
+
+import harness
 import cocos3
 
 def structure_problems(text):
@@ -64,55 +63,16 @@ def names(text):
     return collections.Counter((e.get("_name"), a[e["_parent"]["__id__"]].get("_name") if e.get("_parent") else None, len(e.get("_components", [])))
                                for e in a if e.get("__type__") == "cc.Node")
 
-def merge(d, b, o, t, ext):
-    paths = [os.path.join(d, n + ext) for n in ("base", "ours", "theirs")]
-    for p, x in zip(paths, (b, o, t)): open(p, "w").write(x)
-    out = os.path.join(d, "out" + ext)
-    if os.path.exists(out): os.remove(out)
-    r = subprocess.run([LM, "merge", *paths, "-o", out], capture_output=True, text=True, timeout=60)
-    text = open(out).read() if os.path.exists(out) else None
-    views = {}
-    if r.returncode == 1 and text is not None:
-        for s in ("ours", "theirs"):
-            v = os.path.join(d, f"view-{s}" + ext); shutil.copy(out, v)
-            rr = subprocess.run([LM, "resolve", v, "--take", s], capture_output=True, text=True)
-            views[s] = (rr.returncode, open(v).read())
-    return r.returncode, text, r.stderr, views
+def added(text):
+    return {n for (n, _, _) in names(text) if n.startswith("Added")}
 
-def main(start, count, prefab):
-    ext = ".prefab" if prefab else ".scene"
-    stats = collections.Counter()
-    d = tempfile.mkdtemp()
-    for seed in range(start, start + count):
-        (b, o, t), logs = cocos3.scenario(seed, prefab)
-        res = []
-        for swap in (False, True):
-            oo, tt = (t, o) if swap else (o, t)
-            code, text, err, views = merge(d, b, oo, tt, ext)
-            res.append((code, text, err, views))
-            tag = f"seed {seed}{' swapped' if swap else ''}"
-            if code == 0:
-                p = structure_problems(text)
-                if p: print(tag, "BROKEN", p[:3], logs); stats["BROKEN"] += 1
-                else:
-                    bn = {n for (n, _, _) in names(b)}
-                    added = [n for side in (o, t) for (n, _, _) in names(side) if n not in bn and n.startswith("Added")]
-                    have = {n for (n, _, _) in names(text)}
-                    # an added node is kept unless a deleted node took it (the other side's deletion wins only with a conflict)
-                    lost = [n for n in added if n not in have]
-                    if lost: print(tag, "LOST", lost, logs); stats["lost"] += 1
-            elif code == 1:
-                if "merged as lines" in err: stats["lines"] += 1; print(tag, "LINES", err.strip().splitlines()[0][:200], logs)
-                for s, (rc, v) in views.items():
-                    p = structure_problems(v) if rc == 0 else [f"resolve exit {rc}"]
-                    if p: print(tag, "VIEW", s, p[:3], logs); stats["badview"] += 1
-            else:
-                print(tag, "ERROR", code, err[:300]); stats["error"] += 1
-            stats[f"exit{code}"] += 1
-        (c1, t1, _, _), (c2, t2, _, _) = res
-        if c1 != c2: print(f"seed {seed} ASYM exit {c1} vs {c2}", logs); stats["asym"] += 1
-        elif c1 == 0 and names(t1) != names(t2): print(f"seed {seed} ASYM content", logs); stats["asym"] += 1
-    print(dict(stats))
 
-if __name__ == "__main__":
-    main(int(sys.argv[1]), int(sys.argv[2]), sys.argv[3] == "prefab")
+first, count, prefab = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3] == "prefab"
+harness.run(
+    range(first, first + count),
+    lambda seed: cocos3.scenario(seed, prefab),
+    ".prefab" if prefab else ".scene",
+    lambda text, inputs: structure_problems(text),
+    names,
+    added,
+)

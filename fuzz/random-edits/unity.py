@@ -1,6 +1,7 @@
 """Random Unity scenes (game objects, transforms, scripts, colliders) and editor-like edits
 for merge testing: `scenario(seed)` gives base, ours, theirs and the edits made."""
 import random, copy
+import harness
 HDR = "%YAML 1.1\n%TAG !u! tag:unity3d.com,2011:\n"
 class Obj:
     def __init__(s, cls, cid, fid, fields): s.cls, s.cid, s.fid, s.f = cls, cid, fid, fields
@@ -104,10 +105,4 @@ def op(s, rng, tag, log):
         g = rng.choice(ts).f["go"]; s.comp(g, rng.choice(["mono", "box"])); log.append(("component",))
 def scenario(seed):
     rng = random.Random(seed)
-    base = build(rng, rng.randint(3, 25))
-    out = [base.dumps()]; logs = []
-    for tag in ("O", "T"):
-        s = copy.deepcopy(base); s.rng = random.Random(seed * 7 + (1 if tag == "O" else 2)); log = []
-        for _ in range(rng.randint(1, 3)): op(s, s.rng, tag, log)
-        out.append(s.dumps()); logs.append(log)
-    return out, logs
+    return harness.two_sides(seed, rng, build(rng, rng.randint(3, 25)), op)
