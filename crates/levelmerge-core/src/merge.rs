@@ -239,6 +239,13 @@ struct ConflictingMove {
     parent: ObjectId,
 }
 
+impl ConflictingMove {
+    /// Whether a keyed member (`key: value`) is a list's entry for the moved object.
+    fn is_listed_by(&self, key: &str, value: &Value<'_>) -> bool {
+        key == self.moved.as_str() && values::sole_reference(value) == Some(&self.moved)
+    }
+}
+
 fn conflicting_moves(conflicts: &[Conflict<'_>], [base, ours, theirs]: [&Level<'_>; 3]) -> Vec<ConflictingMove> {
     let mut moves = Vec::new();
     for (at, c) in conflicts.iter().enumerate() {
@@ -308,7 +315,7 @@ fn listed_with_the_move<'a>(v: &mut MValue<'a>, m: &ConflictingMove) {
         MValue::Map { entries, .. } => {
             for (k, entry) in entries.iter_mut() {
                 match entry {
-                    MValue::Exact(value) if *k == m.moved.as_str() && values::sole_reference(value) == Some(&m.moved) => {
+                    MValue::Exact(value) if m.is_listed_by(k, value) => {
                         *entry = MValue::IfSide { conflict: m.conflict, side: m.side, value };
                     }
                     other => listed_with_the_move(other, m),
@@ -323,9 +330,7 @@ fn listed_with_the_move<'a>(v: &mut MValue<'a>, m: &ConflictingMove) {
 /// Whether `v` holds, in its maps, a keyed member naming the moved object.
 fn lists_the_move(v: &Value<'_>, m: &ConflictingMove) -> bool {
     match &v.kind {
-        ValueKind::Map(members) => members
-            .iter()
-            .any(|(k, member)| (*k == m.moved.as_str() && values::sole_reference(member) == Some(&m.moved)) || lists_the_move(member, m)),
+        ValueKind::Map(members) => members.iter().any(|(k, member)| m.is_listed_by(k, member) || lists_the_move(member, m)),
         _ => false,
     }
 }
