@@ -82,6 +82,9 @@ pub struct MergedLevel<'a> {
     pub parent_refs: bool,
     /// Whether any input holds a reference at all (only then can one dangle).
     pub references: bool,
+    /// Objects placed by the lists holding them ([`Level::placed_by_lists`]) that a side moved
+    /// to another list: each is written only in the list of the parent a view gives it.
+    pub moved_between_lists: Vec<ObjectId>,
 }
 
 impl MergedLevel<'_> {
@@ -525,12 +528,20 @@ pub fn merge<'a>(inputs: Sides<&'a Level<'a>>, options: &Options) -> MergedLevel
             Sides::new(find(base), find(ours), find(theirs))
         })
         .collect();
+    let placed_by_lists = [base, ours, theirs].iter().any(|l| l.placed_by_lists && !l.parent_refs);
     let mut alive: FxHashSet<ObjectId> = FxHashSet::default();
     let mut choices: Vec<(ObjectId, ConflictKind)> = Vec::new();
     for (id, sides) in ids.iter().zip(&versions) {
         let (b, o, t) = (sides.base, sides.ours, sides.theirs);
         match (b, o, t) {
-            (Some(_), Some(_), Some(_)) | (None, Some(_), None) | (None, None, Some(_)) => {
+            (Some(b), Some(o), Some(t)) => {
+                alive.insert(id.clone());
+                // Moved by both sides to different lists: no property holds the clash.
+                if placed_by_lists && b.parent != o.parent && b.parent != t.parent && o.parent != t.parent {
+                    choices.push((id.clone(), ConflictKind::BothModified));
+                }
+            }
+            (None, Some(_), None) | (None, None, Some(_)) => {
                 alive.insert(id.clone());
             }
             (None, Some(o), Some(t)) => {
@@ -675,6 +686,16 @@ pub fn merge<'a>(inputs: Sides<&'a Level<'a>>, options: &Options) -> MergedLevel
         objects.push(MergedObject { id: id.clone(), kind, parent, sides, state });
     }
     let index: FxHashMap<ObjectId, usize> = objects.iter().enumerate().map(|(i, o)| (o.id.clone(), i)).collect();
+    let moved_between_lists = if placed_by_lists {
+        let moved = |s: &Sides<Option<&Object<'_>>>| {
+            let mut parents = [s.base, s.ours, s.theirs].into_iter().flatten().map(|o| &o.parent);
+            let first = parents.next();
+            parents.any(|p| Some(p) != first)
+        };
+        objects.iter().filter(|o| moved(&o.sides)).map(|o| o.id.clone()).collect()
+    } else {
+        Vec::new()
+    };
     let moves = conflicting_moves(&merger.conflicts, [base, ours, theirs]);
     if !moves.is_empty() {
         tie_entries_to_conflicting_moves(&mut objects, &index, &moves);
@@ -682,7 +703,16 @@ pub fn merge<'a>(inputs: Sides<&'a Level<'a>>, options: &Options) -> MergedLevel
     let root = ours.root.clone().or_else(|| theirs.root.clone()).or_else(|| base.root.clone());
     let parent_refs = [base, ours, theirs].iter().any(|l| l.parent_refs);
     let references = parent_refs || [base, ours, theirs].iter().any(|l| l.references);
-    let mut merged = MergedLevel { objects, index, conflicts: merger.conflicts, notes: merger.notes, root, parent_refs, references };
+    let mut merged = MergedLevel {
+        objects,
+        index,
+        conflicts: merger.conflicts,
+        notes: merger.notes,
+        root,
+        parent_refs,
+        references,
+        moved_between_lists,
+    };
     options.policy.apply(&mut merged.conflicts);
     crate::resolve::break_cycles(&mut merged);
     merged

@@ -328,6 +328,10 @@ pub struct Level<'a> {
     pub parent_refs: bool,
     /// Whether some object holds any other reference (set by the codec).
     pub references: bool,
+    /// Whether objects are placed only by the [`ValueKind::Children`] lists that hold them and
+    /// may move from one such list to another (a Tiled object to another layer): no property
+    /// says where such an object hangs (set by the codec).
+    pub placed_by_lists: bool,
 }
 
 /// A level read for checking, with the objects its reading refused (a second object under an
@@ -356,7 +360,7 @@ impl<'a> Lowered<'a> {
 
 impl<'a> Level<'a> {
     pub fn new() -> Self {
-        Level { objects: IndexMap::default(), root: None, parent_refs: false, references: false }
+        Level { objects: IndexMap::default(), root: None, parent_refs: false, references: false, placed_by_lists: false }
     }
 
     pub fn get(&self, id: &ObjectId) -> Option<&Object<'a>> {

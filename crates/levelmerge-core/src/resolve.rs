@@ -3,7 +3,7 @@
 //! the conflict markers; a clean merge resolves the same either way.
 
 use indexmap::IndexMap;
-use rustc_hash::{FxBuildHasher, FxHashSet};
+use rustc_hash::{FxBuildHasher, FxHashMap, FxHashSet};
 
 use crate::coherence::GraphNode;
 use crate::merge::{MValue, MergedLevel, ObjectState};
@@ -208,7 +208,38 @@ impl<'a> MergedLevel<'a> {
         if !taken_whole.is_empty() {
             self.release_children_moved_away(&mut objects, &taken_whole, &declared, pick);
         }
+        if !self.moved_between_lists.is_empty() {
+            self.list_moved_objects_once(&mut objects);
+        }
         Resolved { objects, root: self.root.clone() }
+    }
+
+    /// An object a side moved from one list to another is written in the list of the parent
+    /// this view gives it, and left out of the others that held it in some version (both
+    /// sides moved it, each into its own list; or one side's move and the other's edit kept
+    /// it in both).
+    fn list_moved_objects_once(&self, objects: &mut IndexMap<ObjectId, RObject<'a>, FxBuildHasher>) {
+        let mut elsewhere: FxHashMap<ObjectId, Vec<ObjectId>> = FxHashMap::default();
+        for moved in &self.moved_between_lists {
+            let Some(&i) = self.index.get(moved) else { continue };
+            let placed = objects.get(moved).and_then(|o| o.parent.clone());
+            let s = &self.objects[i].sides;
+            for holder in [s.base, s.ours, s.theirs].into_iter().flatten().filter_map(|o| o.parent.clone()) {
+                if Some(&holder) != placed.as_ref() {
+                    let dropped = elsewhere.entry(holder).or_default();
+                    if !dropped.contains(moved) {
+                        dropped.push(moved.clone());
+                    }
+                }
+            }
+        }
+        for (holder, dropped) in elsewhere {
+            if let Some(o) = objects.get_mut(&holder) {
+                if let Some(props) = without_children(&o.props, &dropped) {
+                    o.props = props;
+                }
+            }
+        }
     }
 
     /// An object a whole-object conflict keeps as one side wrote it still lists, among its
@@ -278,6 +309,50 @@ fn without_listed<'a>(v: &'a Value<'a>, moved_away: &impl Fn(&str) -> bool) -> O
         }
     }
     changed.then_some(RValue::Map { template: v, entries: kept })
+}
+
+/// `v` without the ids `dropped` in its child lists; `None` when it lists none of them.
+fn without_children<'a>(v: &RValue<'a>, dropped: &[ObjectId]) -> Option<RValue<'a>> {
+    let kept = |ids: &[ObjectId]| -> Option<Vec<ObjectId>> {
+        ids.iter().any(|id| dropped.contains(id)).then(|| ids.iter().filter(|id| !dropped.contains(id)).cloned().collect())
+    };
+    // Members and items rewritten where one of them changed, the rest as they were.
+    fn rebuilt<'a, K: Copy>(items: impl Iterator<Item = (K, RValue<'a>)>, dropped: &[ObjectId]) -> Option<Vec<(K, RValue<'a>)>> {
+        let mut changed = false;
+        let out = items
+            .map(|(k, item)| match without_children(&item, dropped) {
+                Some(new) => {
+                    changed = true;
+                    (k, new)
+                }
+                None => (k, item),
+            })
+            .collect();
+        changed.then_some(out)
+    }
+    match v {
+        RValue::Children { template, ids } => Some(RValue::Children { template, ids: kept(ids)? }),
+        RValue::Map { template, entries } => {
+            let entries = rebuilt(entries.iter().cloned(), dropped)?;
+            Some(RValue::Map { template, entries })
+        }
+        RValue::List { template, items } => {
+            let items = rebuilt(items.iter().cloned().map(|i| ((), i)), dropped)?;
+            Some(RValue::List { template, items: items.into_iter().map(|(_, i)| i).collect() })
+        }
+        RValue::Exact(whole) => match &whole.kind {
+            ValueKind::Children(ids) => Some(RValue::Children { template: whole, ids: kept(ids)? }),
+            ValueKind::Map(members) => {
+                let entries = rebuilt(members.iter().map(|(k, m)| (*k, RValue::Exact(m))), dropped)?;
+                Some(RValue::Map { template: whole, entries })
+            }
+            ValueKind::List(items) => {
+                let items = rebuilt(items.iter().map(|i| ((), RValue::Exact(i))), dropped)?;
+                Some(RValue::List { template: whole, items: items.into_iter().map(|(_, i)| i).collect() })
+            }
+            ValueKind::Scalar { .. } => None,
+        },
+    }
 }
 
 /// Replace the merged value at `path` (map keys only) with `new`.

@@ -75,6 +75,10 @@ pub struct JsonConfig {
     /// Tiled property of type `object`, a GDevelop instance's object); read like
     /// `profile_reference_keys`.
     pub profile_named_references: Vec<profile::NamedReference>,
+    /// Arrays (by member path from the root, `layers.objects`) whose elements' ids are unique
+    /// in the whole file (Tiled's objects and layers): an element keeps its identity when it
+    /// moves to another array of the kind (an object to another layer).
+    pub file_wide_ids: Vec<fn(&str) -> bool>,
 }
 
 impl Default for JsonConfig {
@@ -86,6 +90,7 @@ impl Default for JsonConfig {
             reference_keys: Vec::new(),
             profile_reference_keys: Vec::new(),
             profile_named_references: Vec::new(),
+            file_wide_ids: Vec::new(),
         }
     }
 }
@@ -180,6 +185,7 @@ impl JsonCodec {
             Some(profile) => {
                 let mut config = self.config.clone();
                 config.collections.extend(profile.collections());
+                config.file_wide_ids.extend(profile.id_spaces().iter().filter(|s| !s.per_array && s.scope.is_none()).map(|s| s.arrays));
                 if docs.iter().any(|d| d.follows_references) {
                     config.profile_reference_keys.extend(profile.reference_keys().iter().map(|k| (*k).to_owned()));
                     config.profile_named_references.extend_from_slice(profile.named_references());

@@ -482,8 +482,15 @@ impl<'d> Lowerer<'d, '_> {
         let mut peer_arrays = self.peer_arrays(peers, identity);
         let mut ids = Vec::new();
         let mut hashes = Vec::new();
-        let rel_path = self.path[rel..].join(".");
-        let prefix = if owner.as_str() == ROOT_ID { "" } else { owner.as_str() };
+        // An element of an array whose ids are unique in the file is named by its id alone,
+        // wherever it lies: moved to another such array, it is the same object.
+        let file_wide = !self.config.file_wide_ids.is_empty() && {
+            let path = self.path.join(".");
+            self.config.file_wide_ids.iter().any(|holds| holds(&path))
+        };
+        self.level.placed_by_lists |= file_wide;
+        let rel_path = if file_wide { self.path.last().copied().unwrap_or_default().to_owned() } else { self.path[rel..].join(".") };
+        let prefix = if owner.as_str() == ROOT_ID || file_wide { "" } else { owner.as_str() };
         let kind = self.path.last().copied().unwrap_or("item").to_owned();
         let elements = doc.slots_of(array);
         self.level.objects.reserve(elements.len());
@@ -500,7 +507,8 @@ impl<'d> Lowerer<'d, '_> {
                 id_text.push_str(part);
             }
             let id = ObjectId::new(id_text);
-            // Ids are qualified by their array, so a clash here is a duplicate in this array.
+            // Ids are qualified by their array (or unique in the file), so a clash here is a
+            // duplicate.
             if let Some(first) = self.level.objects.get(&id) {
                 let id = match identity {
                     Identity::Ids { key, nodes } => format!("\"{key}\": {}", doc.node_text(nodes[index])),

@@ -8,7 +8,9 @@
 //!   `realEditorValues` by position (their `"id": "V_String"` names a kind); tiles by their
 //!   `px` (stacked ones by their order at it); a tileset's `customData` by `tileId` and its
 //!   `enumTags` by `enumValueId`.
-//! * **Tiled**: `nextobjectid` and `nextlayerid` are counters; custom `properties` are keyed by
+//! * **Tiled**: objects and layers are numbered across the map and keep their number when
+//!   moved to another layer or group (one object, wherever it lies);
+//!   `nextobjectid` and `nextlayerid` are counters; custom `properties` are keyed by
 //!   `name`; objects and layers both sides added under one id are renumbered in theirs; a
 //!   map's tilesets are keyed by `firstgid` (new ones both sides added at one are told apart,
 //!   [`crate::tile_gids`]), wang tiles by `tileid`, an infinite map's chunks by `x,y`;

@@ -1,0 +1,59 @@
+"""Merge random Tiled maps edited on both sides, both ways, and report broken results,
+unresolvable conflict views, asymmetries and lost additions. Usage: run_tiled.py FIRST_SEED COUNT"""
+import collections
+import json
+import sys
+
+import harness
+import tiled
+
+
+def walk(layers):
+    for layer in layers:
+        yield layer
+        if layer.get("type") == "group":
+            yield from walk(layer.get("layers", []))
+
+
+def structure_problems(text):
+    try:
+        data = json.loads(text)
+    except ValueError as e:
+        return {f"invalid JSON: {e}"}
+    p = set()
+    layers = list(walk(data["layers"]))
+    objects = [o for layer in layers if layer.get("type") == "objectgroup" for o in layer["objects"]]
+    for what, ids, counter in (("layer", [x["id"] for x in layers], "nextlayerid"),
+                               ("object", [o["id"] for o in objects], "nextobjectid")):
+        for i, n in collections.Counter(ids).items():
+            if n > 1:
+                p.add(f"{what} id {i} twice")
+        if ids and data[counter] <= max(ids):
+            p.add(f"{counter} {data[counter]} not above {max(ids)}")
+    known = {o["id"] for o in objects}
+    for o in objects:
+        for prop in o.get("properties", []):
+            if prop["type"] == "object" and prop["value"] and prop["value"] not in known:
+                p.add(f"object {o['id']} refers to missing object {prop['value']}")
+    for layer in layers:
+        if layer.get("type") == "tilelayer" and len(layer["data"]) != layer["width"] * layer["height"]:
+            p.add(f"layer {layer['id']} has {len(layer['data'])} tiles")
+    return p
+
+
+def problems(text, inputs):
+    return sorted(structure_problems(text) - set().union(*[structure_problems(i) for i in inputs]))
+
+
+def names(text):
+    data = json.loads(text)
+    layers = list(walk(data["layers"]))
+    return collections.Counter([x["name"] for x in layers] + [o["name"] for x in layers if x.get("type") == "objectgroup" for o in x["objects"]])
+
+
+def added(text):
+    return {n for n in names(text) if n.startswith("Added")}
+
+
+first, count = int(sys.argv[1]), int(sys.argv[2])
+harness.run(range(first, first + count), tiled.scenario, ".tmj", problems, names, added)
