@@ -11,8 +11,8 @@
 //!   least half of their properties and children's names are shared (a renamed node must share
 //!   some), and neither has another such match: an ambiguous case is left as it was.
 //!
-//! Base and the other side (which must still have `P` where base has it, and nothing at `Q`)
-//! are then rewritten as though the move had been made there too: the `name` and `parent` of
+//! Base and the other side (which must still have `P` where base has it, nothing at `Q`, and
+//! `Q`'s parent unless that parent is new) are then rewritten as though the move had been made there too: the `name` and `parent` of
 //! the moved subtree's nodes, and the `from`/`to` of connections and the `path` of `[editable]`
 //! below it. The merge then sees one node, edited by both. A move both sides made is made in
 //! base. Moves of the two sides that touch one another's subtrees, and a move of a node the
@@ -386,10 +386,15 @@ impl<'a> Reach<'a> {
     }
 }
 
-/// The moves of a side that `other` can take: it still has the node where base has it, and
-/// nothing where the move puts it.
-fn takeable<'a>(moves: Vec<(&'a str, &'a str)>, other: &Nodes<'a, '_>) -> Vec<(&'a str, &'a str)> {
-    moves.into_iter().filter(|(p, q)| other.by_path.contains_key(p) && !other.by_path.contains_key(q)).collect()
+/// The moves of a side that `other` can take: it still has the node where base has it,
+/// nothing where the move puts it, and the parent it goes under, unless that parent is new
+/// (a move under a node `other` deleted, made in `other`, would hang the node under nothing).
+fn takeable<'a>(moves: Vec<(&'a str, &'a str)>, base: &Nodes<'a, '_>, other: &Nodes<'a, '_>) -> Vec<(&'a str, &'a str)> {
+    let parent_there = |q: &str| {
+        let parent = parent_of(q);
+        parent == "." || other.by_path.contains_key(parent) || !base.by_path.contains_key(parent)
+    };
+    moves.into_iter().filter(|(p, q)| other.by_path.contains_key(p) && !other.by_path.contains_key(q) && parent_there(q)).collect()
 }
 
 /// The lines of a text that open a node section (the first one's start aside), in order.
@@ -445,7 +450,7 @@ pub fn align(texts: Sides<&[u8]>) -> Option<Renumbered> {
     let (ours_moves, theirs_moves) = (moves_of(&nodes.base, &nodes.ours), moves_of(&nodes.base, &nodes.theirs));
     // A move both sides made is made in base too.
     let common: Vec<(&str, &str)> = ours_moves.iter().filter(|m| theirs_moves.contains(m)).copied().collect();
-    let (mut ours, mut theirs) = (takeable(ours_moves, &nodes.theirs), takeable(theirs_moves, &nodes.ours));
+    let (mut ours, mut theirs) = (takeable(ours_moves, &nodes.base, &nodes.theirs), takeable(theirs_moves, &nodes.base, &nodes.ours));
     // Moves of the two sides that reach into one another's subtrees are left alone.
     let (ours_reach, theirs_reach) = (Reach::of(&ours), Reach::of(&theirs));
     ours.retain(|&m| !theirs_reach.tangles(m));

@@ -280,6 +280,38 @@ fn an_edit_under_a_deleted_node_is_a_conflict() {
     assert_eq!(swapped.open_conflicts, r.open_conflicts);
 }
 
+/// Theirs moves a node under another that ours deletes, and ours edits the moved node. The
+/// move is not made in ours (it would hang the node under nothing there): the node is edited
+/// where it was and added where it went, so the deletion and the move are a conflict each side
+/// of which is a sound scene, the node where that side has it. Before, ours' copy was moved
+/// too: ours' view wrote the node under the deleted one and `resolve --take ours` refused it.
+#[test]
+fn a_node_moved_under_one_the_other_side_deleted_stays_where_that_side_has_it() {
+    let scene = |door_under: &str, with_box: bool, text: &str| {
+        let mut s = String::from(
+            "[gd_scene format=3]\n\n[node name=\"Main\" type=\"Node2D\"]\n\n[node name=\"Hall\" type=\"Node2D\" parent=\".\"]\n\n",
+        );
+        if with_box {
+            s += "[node name=\"Box\" type=\"Node2D\" parent=\".\"]\nposition = Vector2(5, 5)\n\n";
+        }
+        s += &format!("[node name=\"Door\" type=\"Label\" parent=\"{door_under}\"]\ntext = \"{text}\"\n");
+        s
+    };
+    let base = scene("Hall", true, "Open");
+    let deleted_and_edited = scene("Hall", false, "Shut");
+    let moved = scene("Box", true, "Open");
+    for (ours, theirs) in [(&deleted_and_edited, &moved), (&moved, &deleted_and_edited)] {
+        let r = merge(&base, ours, theirs).expect("merged");
+        assert!(r.open_conflicts > 0, "{}", String::from_utf8_lossy(&r.text));
+        for (side, view) in sound_views(&r.text) {
+            let deleting = (side == Side::Ours) == (ours == &deleted_and_edited);
+            let door = if deleting { "[node name=\"Door\" type=\"Label\" parent=\"Hall\"]\ntext = \"Shut\"" } else { "parent=\"Box\"" };
+            assert!(view.contains(door), "{side}'s view:\n{view}");
+            assert_eq!(view.matches("name=\"Door\"").count(), 1, "{side}'s view:\n{view}");
+        }
+    }
+}
+
 #[test]
 fn the_same_node_name_added_twice_with_different_content_is_a_conflict() {
     let ours = GODOT3.replace("[connection", "[node name=\"New\" type=\"Node2D\" parent=\".\"]\n\n[connection");
@@ -1031,15 +1063,22 @@ fn many_siblings_renamed_alike_are_told_apart_by_their_own_content() {
 }
 
 #[test]
-fn moves_of_the_two_sides_that_reach_into_each_other_are_not_made() {
-    // Ours moves Other under Sprite; theirs renames Sprite. Made together, Other would have to
-    // follow a rename it was never part of: neither move is made.
+fn a_node_moved_under_one_the_other_side_renamed_follows_the_rename() {
+    // Ours moves Other under Sprite; theirs renames Sprite. Ours' move cannot be made in
+    // theirs (no Sprite to go under there), so theirs' rename is made in ours, Other with the
+    // rest of Sprite's subtree: Other stands under the renamed node. Before, the two moves
+    // were taken to reach into each other and neither was made: a conflict.
     let base = GODOT3.replace("[connection", "[node name=\"Other\" type=\"Node2D\" parent=\".\"]\n\n[connection");
     let ours = GODOT3.replace("[connection", "[node name=\"Other\" type=\"Node2D\" parent=\"Sprite\"]\n\n[connection");
     let theirs = base.replace("name=\"Sprite\"", "name=\"Player\"").replace("parent=\"Sprite\"]", "parent=\"Player\"]");
-    let r = merge(&base, &ours, &theirs).unwrap_or_else(|e| panic!("{e}"));
-    assert!(r.notes.iter().all(|n| !n.contains("moved") && !n.contains("renamed")), "{:?}", r.notes);
-    assert!(r.open_conflicts > 0, "{}", String::from_utf8_lossy(&r.text));
+    for (o, t) in [(&ours, &theirs), (&theirs, &ours)] {
+        let text = clean(&base, o, t);
+        assert_eq!(
+            text,
+            theirs.replace("[node name=\"Other\" type=\"Node2D\" parent=\".\"]", "[node name=\"Other\" type=\"Node2D\" parent=\"Player\"]")
+        );
+        assert!(levelmerge_core::check_text(&GodotCodec, text.as_bytes()).is_empty(), "{text}");
+    }
 }
 
 #[test]
