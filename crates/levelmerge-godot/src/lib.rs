@@ -214,8 +214,9 @@ fn header_problem(file: &GodotFile<'_>) -> Option<Problem> {
 }
 
 /// Whether `path` lies at or below a node of an instanced scene (whose own nodes this file
-/// does not list).
-fn under_instance(path: &str, instanced: &FxHashSet<&str>) -> bool {
+/// does not list), with no node this file makes (`made`: a node with a type, under an
+/// instance or not) between: what lies below such a node is this file's to list.
+fn under_instance(path: &str, instanced: &FxHashSet<&str>, made: &FxHashSet<&str>) -> bool {
     if instanced.contains(".") {
         return true;
     }
@@ -223,6 +224,9 @@ fn under_instance(path: &str, instanced: &FxHashSet<&str>) -> bool {
     loop {
         if instanced.contains(p) {
             return true;
+        }
+        if made.contains(p) {
+            return false;
         }
         match p.rfind('/') {
             Some(i) => p = &p[..i],
@@ -240,6 +244,7 @@ pub fn scene_problems<'a>(file: &GodotFile<'a>, level: &Level<'_>) -> Vec<Proble
     let mut problems: Vec<Problem> = header_problem(file).into_iter().collect();
     let mut instanced: FxHashSet<&str> = FxHashSet::with_capacity_and_hasher(level.objects.len(), Default::default());
     let mut nodes: FxHashSet<&str> = FxHashSet::with_capacity_and_hasher(level.objects.len(), Default::default());
+    let mut made: FxHashSet<&str> = FxHashSet::default();
     // Each object's section, whose tag holds its attributes (unquoted as read).
     let sections: Vec<Option<&Section>> = level.objects.values().map(|o| section_of(file, o)).collect();
     let attr = |s: Option<&Section>, key: &str| -> Option<&'a str> { file.attr_unquoted(s?, key) };
@@ -312,7 +317,7 @@ pub fn scene_problems<'a>(file: &GodotFile<'a>, level: &Level<'_>) -> Vec<Proble
                     Some(".") => {
                         under_root.get_or_insert(line);
                     }
-                    Some(parent) if nodes.contains(parent) || under_instance(parent, &instanced) => {}
+                    Some(parent) if nodes.contains(parent) || under_instance(parent, &instanced, &made) => {}
                     Some(parent) => {
                         problems.push(Problem::Orphan { object: obj.id.clone(), parent: ObjectId::new(format!("node:{parent}")), line })
                     }
@@ -346,6 +351,8 @@ pub fn scene_problems<'a>(file: &GodotFile<'a>, level: &Level<'_>) -> Vec<Proble
                 // reaches it, and a node under it read before then finds no parent.
                 if instance.is_some() || tag[5].is_some() {
                     instanced.insert(path);
+                } else if type_name.is_some() {
+                    made.insert(path);
                 }
             }
             // Godot reads the header's count before anything else, and refuses a file where
@@ -363,7 +370,7 @@ pub fn scene_problems<'a>(file: &GodotFile<'a>, level: &Level<'_>) -> Vec<Proble
                     let Some(path) = attr(s, end) else { continue };
                     if path == "." {
                         under_root.get_or_insert(line);
-                    } else if !nodes.contains(path) && !under_instance(path, &instanced) {
+                    } else if !nodes.contains(path) && !under_instance(path, &instanced, &made) {
                         problems.push(Problem::DanglingReference {
                             object: obj.id.clone(),
                             path: end.to_owned(),

@@ -1271,6 +1271,15 @@ frames = [ ExtResource( 1 ), ExtResource( 8 ) ]
         check(&instanced(&format!("{glove}{hand}"))),
         ["line 7: node:Hand/Skeleton/Glove: parent node:Hand/Skeleton does not exist"]
     );
+    // Below a node this file makes (the glove, with a type) lies only what this file lists,
+    // even inside an instanced scene: a connection from a node there that is gone is said; one
+    // from the instance's own nodes is not.
+    let connected = |from: &str| format!("{hand}{glove}[connection signal=\"ready\" from=\"{from}\" to=\".\" method=\"_on_ready\"]\n");
+    assert!(check(&instanced(&connected("Hand/Skeleton/Thumb"))).is_empty());
+    assert_eq!(
+        check(&instanced(&connected("Hand/Skeleton/Glove/Stitch"))),
+        ["line 11: connection:ready|Hand/Skeleton/Glove/Stitch|.|_on_ready › from: reference to missing object node:Hand/Skeleton/Glove/Stitch"]
+    );
 }
 
 #[test]
