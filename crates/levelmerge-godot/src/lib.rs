@@ -244,7 +244,7 @@ pub fn scene_problems<'a>(file: &GodotFile<'a>, level: &Level<'_>) -> Vec<Proble
     let mut problems: Vec<Problem> = header_problem(file).into_iter().collect();
     let mut instanced: FxHashSet<&str> = FxHashSet::with_capacity_and_hasher(level.objects.len(), Default::default());
     let mut nodes: FxHashSet<&str> = FxHashSet::with_capacity_and_hasher(level.objects.len(), Default::default());
-    let mut made: FxHashSet<&str> = FxHashSet::default();
+    let mut made: FxHashSet<&str> = FxHashSet::with_capacity_and_hasher(level.objects.len(), Default::default());
     // Each object's section, whose tag holds its attributes (unquoted as read).
     let sections: Vec<Option<&Section>> = level.objects.values().map(|o| section_of(file, o)).collect();
     let attr = |s: Option<&Section>, key: &str| -> Option<&'a str> { file.attr_unquoted(s?, key) };
