@@ -290,14 +290,26 @@ impl Profile {
             }
             counts
         }
-        self.referenced_id_keys().iter().any(|key| {
+        let deleted = self.referenced_id_keys().iter().any(|key| {
             let member = format!("\"{key}\":");
             let base = ids(texts.base, member.as_bytes());
             [texts.ours, texts.theirs].iter().any(|t| {
                 let side = ids(t, member.as_bytes());
                 base.iter().any(|(id, n)| side.get(id).is_none_or(|m| m < n))
             })
-        })
+        });
+        // A number can leave one kind of object for another (theirs deletes object 2 and adds
+        // layer 2): the count stays. A side that changed what a reference member holds (a
+        // Tiled property's `value`, an `entityIid`) may name what the other deleted, so its
+        // references are followed too. Not GDevelop's instance names: every instance has one.
+        let renamed = || {
+            self.named_references().iter().filter(|r| !matches!(r.holder, Holder::InArray(_))).any(|r| {
+                let member = format!("\"{}\":", r.member);
+                let base = ids(texts.base, member.as_bytes());
+                [texts.ours, texts.theirs].iter().any(|t| ids(t, member.as_bytes()) != base)
+            })
+        };
+        deleted || renamed()
     }
 
     /// Identity keys for the editor's arrays (path globs as in [`Collection`]).
@@ -373,6 +385,14 @@ mod tests {
         let object_gone: &[u8] = br#"{"layers": [{"id": 1, "objects": []}]}"#;
         assert!(Profile::Tiled.ids_deleted(Sides::new(layer_one, object_gone, layer_one)), "a layer keeping the number is not the object");
         assert!(!Profile::Tiled.ids_deleted(Sides::new(one_gone, objects, one_gone)));
+        // Theirs deletes object 2 and adds layer 2 (the number stays once); ours points a
+        // property at object 2: followed.
+        let door: &[u8] = br#"{"layers": [{"id": 1, "objects": [{"id": 1}, {"id": 2}]}]}"#;
+        let pointed: &[u8] =
+            br#"{"layers": [{"id": 1, "objects": [{"id": 1, "properties": [{"name": "t", "type": "object", "value": 2}]}, {"id": 2}]}]}"#;
+        let renumbered: &[u8] = br#"{"layers": [{"id": 1, "objects": [{"id": 1}]}, {"id": 2, "objects": []}]}"#;
+        assert!(Profile::Tiled.ids_deleted(Sides::new(door, pointed, renumbered)));
+        assert!(!Profile::Tiled.ids_deleted(Sides::new(door, door, renumbered)), "no reference changed, no id gone");
     }
 
     #[test]
