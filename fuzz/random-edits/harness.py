@@ -94,3 +94,15 @@ def run(seeds, scenario, ext, problems, shape, added):
             print(f"seed {seed} ASYM content", logs)
             stats["asym"] += 1
     print(dict(stats))
+
+
+def new_problems(structure_problems):
+    """A `problems` for `run`: what `structure_problems(text)` (a set) finds in a result that
+    no input had."""
+    return lambda text, inputs: sorted(structure_problems(text) - set().union(*[structure_problems(i) for i in inputs]))
+
+
+def added_names(names):
+    """An `added` for `run`: the names `names(text)` counts that start with `Added` (the
+    generators' new nodes and objects)."""
+    return lambda text: {n for n in names(text) if n.startswith("Added")}

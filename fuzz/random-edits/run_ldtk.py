@@ -57,10 +57,6 @@ def structure_problems(text):
     return p
 
 
-def problems(text, inputs):
-    return sorted(structure_problems(text) - set().union(*[structure_problems(i) for i in inputs]))
-
-
 def names(text):
     data = json.loads(text)
     out = [lv["identifier"] for lv in data["levels"]] + [d["identifier"] for d in data["defs"]["entities"] + data["defs"]["layers"]]
@@ -70,9 +66,5 @@ def names(text):
     return collections.Counter(out)
 
 
-def added(text):
-    return {n for n in names(text) if n.startswith("Added")}
-
-
 first, count = int(sys.argv[1]), int(sys.argv[2])
-harness.run(range(first, first + count), ldtk.scenario, ".ldtk", problems, names, added)
+harness.run(range(first, first + count), ldtk.scenario, ".ldtk", harness.new_problems(structure_problems), names, harness.added_names(names))

@@ -41,19 +41,11 @@ def structure_problems(text):
     return p
 
 
-def problems(text, inputs):
-    return sorted(structure_problems(text) - set().union(*[structure_problems(i) for i in inputs]))
-
-
 def names(text):
     data = json.loads(text)
     layers = list(walk(data["layers"]))
     return collections.Counter([x["name"] for x in layers] + [o["name"] for x in layers if x.get("type") == "objectgroup" for o in x["objects"]])
 
 
-def added(text):
-    return {n for n in names(text) if n.startswith("Added")}
-
-
 first, count = int(sys.argv[1]), int(sys.argv[2])
-harness.run(range(first, first + count), tiled.scenario, ".tmj", problems, names, added)
+harness.run(range(first, first + count), tiled.scenario, ".tmj", harness.new_problems(structure_problems), names, harness.added_names(names))
