@@ -2,6 +2,7 @@
 scenario as given and swapped and reports what went wrong."""
 import collections
 import copy
+import json
 import os
 import random
 import shutil
@@ -94,6 +95,18 @@ def run(seeds, scenario, ext, problems, shape, added):
             print(f"seed {seed} ASYM content", logs)
             stats["asym"] += 1
     print(dict(stats))
+
+
+def json_structure(check):
+    """A `structure_problems` for a JSON format: `check(data)` (a set) on the parsed text, or
+    the parse error."""
+    def problems(text):
+        try:
+            data = json.loads(text)
+        except ValueError as e:
+            return {f"invalid JSON: {e}"}
+        return check(data)
+    return problems
 
 
 def new_problems(structure_problems):

@@ -8,11 +8,7 @@ import harness
 import ldtk
 
 
-def structure_problems(text):
-    try:
-        data = json.loads(text)
-    except ValueError as e:
-        return {f"invalid JSON: {e}"}
+def structure_problems(data):
     p = set()
     defs = data["defs"]
     uids = []
@@ -67,4 +63,4 @@ def names(text):
 
 
 first, count = int(sys.argv[1]), int(sys.argv[2])
-harness.run(range(first, first + count), ldtk.scenario, ".ldtk", harness.new_problems(structure_problems), names, harness.added_names(names))
+harness.run(range(first, first + count), ldtk.scenario, ".ldtk", harness.new_problems(harness.json_structure(structure_problems)), names, harness.added_names(names))

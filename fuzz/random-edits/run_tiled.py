@@ -15,11 +15,7 @@ def walk(layers):
             yield from walk(layer.get("layers", []))
 
 
-def structure_problems(text):
-    try:
-        data = json.loads(text)
-    except ValueError as e:
-        return {f"invalid JSON: {e}"}
+def structure_problems(data):
     p = set()
     layers = list(walk(data["layers"]))
     objects = [o for layer in layers if layer.get("type") == "objectgroup" for o in layer["objects"]]
@@ -48,4 +44,4 @@ def names(text):
 
 
 first, count = int(sys.argv[1]), int(sys.argv[2])
-harness.run(range(first, first + count), tiled.scenario, ".tmj", harness.new_problems(structure_problems), names, harness.added_names(names))
+harness.run(range(first, first + count), tiled.scenario, ".tmj", harness.new_problems(harness.json_structure(structure_problems)), names, harness.added_names(names))

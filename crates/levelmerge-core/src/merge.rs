@@ -49,6 +49,19 @@ pub enum MValue<'a> {
     IfSide { conflict: usize, side: Side, value: &'a Value<'a> },
 }
 
+impl<'a> MValue<'a> {
+    /// A map taken whole opened up into its members, each taken whole, so that one of them
+    /// can be replaced; any other value is left as it is.
+    pub(crate) fn open_map(&mut self) {
+        if let MValue::Exact(whole) = self {
+            if let ValueKind::Map(members) = &whole.kind {
+                let entries = members.iter().map(|(k, member)| (*k, MValue::Exact(member))).collect();
+                *self = MValue::Map { template: whole, entries };
+            }
+        }
+    }
+}
+
 /// How a merged object's existence and content are decided.
 #[derive(Debug, Clone)]
 pub enum ObjectState<'a> {
@@ -306,13 +319,10 @@ fn tie_entries_to_conflicting_moves(objects: &mut [MergedObject<'_>], index: &Fx
 /// map taken whole that holds one is opened up into its members first.
 fn listed_with_the_move<'a>(v: &mut MValue<'a>, m: &ConflictingMove) {
     if let MValue::Exact(whole) = v {
-        match &whole.kind {
-            ValueKind::Map(members) if lists_the_move(whole, m) => {
-                let entries = members.iter().map(|(k, member)| (*k, MValue::Exact(member))).collect();
-                *v = MValue::Map { template: whole, entries };
-            }
-            _ => return,
+        if !lists_the_move(whole, m) {
+            return;
         }
+        v.open_map();
     }
     match v {
         MValue::Map { entries, .. } => {

@@ -311,48 +311,37 @@ fn without_listed<'a>(v: &'a Value<'a>, moved_away: &impl Fn(&str) -> bool) -> O
     changed.then_some(RValue::Map { template: v, entries: kept })
 }
 
-/// `v` without the ids `dropped` in its child lists; `None` when it lists none of them.
+/// `v` without the ids `dropped` in its child lists; `None` when it lists none of them. A
+/// value taken whole is opened up into its parts first.
 fn without_children<'a>(v: &RValue<'a>, dropped: &[ObjectId]) -> Option<RValue<'a>> {
-    let kept = |ids: &[ObjectId]| -> Option<Vec<ObjectId>> {
-        ids.iter().any(|id| dropped.contains(id)).then(|| ids.iter().filter(|id| !dropped.contains(id)).cloned().collect())
+    let mut changed = false;
+    let mut part = |p: &RValue<'a>| match without_children(p, dropped) {
+        Some(new) => {
+            changed = true;
+            new
+        }
+        None => p.clone(),
     };
-    // Members and items rewritten where one of them changed, the rest as they were.
-    fn rebuilt<'a, K: Copy>(items: impl Iterator<Item = (K, RValue<'a>)>, dropped: &[ObjectId]) -> Option<Vec<(K, RValue<'a>)>> {
-        let mut changed = false;
-        let out = items
-            .map(|(k, item)| match without_children(&item, dropped) {
-                Some(new) => {
-                    changed = true;
-                    (k, new)
-                }
-                None => (k, item),
-            })
-            .collect();
-        changed.then_some(out)
-    }
-    match v {
-        RValue::Children { template, ids } => Some(RValue::Children { template, ids: kept(ids)? }),
-        RValue::Map { template, entries } => {
-            let entries = rebuilt(entries.iter().cloned(), dropped)?;
-            Some(RValue::Map { template, entries })
+    let new = match v {
+        RValue::Exact(whole) => return without_children(&opened(whole)?, dropped),
+        RValue::Children { template, ids } => {
+            changed = ids.iter().any(|id| dropped.contains(id));
+            RValue::Children { template, ids: ids.iter().filter(|id| !dropped.contains(id)).cloned().collect() }
         }
-        RValue::List { template, items } => {
-            let items = rebuilt(items.iter().cloned().map(|i| ((), i)), dropped)?;
-            Some(RValue::List { template, items: items.into_iter().map(|(_, i)| i).collect() })
-        }
-        RValue::Exact(whole) => match &whole.kind {
-            ValueKind::Children(ids) => Some(RValue::Children { template: whole, ids: kept(ids)? }),
-            ValueKind::Map(members) => {
-                let entries = rebuilt(members.iter().map(|(k, m)| (*k, RValue::Exact(m))), dropped)?;
-                Some(RValue::Map { template: whole, entries })
-            }
-            ValueKind::List(items) => {
-                let items = rebuilt(items.iter().map(|i| ((), RValue::Exact(i))), dropped)?;
-                Some(RValue::List { template: whole, items: items.into_iter().map(|(_, i)| i).collect() })
-            }
-            ValueKind::Scalar { .. } => None,
-        },
-    }
+        RValue::Map { template, entries } => RValue::Map { template, entries: entries.iter().map(|(k, e)| (*k, part(e))).collect() },
+        RValue::List { template, items } => RValue::List { template, items: items.iter().map(&mut part).collect() },
+    };
+    changed.then_some(new)
+}
+
+/// A value taken whole as its parts, each taken whole; `None` for a scalar.
+fn opened<'a>(v: &'a Value<'a>) -> Option<RValue<'a>> {
+    Some(match &v.kind {
+        ValueKind::Map(members) => RValue::Map { template: v, entries: members.iter().map(|(k, m)| (*k, RValue::Exact(m))).collect() },
+        ValueKind::List(items) => RValue::List { template: v, items: items.iter().map(RValue::Exact).collect() },
+        ValueKind::Children(ids) => RValue::Children { template: v, ids: ids.clone() },
+        ValueKind::Scalar { .. } => return None,
+    })
 }
 
 /// Replace the merged value at `path` (map keys only) with `new`.
@@ -364,12 +353,7 @@ fn replace_at<'a>(v: &mut MValue<'a>, path: &[PathSeg], new: MValue<'a>) -> bool
         }
         Some((PathSeg::Key(k), rest)) => {
             // A map taken whole is opened up into its members first.
-            if let MValue::Exact(whole) = v {
-                if let ValueKind::Map(members) = &whole.kind {
-                    let entries = members.iter().map(|(mk, mv)| (*mk, MValue::Exact(mv))).collect();
-                    *v = MValue::Map { template: whole, entries };
-                }
-            }
+            v.open_map();
             match v {
                 MValue::Map { entries, .. } => entries.iter_mut().find(|(ek, _)| ek == k).is_some_and(|(_, ev)| replace_at(ev, rest, new)),
                 _ => false,

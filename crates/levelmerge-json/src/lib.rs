@@ -243,7 +243,7 @@ impl Codec for JsonCodec {
         let profile = Profile::first([profiles.base, profiles.ours, profiles.theirs]);
         let closed = self.unread_containers(texts, profile, parallel);
         let inputs = Sides::new((texts.base, &closed.base), (texts.ours, &closed.ours), (texts.theirs, &closed.theirs));
-        let follows_references = profile.is_some_and(|p| p.ids_deleted(texts));
+        let follows_references = profile.is_some_and(|p| p.references_may_dangle(texts));
         levelmerge_core::codec::on_each_side(parallel, inputs, |side, (text, closed)| {
             let mut doc = parse::parse_skipping(text, *dialects.get(side), closed)?;
             doc.profile.get_or_init(|| *profiles.get(side));

@@ -83,7 +83,7 @@ pub struct Document<'s> {
     /// The editor that wrote the text, looked for once ([`Document::profile`]).
     pub profile: std::sync::OnceLock<Option<crate::Profile>>,
     /// Whether the editor's references are followed when this version is merged (its
-    /// [`crate::Profile::ids_deleted`] across the three versions, decided once when they are
+    /// [`crate::Profile::references_may_dangle`] across the three versions, decided once when they are
     /// read together).
     pub follows_references: bool,
     pub nodes: Vec<Node>,

@@ -221,7 +221,7 @@ impl Profile {
     }
 
     /// Members naming another object by its id, declared when a side deleted ids (see
-    /// [`Profile::ids_deleted`]).
+    /// [`Profile::references_may_dangle`]).
     /// LDtk: an entity instance's `defUid` names its definition, a layer instance's
     /// `layerDefUid` its layer, `tilesetDefUid` a tileset, `autoSourceLayerDefUid` the layer an
     /// auto-layer reads. A merge then sees one side start to use a definition the other deleted
@@ -234,7 +234,7 @@ impl Profile {
     }
 
     /// Members naming another object by its identity where a condition holds, declared when
-    /// a side deleted identities ([`Profile::ids_deleted`]). Tiled: a custom property of type
+    /// a side deleted identities ([`Profile::references_may_dangle`]). Tiled: a custom property of type
     /// `object` names a map object. GDevelop: a placed instance names its object and its
     /// layer. LDtk: an entity reference field names an entity by its `iid`. A merge then sees one side start to name an object the other deleted (a
     /// conflict), never writes a reference to an object that is gone.
@@ -269,11 +269,11 @@ impl Profile {
         }
     }
 
-    /// Whether a side deleted an identity (an LDtk `uid` or `iid`, a Tiled `id`, a GDevelop `name`)
-    /// base holds and ours or theirs does not: only then can a merge leave a reference without its object. Otherwise
-    /// the file is read without following references (parts all versions hold alike stay
-    /// unread).
-    pub fn ids_deleted(self, texts: Sides<&[u8]>) -> bool {
+    /// Whether a merge may leave a reference without its object: a side deleted an identity
+    /// (an LDtk `uid` or `iid`, a Tiled `id`, a GDevelop `name`) base holds, or changed what a
+    /// reference member holds. Otherwise the file is read without following references (parts
+    /// all versions hold alike stay unread).
+    pub fn references_may_dangle(self, texts: Sides<&[u8]>) -> bool {
         // Counted: one number can be the id of a layer and of an object.
         fn ids<'t>(text: &'t [u8], member: &[u8]) -> FxHashMap<&'t [u8], usize> {
             let mut counts = FxHashMap::default();
@@ -374,25 +374,31 @@ mod tests {
         let base: &[u8] = br#"{"defs": {"entities": [{"uid": 8}, {"uid": 9}]}}"#;
         let added: &[u8] = br#"{"defs": {"entities": [{"uid": 8}, {"uid": 9}, {"uid": 10}]}}"#;
         let deleted: &[u8] = br#"{"defs": {"entities": [{"uid":  9}]}}"#;
-        assert!(!Profile::Ldtk.ids_deleted(Sides::new(base, added, base)), "an added uid leaves every reference whole");
-        assert!(Profile::Ldtk.ids_deleted(Sides::new(base, base, deleted)));
-        assert!(!Profile::Ldtk.ids_deleted(Sides::new(deleted, base, base)), "base's uids are all kept");
-        assert!(!Profile::GDevelop.ids_deleted(Sides::new(base, base, deleted)), "GDevelop's references name objects by `name`, not `uid`");
+        assert!(!Profile::Ldtk.references_may_dangle(Sides::new(base, added, base)), "an added uid leaves every reference whole");
+        assert!(Profile::Ldtk.references_may_dangle(Sides::new(base, base, deleted)));
+        assert!(!Profile::Ldtk.references_may_dangle(Sides::new(deleted, base, base)), "base's uids are all kept");
+        assert!(
+            !Profile::GDevelop.references_may_dangle(Sides::new(base, base, deleted)),
+            "GDevelop's references name objects by `name`, not `uid`"
+        );
         let objects: &[u8] = br#"{"layers": [{"id": 1, "objects": [{"id": 4}, {"id": 5}]}]}"#;
         let one_gone: &[u8] = br#"{"layers": [{"id": 1, "objects": [{"id": 4}]}]}"#;
-        assert!(Profile::Tiled.ids_deleted(Sides::new(objects, objects, one_gone)));
+        assert!(Profile::Tiled.references_may_dangle(Sides::new(objects, objects, one_gone)));
         let layer_one: &[u8] = br#"{"layers": [{"id": 1, "objects": [{"id": 1}]}]}"#;
         let object_gone: &[u8] = br#"{"layers": [{"id": 1, "objects": []}]}"#;
-        assert!(Profile::Tiled.ids_deleted(Sides::new(layer_one, object_gone, layer_one)), "a layer keeping the number is not the object");
-        assert!(!Profile::Tiled.ids_deleted(Sides::new(one_gone, objects, one_gone)));
+        assert!(
+            Profile::Tiled.references_may_dangle(Sides::new(layer_one, object_gone, layer_one)),
+            "a layer keeping the number is not the object"
+        );
+        assert!(!Profile::Tiled.references_may_dangle(Sides::new(one_gone, objects, one_gone)));
         // Theirs deletes object 2 and adds layer 2 (the number stays once); ours points a
         // property at object 2: followed.
         let door: &[u8] = br#"{"layers": [{"id": 1, "objects": [{"id": 1}, {"id": 2}]}]}"#;
         let pointed: &[u8] =
             br#"{"layers": [{"id": 1, "objects": [{"id": 1, "properties": [{"name": "t", "type": "object", "value": 2}]}, {"id": 2}]}]}"#;
         let renumbered: &[u8] = br#"{"layers": [{"id": 1, "objects": [{"id": 1}]}, {"id": 2, "objects": []}]}"#;
-        assert!(Profile::Tiled.ids_deleted(Sides::new(door, pointed, renumbered)));
-        assert!(!Profile::Tiled.ids_deleted(Sides::new(door, door, renumbered)), "no reference changed, no id gone");
+        assert!(Profile::Tiled.references_may_dangle(Sides::new(door, pointed, renumbered)));
+        assert!(!Profile::Tiled.references_may_dangle(Sides::new(door, door, renumbered)), "no reference changed, no id gone");
     }
 
     #[test]
