@@ -41,8 +41,9 @@ pub enum MValue<'a> {
     Conflict(usize),
     /// A reference one side removed along with the object it names, or set to name it, whose
     /// existence a whole-object conflict decides: `value` is written when that object is kept;
-    /// else `otherwise` (the value the other side kept), or nothing when `None`.
-    IfAlive { target: ObjectId, value: &'a Value<'a>, otherwise: Option<&'a Value<'a>> },
+    /// else `otherwise` (the value the other side kept); nothing where the one that applies is
+    /// `None` (an entry a side removed when it moved what it names under that object).
+    IfAlive { target: ObjectId, value: Option<&'a Value<'a>>, otherwise: Option<&'a Value<'a>> },
     /// An entry one side added for a move that a conflict holds (a transform both sides moved,
     /// to different fathers, listed in each father's `m_Children`): written where the conflict
     /// with this index takes `side`.
@@ -227,6 +228,29 @@ fn children_of(level: &Level<'_>) -> FxHashMap<ObjectId, Vec<ObjectId>> {
         }
     }
     children
+}
+
+/// The objects every version holds that one side moved under an object a whole-object
+/// conflict decides, each with that side and its new parent (`children`: each version's
+/// children by parent, base's first).
+fn moved_under_decided(
+    children: &[FxHashMap<ObjectId, Vec<ObjectId>>; 3],
+    decided: &FxHashSet<ObjectId>,
+    levels: [&Level<'_>; 3],
+) -> FxHashMap<ObjectId, (Side, ObjectId)> {
+    let mut moved = FxHashMap::default();
+    for target in decided {
+        for (at, side) in [(1, Side::Ours), (2, Side::Theirs)] {
+            for kid in children[at].get(target).into_iter().flatten() {
+                let parent_in = |i: usize| levels[i].get(kid).map(effective_parent);
+                let elsewhere = |i: usize| parent_in(i).is_some_and(|p| p.as_ref() != Some(target));
+                if elsewhere(0) && elsewhere(3 - at) {
+                    moved.insert(kid.clone(), (side, target.clone()));
+                }
+            }
+        }
+    }
+    moved
 }
 
 /// For each object, the objects that refer to it other than as their parent (a Unity
@@ -607,6 +631,7 @@ pub fn merge<'a>(inputs: Sides<&'a Level<'a>>, options: &Options) -> MergedLevel
         object_kind: "",
         alive,
         decided_by_conflict: FxHashSet::default(),
+        moved_under_decided: FxHashMap::default(),
     };
     if let Some(note) = order_clash_note([ours, theirs], &disputed) {
         merger.notes.push(note);
@@ -665,6 +690,9 @@ pub fn merge<'a>(inputs: Sides<&'a Level<'a>>, options: &Options) -> MergedLevel
     }
 
     merger.decided_by_conflict = states.keys().cloned().collect();
+    if let Some(children) = &children {
+        merger.moved_under_decided = moved_under_decided(children, &merger.decided_by_conflict, [base, ours, theirs]);
+    }
 
     // 3. Properties of the objects that exist.
     let mut objects = Vec::new();

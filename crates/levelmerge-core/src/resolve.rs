@@ -48,6 +48,29 @@ impl<'a> RValue<'a> {
             RValue::Children { .. } => {}
         }
     }
+
+    /// The children listed inside parts taken whole from an input (an object one side added
+    /// lists its own), which are written as that input has them, whatever became of the
+    /// children; assembled lists hold only children the level keeps.
+    fn children_written_whole(&self, out: &mut Vec<&'a ObjectId>) {
+        fn listed<'a>(v: &'a Value<'a>, out: &mut Vec<&'a ObjectId>) {
+            if !v.has_children {
+                return;
+            }
+            match &v.kind {
+                ValueKind::Children(ids) => out.extend(ids),
+                ValueKind::Map(members) => members.iter().for_each(|(_, m)| listed(m, out)),
+                ValueKind::List(items) => items.iter().for_each(|i| listed(i, out)),
+                ValueKind::Scalar { .. } => {}
+            }
+        }
+        match self {
+            RValue::Exact(v) => listed(v, out),
+            RValue::Map { entries, .. } => entries.iter().for_each(|(_, e)| e.children_written_whole(out)),
+            RValue::List { items, .. } => items.iter().for_each(|i| i.children_written_whole(out)),
+            RValue::Children { .. } => {}
+        }
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -76,6 +99,14 @@ impl<'a> Resolved<'a> {
                 if with_refs {
                     o.props.references(&mut PropPath::default(), &mut refs);
                 }
+                // A child written with its holder's text though the level lacks it (a Tiled
+                // property theirs added naming an object ours deleted, which goes with that
+                // deletion in ours' view) is named as a reference is, so that the level is
+                // not sound.
+                let mut listed = Vec::new();
+                o.props.children_written_whole(&mut listed);
+                let missing = listed.into_iter().filter(|id| !self.objects.contains_key(*id));
+                refs.extend(missing.map(|id| (PropPath::default(), Reference { target: id.clone(), role: RefRole::Other })));
                 GraphNode { id: o.id.clone(), parent: o.parent.clone(), refs, line: 0 }
             })
             .collect()
@@ -107,7 +138,7 @@ impl<'a> MergedLevel<'a> {
                 }
                 RValue::List { template, items: out }
             }
-            MValue::IfAlive { target, value, otherwise } => RValue::Exact(if alive.contains(target) { value } else { (*otherwise)? }),
+            MValue::IfAlive { target, value, otherwise } => RValue::Exact(if alive.contains(target) { (*value)? } else { (*otherwise)? }),
             MValue::IfSide { conflict, side, value } => {
                 if self.side_for(*conflict, pick) != *side {
                     return None;
@@ -208,10 +239,22 @@ impl<'a> MergedLevel<'a> {
         if !taken_whole.is_empty() {
             self.release_children_moved_away(&mut objects, &taken_whole, &declared, pick);
         }
+        if !chosen_away.is_empty() {
+            self.unlist_chosen_away(&mut objects, &chosen_away);
+        }
         if !self.moved_between_lists.is_empty() {
             self.list_moved_objects_once(&mut objects);
         }
         Resolved { objects, root: self.root.clone() }
+    }
+
+    /// An object base holds that lists, as a side wrote it, a child the view leaves out (a
+    /// Tiled property ours gave an object, naming one theirs deleted, in theirs' view, where
+    /// it goes with the deletion) no longer lists it. An object one side added keeps its
+    /// lists: the level then lacks what it lists, and the merge ties it to the child's fate.
+    fn unlist_chosen_away(&self, objects: &mut IndexMap<ObjectId, RObject<'a>, FxBuildHasher>, chosen_away: &FxHashSet<ObjectId>) {
+        let in_base = |holder: &ObjectId| self.index.get(holder).is_some_and(|&i| self.objects[i].sides.base.is_some());
+        self.unlist(objects, chosen_away.iter().map(|gone| (gone, None)), in_base);
     }
 
     /// An object a side moved from one list to another is written in the list of the parent
@@ -219,21 +262,33 @@ impl<'a> MergedLevel<'a> {
     /// sides moved it, each into its own list; or one side's move and the other's edit kept
     /// it in both).
     fn list_moved_objects_once(&self, objects: &mut IndexMap<ObjectId, RObject<'a>, FxBuildHasher>) {
-        let mut elsewhere: FxHashMap<ObjectId, Vec<ObjectId>> = FxHashMap::default();
-        for moved in &self.moved_between_lists {
-            let Some(&i) = self.index.get(moved) else { continue };
-            let placed = objects.get(moved).and_then(|o| o.parent.clone());
+        let placed: Vec<_> =
+            self.moved_between_lists.iter().map(|moved| (moved, objects.get(moved).and_then(|o| o.parent.clone()))).collect();
+        self.unlist(objects, placed.iter().map(|(moved, placed)| (*moved, placed.as_ref())), |_| true);
+    }
+
+    /// Each object given out of the lists of the parents any version gives it (those `holds`
+    /// accepts), but the one given with it (where the view places it).
+    fn unlist<'i>(
+        &self,
+        objects: &mut IndexMap<ObjectId, RObject<'a>, FxBuildHasher>,
+        unlisted: impl Iterator<Item = (&'i ObjectId, Option<&'i ObjectId>)>,
+        holds: impl Fn(&ObjectId) -> bool,
+    ) {
+        let mut by_holder: FxHashMap<ObjectId, Vec<ObjectId>> = FxHashMap::default();
+        for (id, kept_by) in unlisted {
+            let Some(&i) = self.index.get(id) else { continue };
             let s = &self.objects[i].sides;
-            for holder in [s.base, s.ours, s.theirs].into_iter().flatten().filter_map(|o| o.parent.clone()) {
-                if Some(&holder) != placed.as_ref() {
-                    let dropped = elsewhere.entry(holder).or_default();
-                    if !dropped.contains(moved) {
-                        dropped.push(moved.clone());
+            for holder in [s.base, s.ours, s.theirs].into_iter().flatten().filter_map(|o| o.parent.as_ref()) {
+                if Some(holder) != kept_by && holds(holder) {
+                    let dropped = by_holder.entry(holder.clone()).or_default();
+                    if !dropped.contains(id) {
+                        dropped.push(id.clone());
                     }
                 }
             }
         }
-        for (holder, dropped) in elsewhere {
+        for (holder, dropped) in by_holder {
             if let Some(o) = objects.get_mut(&holder) {
                 if let Some(props) = without_children(&o.props, &dropped) {
                     o.props = props;

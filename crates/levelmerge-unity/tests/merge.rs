@@ -1278,3 +1278,34 @@ fn a_transform_both_sides_moved_to_different_fathers_is_listed_only_by_its_sides
         }
     }
 }
+
+#[test]
+fn a_transform_moved_under_a_game_object_the_other_side_deleted_is_back_under_its_father_in_the_deleting_view() {
+    // Root › A, Root › Lamp. Ours moves the lamp under A and edits A; theirs deletes A. In
+    // theirs' view of the conflict on A, the lamp is under the root again and listed there: the
+    // root's m_Children entry ours took out with the move comes back (the lamp's m_Father went
+    // back alone before, and the view was refused).
+    let layout = |root: &[i64], a: &[i64], lamp_father: i64, a_x: &str| {
+        scene(&[
+            go(10, "Root", 11),
+            tr(11, 10, 0, root, "0"),
+            go(20, "A", 21),
+            tr(21, 20, 11, a, a_x),
+            go(40, "Lamp", 41),
+            tr(41, 40, lamp_father, &[], "3"),
+        ])
+    };
+    let base = layout(&[21, 41], &[], 11, "1");
+    let ours = layout(&[21], &[41], 21, "7");
+    let theirs = scene(&[go(10, "Root", 11), tr(11, 10, 0, &[41], "0"), go(40, "Lamp", 41), tr(41, 40, 11, &[], "3")]);
+    for (o, t) in [(&ours, &theirs), (&theirs, &ours)] {
+        let r = merge(&base, o, t);
+        assert_eq!(r.open_conflicts, 1, "{}", text(&r));
+        let regions = levelmerge_core::regions::conflict_regions(&r.text).expect("markers read back");
+        for (side, want) in [(Side::Ours, o), (Side::Theirs, t)] {
+            let view = levelmerge_core::regions::side_view(&r.text, &regions, side).expect("a side's view");
+            assert!(check_text(&UnityCodec, &view).is_empty(), "{side}'s view:\n{}", String::from_utf8_lossy(&view));
+            assert_eq!(String::from_utf8(view).unwrap(), **want);
+        }
+    }
+}

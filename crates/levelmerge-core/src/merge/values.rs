@@ -57,6 +57,9 @@ pub(super) struct Merger<'a> {
     pub(super) alive: FxHashSet<ObjectId>,
     /// Objects whose existence a whole-object conflict decides.
     pub(super) decided_by_conflict: FxHashSet<ObjectId>,
+    /// Objects every version holds that one side moved under one of those, with that side and
+    /// the new parent.
+    pub(super) moved_under_decided: FxHashMap<ObjectId, (Side, ObjectId)>,
 }
 
 /// The member `k` of a map's entries.
@@ -641,7 +644,7 @@ impl<'a> Merger<'a> {
         }
         if let Some(target) = sole_reference(changed).filter(|t| self.decided_by_conflict.contains(*t)) {
             if sole_reference(base) != Some(target) {
-                return Some(MValue::IfAlive { target: target.clone(), value: changed, otherwise: Some(base) });
+                return Some(MValue::IfAlive { target: target.clone(), value: Some(changed), otherwise: Some(base) });
             }
         }
         let member_by_member = map_entries(base).is_some() && map_entries(changed).is_some();
@@ -649,15 +652,16 @@ impl<'a> Merger<'a> {
     }
 
     /// Whether `base` and `changed` refer to different objects among those a whole-object
-    /// conflict decides.
+    /// conflict decides, or moved under them.
     fn changes_a_decided_reference(&self, base: &Value<'a>, changed: &Value<'a>) -> bool {
         if self.decided_by_conflict.is_empty() || !(base.has_references || changed.has_references) {
             return false;
         }
+        let decided = |t: &ObjectId| self.decided_by_conflict.contains(t) || self.moved_under_decided.contains_key(t);
         let targets = |v: &Value<'a>| {
             let mut refs = Vec::new();
             v.references(&mut PropPath::default(), &mut refs);
-            refs.into_iter().map(|(_, r)| r.target).filter(|t| self.decided_by_conflict.contains(t)).collect::<FxHashSet<_>>()
+            refs.into_iter().map(|(_, r)| r.target).filter(decided).collect::<FxHashSet<_>>()
         };
         targets(base) != targets(changed)
     }
@@ -666,8 +670,10 @@ impl<'a> Merger<'a> {
     /// and the other kept as it was, or that one side added, naming an object a whole-object
     /// conflict decides (a game object's entry for a component one side deleted and the other
     /// edited; a collider list's entry one side added for an object the other deleted): it
-    /// stands if the object does. A member under any other name is a setting, whose removal
-    /// stands.
+    /// stands if the object does. One that a side removed when it moved the object it names
+    /// under such an object (a transform ours put under a game object theirs deleted) is
+    /// back where that object goes, as the object's parent reference is. A member under any
+    /// other name is a setting, whose removal stands.
     fn stands_with_its_target(
         &self,
         key: Key<'a>,
@@ -678,19 +684,23 @@ impl<'a> Merger<'a> {
         if self.decided_by_conflict.is_empty() {
             return None;
         }
-        let kept = match (b, o, t) {
-            (Some(b), Some(o), None) | (Some(b), None, Some(o)) if o.same(b) => o,
-            (None, Some(added), None) | (None, None, Some(added)) => added,
+        let (kept, removed_by) = match (b, o, t) {
+            (Some(b), Some(o), None) if o.same(b) => (o, Some(Side::Theirs)),
+            (Some(b), None, Some(t)) if t.same(b) => (t, Some(Side::Ours)),
+            (None, Some(added), None) | (None, None, Some(added)) => (added, None),
             _ => return None,
         };
         let mut refs = Vec::new();
         kept.references(&mut PropPath::default(), &mut refs);
         let [(_, only)] = &refs[..] else { return None };
-        (only.target.as_str() == key && self.decided_by_conflict.contains(&only.target)).then(|| MValue::IfAlive {
-            target: only.target.clone(),
-            value: kept,
-            otherwise: None,
-        })
+        if only.target.as_str() != key {
+            return None;
+        }
+        if self.decided_by_conflict.contains(&only.target) {
+            return Some(MValue::IfAlive { target: only.target.clone(), value: Some(kept), otherwise: None });
+        }
+        let (mover, new_parent) = self.moved_under_decided.get(&only.target)?;
+        (removed_by == Some(*mover)).then(|| MValue::IfAlive { target: new_parent.clone(), value: None, otherwise: Some(kept) })
     }
 
     /// One side edited a run of items in place; the other edited the same items in place too and
