@@ -14,7 +14,8 @@
 //! Base and the other side (which must still have `P` where base has it, nothing at `Q`, and
 //! `Q`'s parent unless that parent is new) are then rewritten as though the move had been made there too: the `name` and `parent` of
 //! the moved subtree's nodes, and the `from`/`to` of connections and the `path` of `[editable]`
-//! below it. The merge then sees one node, edited by both. A move both sides made is made in
+//! below it; a moved subtree left before its new parent there goes after the parent's subtree.
+//! The merge then sees one node, edited by both. A move both sides made is made in
 //! base. Moves of the two sides that touch one another's subtrees, and a move of a node the
 //! other side deleted or moved elsewhere, are left alone: the node is then deleted where it was
 //! and added where it went, never lost. Deterministic.
@@ -347,7 +348,66 @@ fn rewrite(file: &GodotFile<'_>, moves: &[(&str, &str)]) -> Option<Vec<u8>> {
         }
     }
     edits.extend(path_edits);
-    (!edits.is_empty()).then(|| levelmerge_core::text::splice(file.src, edits).into_bytes())
+    if edits.is_empty() {
+        return None;
+    }
+    let mut text = levelmerge_core::text::splice(file.src, edits);
+    // Each relocation puts one subtree after its parent for good: at most one per move.
+    for _ in 0..moves.len() {
+        match parent_first(&text, moves.values()) {
+            Some(relocated) => text = relocated,
+            None => break,
+        }
+    }
+    Some(text.into_bytes())
+}
+
+/// `text` with the first moved node (of those now at `destinations`) that comes before its
+/// new parent put, with its subtree, after that parent's subtree; `None` when every one
+/// comes after. Godot reads a node's parent before it, and a move made in a version that
+/// placed the node elsewhere among its siblings (ours put it first; theirs moved it under the
+/// sibling after it) can leave it before its parent there.
+fn parent_first<'d>(text: &str, destinations: impl Iterator<Item = &'d &'d str>) -> Option<String> {
+    let file = parse(text.as_bytes()).ok()?;
+    let paths: Vec<Option<&str>> = file
+        .sections
+        .iter()
+        .zip(section_ids(&file))
+        .map(|(s, id)| id.as_ref().filter(|_| file.kind(s) == "node").and_then(|id| id.as_str().strip_prefix("node:")))
+        .collect();
+    let at = |path: &str| paths.iter().position(|p| *p == Some(path));
+    // The last section of the subtree whose top is at `top`, its sections following it.
+    let subtree_end = |top: usize| {
+        let under = |p: &str| paths[top].is_some_and(|t| p.len() > t.len() && p.starts_with(t) && p.as_bytes()[t.len()] == b'/');
+        top + paths[top + 1..].iter().take_while(|p| p.is_some_and(under)).count()
+    };
+    for destination in destinations {
+        let (Some(node), Some(parent)) = (at(destination), at(parent_of(destination))) else { continue };
+        if parent < node {
+            continue;
+        }
+        let (last, after) = (&file.sections[subtree_end(node)], &file.sections[subtree_end(parent)]);
+        let (start, end, insert) = (file.sections[node].span.0 as usize, last.gap.1 as usize, after.gap.1 as usize);
+        let mut out = String::with_capacity(text.len() + 2);
+        out.push_str(&text[..start]);
+        out.push_str(&text[end..insert]);
+        if after.gap.0 == after.gap.1 && insert == text.len() {
+            // The parent's subtree ends the file: the block's gap goes before it, and the file
+            // ends as it did.
+            let line_end = if file.crlf { "\r\n" } else { "\n" };
+            if !out.ends_with('\n') {
+                out.push_str(line_end);
+            }
+            out.push_str(&text[last.gap.0 as usize..end]);
+            let block = &text[start..last.gap.0 as usize];
+            out.push_str(if text.ends_with('\n') { block } else { block.trim_end_matches(['\r', '\n']) });
+        } else {
+            out.push_str(&text[start..end]);
+        }
+        out.push_str(&text[insert..]);
+        return Some(out);
+    }
+    None
 }
 
 /// A node path and each of its ancestors' paths (`a/b/c`, `a/b`, `a`).
@@ -508,6 +568,21 @@ mod tests {
         let renamed = text("[gd_scene format=3]\n\n[node name='R' type='Node']\n\n[node name='A2' type='Node' parent='.']\n\n[node name='B' type='Node' parent='.']\n");
         assert!(!kept(BASE, &renamed), "a node renamed");
         assert!(!kept(&renamed, BASE), "a node renamed, the other way");
+    }
+
+    #[test]
+    fn a_node_moved_under_a_later_sibling_is_put_after_that_siblings_subtree() {
+        let text = |s: &str| s.replace('\'', "\"");
+        // A first, moved under B, which ends the file: after B's child, the file still
+        // ending without a line end, the blank line between sections kept.
+        let moved = text("[gd_scene format=3]\n\n[node name='R' type='Node']\n\n[node name='A' type='Node' parent='B']\n\n[node name='A2' type='Node' parent='B/A']\n\n[node name='B' type='Node' parent='.']\n\n[node name='C' type='Node' parent='B']");
+        let expected = text("[gd_scene format=3]\n\n[node name='R' type='Node']\n\n[node name='B' type='Node' parent='.']\n\n[node name='C' type='Node' parent='B']\n\n[node name='A' type='Node' parent='B']\n\n[node name='A2' type='Node' parent='B/A']");
+        assert_eq!(parent_first(&moved, ["B/A"].iter()).as_deref(), Some(expected.as_str()));
+        assert_eq!(parent_first(&expected, ["B/A"].iter()), None, "already after its parent");
+        // Moved under a sibling followed by another section: put before that section.
+        let middle = format!("{moved}\n\n{}", text("[node name='D' type='Node' parent='.']\n"));
+        let relocated = parent_first(&middle, ["B/A"].iter()).unwrap();
+        assert_eq!(relocated, format!("{expected}\n\n{}", text("[node name='D' type='Node' parent='.']\n")));
     }
 
     #[test]

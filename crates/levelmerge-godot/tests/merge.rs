@@ -1082,6 +1082,29 @@ fn a_node_moved_under_one_the_other_side_renamed_follows_the_rename() {
 }
 
 #[test]
+fn a_node_one_side_moved_first_among_its_siblings_and_the_other_under_a_later_sibling_follows_its_new_parent() {
+    // Ours puts Timer first among Box's children and gives it a child; theirs moves it under
+    // Coin, which comes after it in ours. Made in ours, the move left Timer before Coin, a
+    // parent Godot must read first: the merge was refused and made by lines, a conflict.
+    let scene = |nodes: &[(&str, &str)]| {
+        let mut s =
+            "[gd_scene format=3]\n\n[node name=\"Main\" type=\"Node2D\"]\n\n[node name=\"Box\" type=\"Node2D\" parent=\".\"]\n".to_owned();
+        for (name, parent) in nodes {
+            s.push_str(&format!("\n[node name=\"{name}\" type=\"Node2D\" parent=\"{parent}\"]\n"));
+        }
+        s
+    };
+    let base = scene(&[("Coin", "Box"), ("Label", "Box"), ("Timer", "Box")]);
+    let ours = scene(&[("Timer", "Box"), ("Shape", "Box/Timer"), ("Coin", "Box"), ("Label", "Box")]);
+    let theirs = scene(&[("Coin", "Box"), ("Timer", "Box/Coin"), ("Label", "Box")]);
+    for (o, t) in [(&ours, &theirs), (&theirs, &ours)] {
+        let text = clean(&base, o, t);
+        assert_eq!(text, scene(&[("Coin", "Box"), ("Timer", "Box/Coin"), ("Shape", "Box/Coin/Timer"), ("Label", "Box")]));
+        assert!(levelmerge_core::check_text(&GodotCodec, text.as_bytes()).is_empty(), "{text}");
+    }
+}
+
+#[test]
 fn a_node_carrying_a_unique_id_is_followed_out_of_a_parent_its_side_deleted() {
     let base = "[gd_scene format=3]\n\n[node name=\"Main\" type=\"Control\" unique_id=1]\n\n[node name=\"Box\" type=\"HBoxContainer\" parent=\".\" unique_id=2]\n\n[node name=\"Search\" type=\"LineEdit\" parent=\"Box\" unique_id=3]\ntext = \"a\"\n";
     // Ours replaces the box by a toolbar and moves the search field into it.
