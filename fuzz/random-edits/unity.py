@@ -68,8 +68,10 @@ def subtree(s, t):
 def op(s, rng, tag, log):
     ts = s.transforms()
     kind = rng.choice(["add", "add", "delete", "edit", "edit", "rename", "reorder", "reparent", "component"])
+    if not ts:
+        kind = "add"  # an earlier edit deleted every object: only adding is left
     if kind == "add":
-        father = rng.choice(ts).fid if rng.random() < 0.8 else None
+        father = rng.choice(ts).fid if ts and rng.random() < 0.8 else None
         g, t = s.go(f"Added{tag}{s.counter}", father); s.counter += 1
         if not father: s.root_order.append(t)
         if rng.random() < 0.5: s.comp(g, "mono")
