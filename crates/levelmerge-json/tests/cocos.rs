@@ -769,3 +769,43 @@ fn a_prefab_node_one_side_moved_is_the_node_the_other_side_edited() {
         assert_eq!(serde_json::from_str::<Value>(&text).unwrap(), serde_json::from_str::<Value>(&want).unwrap(), "{text}");
     }
 }
+
+#[test]
+fn a_node_moved_out_of_a_subtree_the_same_side_deleted_is_not_listed_by_the_other_sides_copy() {
+    // Cocos Creator 3.x layout. Ours moves the button from the label up under Top, then
+    // deletes the group holding the label; theirs renames the label. In theirs' view of the
+    // conflict on the group, the label is as theirs wrote it but no longer lists the button,
+    // which stays where ours put it (it listed it, and the view was refused).
+    let base = r#"[
+  {"__type__": "cc.SceneAsset", "scene": {"__id__": 1}},
+  {"__type__": "cc.Scene", "_parent": null, "_children": [{"__id__": 2}], "_components": [], "_id": "scene"},
+  {"__type__": "cc.Node", "_name": "Top", "_parent": {"__id__": 1}, "_children": [{"__id__": 3}], "_components": [], "_id": "top"},
+  {"__type__": "cc.Node", "_name": "Group", "_parent": {"__id__": 2}, "_children": [{"__id__": 4}], "_components": [], "_id": "group"},
+  {"__type__": "cc.Node", "_name": "Label", "_parent": {"__id__": 3}, "_children": [{"__id__": 5}], "_components": [], "_id": "label"},
+  {"__type__": "cc.Node", "_name": "Button", "_parent": {"__id__": 4}, "_children": [], "_components": [], "_id": "button"}
+]
+"#;
+    let ours = r#"[
+  {"__type__": "cc.SceneAsset", "scene": {"__id__": 1}},
+  {"__type__": "cc.Scene", "_parent": null, "_children": [{"__id__": 2}], "_components": [], "_id": "scene"},
+  {"__type__": "cc.Node", "_name": "Top", "_parent": {"__id__": 1}, "_children": [{"__id__": 3}], "_components": [], "_id": "top"},
+  {"__type__": "cc.Node", "_name": "Button", "_parent": {"__id__": 2}, "_children": [], "_components": [], "_id": "button"}
+]
+"#;
+    let theirs = base.replace("\"_name\": \"Label\"", "\"_name\": \"Caption\"");
+    for (o, t, keeping) in [(ours, theirs.as_str(), levelmerge_core::Side::Theirs), (theirs.as_str(), ours, levelmerge_core::Side::Ours)] {
+        let merged = merge(base, o, t);
+        assert_eq!(merged.open_conflicts, 1, "{:?}", merged.conflicts);
+        let text = String::from_utf8(merged.text).unwrap();
+        let view = levelmerge_testutils::laws::side_view(&text, keeping);
+        assert!(levelmerge_core::check_text(&JsonCodec::default(), view.as_bytes()).is_empty(), "{view}");
+        let elements: Value = serde_json::from_str(&view).unwrap();
+        let elements = elements.as_array().unwrap();
+        let at = |id: &str| elements.iter().position(|e| e["_id"] == id).unwrap_or_else(|| panic!("{id} in {view}"));
+        assert_eq!(elements[at("button")]["_parent"]["__id__"].as_u64(), Some(at("top") as u64), "{view}");
+        assert_eq!(elements[at("label")]["_name"], "Caption");
+        assert_eq!(elements[at("label")]["_children"], serde_json::json!([]), "{view}");
+        let deleting = levelmerge_testutils::laws::side_view(&text, keeping.other());
+        assert_eq!(serde_json::from_str::<Value>(&deleting).unwrap(), serde_json::from_str::<Value>(ours).unwrap(), "{text}");
+    }
+}
