@@ -15,7 +15,6 @@
 //!   so that `merge(b, x, b) = x` and `merge(b, b, y) = y` hold byte for byte.
 
 mod values;
-pub(crate) use values::sole_reference;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 

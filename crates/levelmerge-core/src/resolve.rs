@@ -204,24 +204,6 @@ impl<'a> MergedLevel<'a> {
                 refs.into_iter().find(|(_, r)| r.role == RefRole::Parent).map(|(_, r)| r.target)
             })
             .collect();
-        // An entry taken whole that names its holder's child (a Cocos `_children` entry of a
-        // node kept as theirs wrote it), where the child hangs elsewhere in this view (ours
-        // moved it out before deleting an ancestor of the node), goes: the move stands.
-        for (at, o) in self.objects.iter().enumerate() {
-            if !is_taken_whole(o) || !alive.contains(&o.id) {
-                continue;
-            }
-            let side = view_side(o);
-            let Some(child) = o.sides.get(side).and_then(|v| crate::merge::sole_reference(&v.props)) else { continue };
-            let Some(&c) = self.index.get(child).filter(|_| alive.contains(child)) else { continue };
-            let holder = parents[at];
-            let listed_there = self.objects[c].sides.get(side).and_then(effective_parent);
-            let hangs_here = declared[c].as_ref().or(parents[c]);
-            if holder.is_some() && listed_there.as_ref() == holder && hangs_here != holder {
-                alive.remove(&o.id);
-                chosen_away.insert(o.id.clone());
-            }
-        }
         loop {
             let mut removed = false;
             for ((o, declared), parent) in self.objects.iter().zip(&declared).zip(parents.iter_mut()) {
