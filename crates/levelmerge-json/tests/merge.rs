@@ -923,7 +923,8 @@ fn tiled_an_object_property_naming_an_object_the_other_side_deleted_is_a_conflic
     let door = "        { \"id\":1, \"name\":\"door\", \"x\":0 }";
     let lever = "        { \"id\":2, \"name\":\"lever\", \"x\":5 }";
     let base = map(&format!("{door},\n{lever}"), 3);
-    let switch = "        { \"id\":3, \"name\":\"switch\", \"properties\":[{ \"name\":\"opens\", \"type\":\"object\", \"value\":1 }] }";
+    let opens_door = "\"properties\":[{ \"name\":\"opens\", \"type\":\"object\", \"value\":1 }]";
+    let switch = format!("        {{ \"id\":3, \"name\":\"switch\", {opens_door} }}");
     let ours = map(&format!("{door},\n{lever},\n{switch}"), 4);
     let theirs = map(lever, 3);
     let outcome = merged(&base, &ours, &theirs);
@@ -932,33 +933,27 @@ fn tiled_an_object_property_naming_an_object_the_other_side_deleted_is_a_conflic
     // Each side's view is a sound map: ours' keeps the door the switch opens; in theirs' the
     // switch ours added to open it goes with the door (it was written before, naming nothing,
     // and `resolve --take theirs` kept it).
-    let text = String::from_utf8(outcome.text).unwrap();
-    let view = |side| serde_json::from_str::<serde_json::Value>(&levelmerge_testutils::laws::side_view(&text, side)).unwrap();
+    let view = |outcome: &levelmerge_core::MergeOutcome, side| {
+        let text = String::from_utf8_lossy(&outcome.text);
+        serde_json::from_str::<serde_json::Value>(&levelmerge_testutils::laws::side_view(&text, side)).unwrap()
+    };
     let names = |map: &serde_json::Value| -> Vec<String> {
         map["layers"][0]["objects"].as_array().unwrap().iter().map(|o| o["name"].as_str().unwrap().to_owned()).collect()
     };
-    let (ours_view, theirs_view) = (view(levelmerge_core::Side::Ours), view(levelmerge_core::Side::Theirs));
+    let (ours_view, theirs_view) = (view(&outcome, levelmerge_core::Side::Ours), view(&outcome, levelmerge_core::Side::Theirs));
     assert_eq!(names(&ours_view), ["door", "lever", "switch"]);
     assert_eq!(ours_view["layers"][0]["objects"][2]["properties"][0]["value"], 1);
     assert_eq!(names(&theirs_view), ["lever"], "{theirs_view}");
     // Ours gives the lever, which base holds, a property naming the door: in theirs' view the
     // lever stays, without that property.
-    let pointed = map(
-        &format!(
-            "{door},\n{}",
-            lever.replace("\"x\":5", "\"x\":5, \"properties\":[{ \"name\":\"opens\", \"type\":\"object\", \"value\":1 }]")
-        ),
-        3,
-    );
+    let pointed = map(&format!("{door},\n{}", lever.replace("\"x\":5", &format!("\"x\":5, {opens_door}"))), 3);
     assert_ne!(pointed, base);
     let outcome = merged(&base, &pointed, &theirs);
     assert_eq!(outcome.open_conflicts, 1, "{}", String::from_utf8_lossy(&outcome.text));
-    let text = String::from_utf8(outcome.text).unwrap();
-    let view = |side| serde_json::from_str::<serde_json::Value>(&levelmerge_testutils::laws::side_view(&text, side)).unwrap();
-    let theirs_view = view(levelmerge_core::Side::Theirs);
+    let theirs_view = view(&outcome, levelmerge_core::Side::Theirs);
     assert_eq!(names(&theirs_view), ["lever"]);
     assert_eq!(theirs_view["layers"][0]["objects"][0]["properties"], serde_json::json!([]), "{theirs_view}");
-    assert_eq!(view(levelmerge_core::Side::Ours)["layers"][0]["objects"][1]["properties"][0]["value"], 1);
+    assert_eq!(view(&outcome, levelmerge_core::Side::Ours)["layers"][0]["objects"][1]["properties"][0]["value"], 1);
     // A property naming an object nobody deleted merges cleanly.
     let theirs = map(&format!("{door},\n{}", lever.replace("\"x\":5", "\"x\":6")), 3);
     assert_eq!(merge(&base, &ours, &theirs).1, 0);

@@ -1248,6 +1248,21 @@ fn the_references_of_a_second_document_under_one_file_id_are_checked() {
     assert_eq!(problems.len(), 1, "only the duplicate: {problems:#?}");
 }
 
+/// Merged as given and swapped, one conflict is left, and each side's view of it is a sound
+/// scene equal to that side's version.
+fn each_view_of_the_one_conflict_is_that_side(base: &str, ours: &str, theirs: &str) {
+    for (o, t) in [(ours, theirs), (theirs, ours)] {
+        let r = merge(base, o, t);
+        assert_eq!(r.open_conflicts, 1, "{}", text(&r));
+        let regions = levelmerge_core::regions::conflict_regions(&r.text).expect("markers read back");
+        for (side, want) in [(Side::Ours, o), (Side::Theirs, t)] {
+            let view = levelmerge_core::regions::side_view(&r.text, &regions, side).expect("a side's view");
+            assert!(check_text(&UnityCodec, &view).is_empty(), "{side}'s view:\n{}", String::from_utf8_lossy(&view));
+            assert_eq!(String::from_utf8(view).unwrap(), want);
+        }
+    }
+}
+
 #[test]
 fn a_transform_both_sides_moved_to_different_fathers_is_listed_only_by_its_sides_father_in_each_view() {
     // Ours moves the lamp under A, theirs under B: a conflict on its m_Father, and each father's
@@ -1267,16 +1282,7 @@ fn a_transform_both_sides_moved_to_different_fathers_is_listed_only_by_its_sides
     let base = layout(&[], &[], &[21, 31, 41], 11);
     let ours = layout(&[41], &[], &[21, 31], 21);
     let theirs = layout(&[], &[41], &[21, 31], 31);
-    for (o, t) in [(&ours, &theirs), (&theirs, &ours)] {
-        let r = merge(&base, o, t);
-        assert_eq!(r.open_conflicts, 1, "{}", text(&r));
-        let regions = levelmerge_core::regions::conflict_regions(&r.text).expect("markers read back");
-        for (side, want) in [(Side::Ours, o), (Side::Theirs, t)] {
-            let view = levelmerge_core::regions::side_view(&r.text, &regions, side).expect("a side's view");
-            assert!(check_text(&UnityCodec, &view).is_empty(), "{side}'s view:\n{}", String::from_utf8_lossy(&view));
-            assert_eq!(String::from_utf8(view).unwrap(), **want);
-        }
-    }
+    each_view_of_the_one_conflict_is_that_side(&base, &ours, &theirs);
 }
 
 #[test]
@@ -1298,14 +1304,5 @@ fn a_transform_moved_under_a_game_object_the_other_side_deleted_is_back_under_it
     let base = layout(&[21, 41], &[], 11, "1");
     let ours = layout(&[21], &[41], 21, "7");
     let theirs = scene(&[go(10, "Root", 11), tr(11, 10, 0, &[41], "0"), go(40, "Lamp", 41), tr(41, 40, 11, &[], "3")]);
-    for (o, t) in [(&ours, &theirs), (&theirs, &ours)] {
-        let r = merge(&base, o, t);
-        assert_eq!(r.open_conflicts, 1, "{}", text(&r));
-        let regions = levelmerge_core::regions::conflict_regions(&r.text).expect("markers read back");
-        for (side, want) in [(Side::Ours, o), (Side::Theirs, t)] {
-            let view = levelmerge_core::regions::side_view(&r.text, &regions, side).expect("a side's view");
-            assert!(check_text(&UnityCodec, &view).is_empty(), "{side}'s view:\n{}", String::from_utf8_lossy(&view));
-            assert_eq!(String::from_utf8(view).unwrap(), **want);
-        }
-    }
+    each_view_of_the_one_conflict_is_that_side(&base, &ours, &theirs);
 }
