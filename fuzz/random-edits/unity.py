@@ -1,8 +1,16 @@
 """Random Unity scenes (game objects, transforms, scripts, colliders) and editor-like edits
 for merge testing: `scenario(seed)` gives base, ours, theirs and the edits made."""
-import random, copy
+import collections
+import random
+import re
+
 import harness
+import scenecheck as sc
+
 HDR = "%YAML 1.1\n%TAG !u! tag:unity3d.com,2011:\n"
+# The settings every scene Unity saves begins with (so no edit leaves a scene without objects)
+SETTINGS = ("--- !u!29 &1\nOcclusionCullingSettings:\n  m_ObjectHideFlags: 0\n  serializedVersion: 2\n"
+            "--- !u!104 &2\nRenderSettings:\n  m_ObjectHideFlags: 0\n  serializedVersion: 9\n  m_Fog: 0\n")
 class Obj:
     def __init__(s, cls, cid, fid, fields): s.cls, s.cid, s.fid, s.f = cls, cid, fid, fields
 class Scene:
@@ -30,11 +38,12 @@ class Scene:
     def transforms(s): return [o for o in s.objs.values() if o.cls == "Transform"]
     def roots(s): return [o for o in s.transforms() if not o.f["father"]]
     def dumps(s):
-        out = [HDR]
+        out = [HDR, SETTINGS]
         # root order: roots sorted by their order of creation kept in s.root_order
         order = {t: i for i, t in enumerate(s.root_order)}
         for fid in sorted(s.objs):
             o = s.objs[fid]; f = o.f
+            if o.cls.startswith("Stripped"): continue  # written by unity_instances
             out.append(f"--- !u!{o.cid} &{fid}\n{o.cls}:\n  m_ObjectHideFlags: 0\n")
             if o.cls == "GameObject":
                 out.append("  serializedVersion: 6\n  m_Component:\n" + "".join(f"  - component: {{fileID: {c}}}\n" for c in f["components"]))
@@ -48,7 +57,7 @@ class Scene:
                 out.append(f"  m_Father: {{fileID: {father}}}\n  m_RootOrder: {ro}\n  m_LocalEulerAnglesHint: {{x: 0, y: 0, z: 0}}\n")
             elif o.cls == "MonoBehaviour":
                 out.append(f"  m_GameObject: {{fileID: {f['go']}}}\n  m_Enabled: 1\n  m_Script: {{fileID: 11500000, guid: 5f2a9b7c3d4e4f6a8b9c0d1e2f3a4b5c, type: 3}}\n  m_Name: \n  target: {{fileID: {f['target']}}}\n  speed: {f['speed']}\n")
-            else:
+            elif o.cls == "BoxCollider":
                 out.append(f"  m_GameObject: {{fileID: {f['go']}}}\n  m_Material: {{fileID: 0}}\n  m_IsTrigger: 0\n  m_Enabled: 1\n  serializedVersion: 2\n  m_Size: {{x: {f['size']}, y: 1, z: 1}}\n  m_Center: {{x: 0, y: 0, z: 0}}\n")
         return "".join(out)
 def build(rng, size):
@@ -108,3 +117,21 @@ def op(s, rng, tag, log):
 def scenario(seed):
     rng = random.Random(seed)
     return harness.two_sides(seed, rng, build(rng, rng.randint(3, 25)), op)
+
+
+# What the runners check in a merged scene
+def problems(text, inputs):
+    """What scenecheck finds in a result that no input had, and parent cycles."""
+    p = set(sc.validate_unity(text.encode())) - set().union(*[set(sc.validate_unity(i.encode())) for i in inputs])
+    # parent cycles
+    father = {int(m.group(1)): int(m.group(2)) for m in re.finditer(r"--- !u!4 &(\d+)\n(?:.*\n)*?  m_Father: \{fileID: (\d+)\}", text)}
+    for t in father:
+        seen, at = set(), t
+        while at and at not in seen: seen.add(at); at = father.get(at, 0)
+        if at: p.add("cycle"); break
+    return sorted(p)
+def names(text):
+    return collections.Counter(re.findall(r"m_Name: (\S+)", text))
+def added(text):
+    return {n for n in names(text) if n.startswith("Added")}
+

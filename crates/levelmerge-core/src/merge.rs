@@ -232,7 +232,7 @@ fn children_of(level: &Level<'_>) -> FxHashMap<ObjectId, Vec<ObjectId>> {
 
 /// The objects every version holds that one side moved under an object a whole-object
 /// conflict decides, each with that side and its new parent (`children`: each version's
-/// children by parent, base's first).
+/// children by parent, base's first), and what lists name them by ([`Level::listed_as`]).
 fn moved_under_decided(
     children: &[FxHashMap<ObjectId, Vec<ObjectId>>; 3],
     decided: &FxHashSet<ObjectId>,
@@ -246,6 +246,10 @@ fn moved_under_decided(
                 let elsewhere = |i: usize| parent_in(i).is_some_and(|p| p.as_ref() != Some(target));
                 if elsewhere(0) && elsewhere(3 - at) {
                     moved.insert(kid.clone(), (side, target.clone()));
+                    // The old parent's list names it by another object: that entry too.
+                    if let Some(listed) = levels[at].listed_as.get(kid) {
+                        moved.insert(listed.clone(), (side, target.clone()));
+                    }
                 }
             }
         }
@@ -277,12 +281,14 @@ struct ConflictingMove {
     side: Side,
     moved: ObjectId,
     parent: ObjectId,
+    /// What the parent's list names for the moved object ([`Level::listed_as`]).
+    listed: ObjectId,
 }
 
 impl ConflictingMove {
     /// Whether a keyed member (`key: value`) is a list's entry for the moved object.
     fn is_listed_by(&self, key: &str, value: &Value<'_>) -> bool {
-        key == self.moved.as_str() && values::sole_reference(value) == Some(&self.moved)
+        key == self.listed.as_str() && values::sole_reference(value) == Some(&self.listed)
     }
 }
 
@@ -302,7 +308,8 @@ fn conflicting_moves(conflicts: &[Conflict<'_>], [base, ours, theirs]: [&Level<'
             }
             // Only the conflict on where the object hangs.
             if refs.iter().any(|(_, r)| r.target == parent) {
-                moves.push(ConflictingMove { conflict: at, side, moved: moved.clone(), parent });
+                let listed = level.listed_as.get(moved).unwrap_or(moved).clone();
+                moves.push(ConflictingMove { conflict: at, side, moved: moved.clone(), parent, listed });
             }
         }
     }

@@ -9,7 +9,7 @@ use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
 use indexmap::IndexMap;
-use rustc_hash::{FxBuildHasher, FxHasher};
+use rustc_hash::{FxBuildHasher, FxHashMap, FxHasher};
 
 use crate::coherence::Problem;
 use crate::side::Side;
@@ -332,6 +332,10 @@ pub struct Level<'a> {
     /// may move from one such list to another (a Tiled object to another layer): no property
     /// says where such an object hangs (set by the codec).
     pub placed_by_lists: bool,
+    /// Objects their parents' child lists name by another object: a Unity prefab instance
+    /// hangs under its `m_TransformParent`, whose `m_Children` lists the instance's stripped
+    /// transform (set by the codec).
+    pub listed_as: FxHashMap<ObjectId, ObjectId>,
 }
 
 /// A level read for checking, with the objects its reading refused (a second object under an
@@ -360,7 +364,14 @@ impl<'a> Lowered<'a> {
 
 impl<'a> Level<'a> {
     pub fn new() -> Self {
-        Level { objects: IndexMap::default(), root: None, parent_refs: false, references: false, placed_by_lists: false }
+        Level {
+            objects: IndexMap::default(),
+            root: None,
+            parent_refs: false,
+            references: false,
+            placed_by_lists: false,
+            listed_as: FxHashMap::default(),
+        }
     }
 
     pub fn get(&self, id: &ObjectId) -> Option<&Object<'a>> {

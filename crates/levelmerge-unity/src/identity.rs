@@ -3,7 +3,7 @@
 //!
 //! * `m_Modifications`: an override is identified by its `target` object and `propertyPath`;
 //! * `m_RemovedComponents`, `m_RemovedGameObjects`: a set of references into the source prefab;
-//! * `m_AddedGameObjects`, `m_AddedComponents`: identified by the local `addedObject`.
+//! * `m_AddedGameObjects`, `m_AddedComponents`: identified by the local `addedObject`'s fileID.
 //!
 //! A tilemap's cells (`m_Tiles`, `m_AnimatedTiles`) are keyed by their place (`first`), and
 //! the objects a script holds by reference (`[SerializeReference]`: `references.RefIds`) by
@@ -65,7 +65,15 @@ fn item_key(file: &UnityFile<'_>, list_key: &str, item: u32) -> Option<String> {
             let target = reference_key(file, file.get(item, "target")?)?;
             Some(format!("{target}|{}", unquoted(file.text(file.nodes[path as usize].span))))
         }
-        "m_AddedGameObjects" | "m_AddedComponents" => reference_key(file, file.get(item, "addedObject")?),
+        // The object added, a local one: keyed by its bare fileID, as a list naming local
+        // objects is, so that the entry stands or goes with the object it names.
+        "m_AddedGameObjects" | "m_AddedComponents" => {
+            let mut key = reference_key(file, file.get(item, "addedObject")?)?;
+            if key.ends_with(':') {
+                key.pop();
+            }
+            Some(key)
+        }
         // A tilemap's cells, by their place (`first: {x: 0, y: 0, z: 0}`).
         "m_Tiles" | "m_AnimatedTiles" => {
             let place = file.text(file.nodes[file.get(item, "first")? as usize].span);

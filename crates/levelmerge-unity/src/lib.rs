@@ -262,6 +262,13 @@ fn listed(obj: &Object<'_>, member: &str) -> Option<Vec<ObjectId>> {
     })
 }
 
+/// The transform a prefab instance hangs under: its `m_TransformParent` (a field of its
+/// `m_Modification`, or of the document read opaquely).
+fn instance_parent(obj: &Object<'_>) -> Option<ObjectId> {
+    let f = fields(obj)?;
+    f.get("m_Modification").and_then(|m| m.get("m_TransformParent")).or_else(|| f.get("m_TransformParent")).and_then(target)
+}
+
 /// The children a transform lists, or `None` when it lists none (a stripped placeholder).
 fn children(obj: &Object<'_>) -> Option<Vec<ObjectId>> {
     listed(obj, "m_Children")
@@ -322,13 +329,15 @@ fn component_problems(level: &Level<'_>, problems: &mut Vec<Problem>) {
     }
 }
 
-/// `m_Father` and `m_Children` must agree, no child may be listed twice, and `m_GameObject`
-/// and `m_Component` must agree.
+/// `m_Father` and `m_Children` must agree (a prefab instance's `m_TransformParent` and the
+/// `m_Children` listing its stripped transform too), no child may be listed twice, and
+/// `m_GameObject` and `m_Component` must agree.
 pub fn hierarchy_problems(level: &Level<'_>) -> Vec<Problem> {
     let mut problems = Vec::new();
     component_problems(level, &mut problems);
     let is_transform = |o: &Object<'_>| o.kind == "Transform" || o.kind == "RectTransform";
     let mut fathers = ListedSets::new(level, "m_Children");
+    let instance_of: FxHashMap<&ObjectId, &ObjectId> = level.listed_as.iter().map(|(instance, stripped)| (stripped, instance)).collect();
     for obj in level.objects.values().filter(|o| is_transform(o)) {
         let line = obj.line as usize;
         if let Some(father) = fields(obj).and_then(|f| f.get("m_Father")).and_then(target) {
@@ -346,6 +355,16 @@ pub fn hierarchy_problems(level: &Level<'_>) -> Vec<Problem> {
             if !seen.insert(kid) {
                 problems.push(Problem::Inconsistent { object: obj.id.clone(), message: format!("lists child {kid} twice"), line });
             }
+            if let Some(instance) = instance_of.get(kid) {
+                if level.get(instance).and_then(instance_parent).as_ref() != Some(&obj.id) {
+                    problems.push(Problem::Inconsistent {
+                        object: obj.id.clone(),
+                        message: format!("lists child {kid}, whose prefab instance {instance} hangs under another object"),
+                        line,
+                    });
+                }
+                continue;
+            }
             let Some(child) = level.get(kid) else { continue };
             let Some(child_fields) = fields(child) else { continue };
             if child_fields.get("m_Father").is_some() && child_fields.get("m_Father").and_then(target).as_ref() != Some(&obj.id) {
@@ -355,6 +374,19 @@ pub fn hierarchy_problems(level: &Level<'_>) -> Vec<Problem> {
                     line,
                 });
             }
+        }
+    }
+    // A prefab instance hangs under its `m_TransformParent`, which lists the instance's
+    // stripped transform among its children.
+    for (instance, stripped) in &level.listed_as {
+        let Some(obj) = level.get(instance) else { continue };
+        let Some(parent) = instance_parent(obj) else { continue };
+        if fathers.lists(&parent, stripped, |_| true) == Some(false) {
+            problems.push(Problem::Inconsistent {
+                object: instance.clone(),
+                message: format!("m_TransformParent is {parent}, which does not list its transform {stripped} in m_Children"),
+                line: obj.line as usize,
+            });
         }
     }
     problems

@@ -2,13 +2,16 @@
 //!
 //! * `{fileID: N}` (no guid) is a reference to document N; with a guid it points into another
 //!   asset and is an opaque value.
-//! * A Transform's `m_Father`, and any other component's `m_GameObject`, is its parent.
+//! * A Transform's `m_Father`, a PrefabInstance's `m_TransformParent`, and any other
+//!   component's `m_GameObject`, is its parent; the parent's `m_Children` lists an instance
+//!   by its stripped transform ([`Level::listed_as`]).
 //! * Sequences whose items each name one local object (`m_Component`, `m_Children`,
 //!   `m_Roots`, …) are lists with identity: merged by the fileID they name; so are prefab
 //!   override lists, by the identity [`identity`] gives their items.
 
-use levelmerge_core::model::{Level, Lowered, Object, ObjectId, Origin, RefRole, Reference, Value};
+use levelmerge_core::model::{Level, Lowered, Object, ObjectId, Origin, RefRole, Reference, Value, ValueKind};
 use levelmerge_core::{Problem, Side};
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::identity;
 use crate::parse::{listed_links, UnityDoc, UnityFile, YKind};
@@ -16,11 +19,13 @@ use crate::scalar;
 
 pub const TRANSFORMS: [&str; 2] = ["Transform", "RectTransform"];
 
-/// The field that holds an object's parent: a transform's `m_Father`, any other component's
-/// `m_GameObject`; a GameObject has none.
+/// The field that holds an object's parent: a transform's `m_Father`, a prefab instance's
+/// `m_TransformParent`, any other component's `m_GameObject`; a GameObject has none.
 fn parent_key(class: &str) -> Option<&'static str> {
     if TRANSFORMS.contains(&class) {
         Some("m_Father")
+    } else if class == "PrefabInstance" {
+        Some("m_TransformParent")
     } else if class != "GameObject" {
         Some("m_GameObject")
     } else {
@@ -169,8 +174,10 @@ impl<'d> Lowerer<'d> {
         } else {
             // Not parsed (see `UnityDoc::same_everywhere`): the links are read off their lines.
             let single = link_key.map(|key| (key, RefRole::Parent)).into_iter().chain(owner.map(|key| (key, RefRole::Other)));
+            // A prefab instance's parent link is a field of its `m_Modification`.
+            let indent = if class == "PrefabInstance" { "    " } else { "  " };
             for (key, role) in single {
-                if let Some(value) = field_line(raw, key).and_then(|text| self.line_reference(text, role)) {
+                if let Some(value) = field_line_at(raw, key, indent).and_then(|text| self.line_reference(text, role)) {
                     fields.push((key, value));
                 }
             }
@@ -201,13 +208,20 @@ impl<'d> Lowerer<'d> {
 
 /// The value text of a document's top-level field `key` (a line `  key: value`).
 pub fn field_line<'t>(doc: &'t str, key: &str) -> Option<&'t str> {
-    // Found with memmem: this runs for every unparsed document of a large scene.
-    let needle = format!("\n  {key}: ");
-    let start = if doc.starts_with(&needle[1..]) {
-        needle.len() - 1
-    } else {
-        memchr::memmem::find(doc.as_bytes(), needle.as_bytes())? + needle.len()
-    };
+    field_line_at(doc, key, "  ")
+}
+
+/// The value text of the first field `key` at `indent` (a line `{indent}key: value`).
+fn field_line_at<'t>(doc: &'t str, key: &str, indent: &str) -> Option<&'t str> {
+    // Found with memmem, and the line around each match compared, with nothing allocated: this
+    // runs for every unparsed document of a large scene.
+    let bytes = doc.as_bytes();
+    let start = memchr::memmem::find_iter(bytes, key.as_bytes()).find_map(|at| {
+        let line_start = at.checked_sub(indent.len())?;
+        let at_line_start = line_start == 0 || bytes[line_start - 1] == b'\n';
+        let after = at + key.len();
+        (at_line_start && &bytes[line_start..at] == indent.as_bytes() && bytes[after..].starts_with(b": ")).then_some(after + 2)
+    })?;
     let rest = &doc[start..];
     Some(rest[..memchr::memchr(b'\n', rest.as_bytes()).unwrap_or(rest.len())].trim_end())
 }
@@ -224,6 +238,7 @@ pub fn lower_keeping_first<'d>(file: &'d UnityFile<'d>, side: Side) -> Lowered<'
     let mut l = Lowerer { file, side, level: Level::new() };
     let mut problems = Vec::new();
     let mut refused_objects = Vec::new();
+    let mut stripped_transforms: FxHashMap<ObjectId, Vec<ObjectId>> = FxHashMap::default();
     for doc in &file.docs {
         let id = ObjectId::new(doc.file_id.to_string());
         let first_line = l.level.objects.get(&id).map(|first| first.line as usize);
@@ -237,6 +252,11 @@ pub fn lower_keeping_first<'d>(file: &'d UnityFile<'d>, side: Side) -> Lowered<'
         // A document is the same only when all its bytes are (its `---` line, trailing blank
         // lines and a missing final newline included).
         props.raw = file.text(doc.span);
+        if doc.stripped && TRANSFORMS.contains(&class) {
+            if let Some(instance) = field_line(props.raw, "m_PrefabInstance").and_then(crate::outline::local_id) {
+                stripped_transforms.entry(instance).or_default().push(id.clone());
+            }
+        }
         let object = Object { id: id.clone(), kind, parent: None, props, line: doc.line };
         match first_line {
             Some(first_line) => {
@@ -248,7 +268,40 @@ pub fn lower_keeping_first<'d>(file: &'d UnityFile<'d>, side: Side) -> Lowered<'
             }
         }
     }
+    l.level.listed_as = instances_listed_as(&l.level, stripped_transforms);
     Lowered { level: l.level, refused: problems, refused_objects }
+}
+
+/// The stripped transform that stands for each prefab instance in its parent's `m_Children`
+/// ([`Level::listed_as`]): its only one, or, of several (the prefab's inner transforms that
+/// objects were added under), the one a transform lists.
+fn instances_listed_as(level: &Level<'_>, stripped: FxHashMap<ObjectId, Vec<ObjectId>>) -> FxHashMap<ObjectId, ObjectId> {
+    let several = stripped.values().any(|s| s.len() > 1);
+    let listed: FxHashSet<&str> = if several {
+        level
+            .objects
+            .values()
+            .filter(|o| TRANSFORMS.contains(&o.kind.as_str()))
+            .filter_map(|o| o.props.get(&o.kind)?.get("m_Children"))
+            .flat_map(|children| match &children.kind {
+                ValueKind::Map(entries) => entries.iter().map(|(k, _)| *k).collect(),
+                _ => Vec::new(),
+            })
+            .collect()
+    } else {
+        FxHashSet::default()
+    };
+    stripped
+        .into_iter()
+        .filter_map(|(instance, transforms)| match &transforms[..] {
+            [only] => Some((instance, only.clone())),
+            _ => {
+                let mut named = transforms.into_iter().filter(|t| listed.contains(t.as_str()));
+                let first = named.next();
+                (named.next().is_none()).then_some(first).flatten().map(|t| (instance, t))
+            }
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -100,7 +100,7 @@ fn reference(obj: &Object<'_>, key: &str) -> Option<ObjectId> {
 }
 
 /// The local object `{fileID: N}` names (an external one, with a guid, names another file's).
-fn local_id(text: &str) -> Option<ObjectId> {
+pub(crate) fn local_id(text: &str) -> Option<ObjectId> {
     let id = text.strip_prefix("{fileID: ")?.split(['}', ',']).next()?.trim().parse::<i64>().ok().filter(|&id| id != 0)?;
     (!text.contains("guid:")).then(|| ObjectId::new(id.to_string()))
 }

@@ -74,8 +74,10 @@ type Pair = (Vec<i64>, Vec<i64>);
 const IDENTITY: [&str; 3] = ["  m_Script:", "  m_Name:", "  m_SourcePrefab:"];
 
 /// Fields naming what an object belongs to: a re-created object still belongs to the same
-/// (or the re-created) owner; one that moved elsewhere is another object.
-const OWNERS: [&str; 2] = ["  m_GameObject: ", "  m_Father: "];
+/// (or the re-created) owner; one that moved elsewhere is another object. A prefab instance
+/// belongs to its parent transform, its stripped objects to the instance (an instance deleted
+/// and another of the same prefab made elsewhere are two objects).
+const OWNERS: [&str; 4] = ["  m_GameObject: ", "  m_Father: ", "    m_TransformParent: ", "  m_PrefabInstance: "];
 
 /// The owners an object's text names, by field.
 fn owners(text: &str) -> Vec<(usize, i64)> {

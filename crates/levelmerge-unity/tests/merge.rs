@@ -1306,3 +1306,124 @@ fn a_transform_moved_under_a_game_object_the_other_side_deleted_is_back_under_it
     let theirs = scene(&[go(10, "Root", 11), tr(11, 10, 0, &[41], "0"), go(40, "Lamp", 41), tr(41, 40, 11, &[], "3")]);
     each_view_of_the_one_conflict_is_that_side(&base, &ours, &theirs);
 }
+
+/// A prefab instance `id` named `name` under `parent`, its stripped transform `stripped`, with
+/// the objects `added` under it (listed in `m_AddedGameObjects`).
+fn instance(id: i64, stripped: i64, parent: i64, name: &str, added: &[i64]) -> String {
+    let added: String = added
+        .iter()
+        .map(|a| format!("\n    - targetCorrespondingSourceObject: {{fileID: 5001, guid: abc, type: 3}}\n      insertIndex: -1\n      addedObject: {{fileID: {a}}}"))
+        .collect();
+    let added = if added.is_empty() { " []".to_owned() } else { added };
+    format!(
+        "--- !u!1001 &{id}\nPrefabInstance:\n  m_ObjectHideFlags: 0\n  serializedVersion: 2\n  m_Modification:\n    m_TransformParent: {{fileID: {parent}}}\n    m_Modifications:\n    - target: {{fileID: 5000, guid: abc, type: 3}}\n      propertyPath: m_Name\n      value: {name}\n      objectReference: {{fileID: 0}}\n    m_RemovedComponents: []\n    m_AddedGameObjects:{added}\n  m_SourcePrefab: {{fileID: 100100000, guid: abc, type: 3}}\n--- !u!4 &{stripped} stripped\nTransform:\n  m_CorrespondingSourceObject: {{fileID: 5001, guid: abc, type: 3}}\n  m_PrefabInstance: {{fileID: {id}}}\n  m_PrefabAsset: {{fileID: 0}}\n"
+    )
+}
+
+#[test]
+fn a_prefab_instance_both_sides_moved_to_different_fathers_is_listed_only_by_its_sides_father_in_each_view() {
+    // Ours moves the placed lamp under A, theirs under B: a conflict on its m_TransformParent.
+    // The fathers list the instance by its stripped transform; each entry stands with its side
+    // (both stood before, and a view listed the lamp under two fathers).
+    let layout = |a: &[i64], b: &[i64], root: &[i64], parent: i64| {
+        scene(&[
+            go(10, "Root", 11),
+            tr(11, 10, 0, root, "0"),
+            go(20, "A", 21),
+            tr(21, 20, 11, a, "1"),
+            go(30, "B", 31),
+            tr(31, 30, 11, b, "2"),
+            instance(100, 101, parent, "Lamp", &[]),
+        ])
+    };
+    let base = layout(&[], &[], &[21, 31, 101], 11);
+    let ours = layout(&[101], &[], &[21, 31], 21);
+    let theirs = layout(&[], &[101], &[21, 31], 31);
+    each_view_of_the_one_conflict_is_that_side(&base, &ours, &theirs);
+}
+
+#[test]
+fn a_prefab_instance_moved_under_a_game_object_the_other_side_deleted_is_back_under_its_father_in_the_deleting_view() {
+    // Ours moves the placed lamp under A and edits A; theirs deletes A. In theirs' view the lamp
+    // is under the root again and listed there by its stripped transform (the entry ours took
+    // out with the move stayed out before, and the view was refused).
+    let layout = |root: &[i64], a: &[i64], parent: i64, a_x: &str| {
+        scene(&[
+            go(10, "Root", 11),
+            tr(11, 10, 0, root, "0"),
+            go(20, "A", 21),
+            tr(21, 20, 11, a, a_x),
+            instance(100, 101, parent, "Lamp", &[]),
+        ])
+    };
+    let base = layout(&[21, 101], &[], 11, "1");
+    let ours = layout(&[21], &[101], 21, "7");
+    let theirs = scene(&[go(10, "Root", 11), tr(11, 10, 0, &[101], "0"), instance(100, 101, 11, "Lamp", &[])]);
+    each_view_of_the_one_conflict_is_that_side(&base, &ours, &theirs);
+}
+
+#[test]
+fn an_object_added_under_a_prefab_instance_that_one_side_deleted_and_the_other_edited_is_listed_by_the_instance_in_the_editing_view() {
+    // The bulb hangs under the placed lamp, listed in its m_AddedGameObjects. Ours deletes the
+    // bulb, theirs moves it: theirs' view keeps the bulb and the instance's entry for it (keyed
+    // by `fileID:`, the entry was not seen to name the bulb, and stayed deleted).
+    let with_bulb = |x: &str| {
+        scene(&[
+            go(10, "Root", 11),
+            tr(11, 10, 0, &[101], "0"),
+            instance(100, 101, 11, "Lamp", &[21]),
+            go(20, "Bulb", 21),
+            tr(21, 20, 101, &[], x),
+        ])
+    };
+    let base = with_bulb("0");
+    let ours = scene(&[go(10, "Root", 11), tr(11, 10, 0, &[101], "0"), instance(100, 101, 11, "Lamp", &[])]);
+    each_view_of_the_one_conflict_is_that_side(&base, &ours, &with_bulb("4"));
+}
+
+#[test]
+fn a_prefab_instance_deleted_and_another_of_its_prefab_placed_elsewhere_are_two_objects() {
+    // Ours deletes the lamp under A and places the same prefab under B, named otherwise; theirs
+    // renames the lamp. The new instance was taken for the old one re-created (its text is
+    // mostly alike), and theirs' rename followed it under B: a conflict now.
+    let layout = |a: &[i64], b: &[i64], placed: &[String]| {
+        let mut parts = vec![
+            go(10, "Root", 11),
+            tr(11, 10, 0, &[21, 31], "0"),
+            go(20, "A", 21),
+            tr(21, 20, 11, a, "1"),
+            go(30, "B", 31),
+            tr(31, 30, 11, b, "2"),
+        ];
+        parts.extend_from_slice(placed);
+        scene(&parts)
+    };
+    let base = layout(&[101], &[], &[instance(100, 101, 21, "Lamp", &[])]);
+    let ours = layout(&[], &[201], &[instance(200, 201, 31, "Spotlight", &[])]);
+    let theirs = layout(&[101], &[], &[instance(100, 101, 21, "Lantern", &[])]);
+    let r = merge(&base, &ours, &theirs);
+    assert!(r.notes.iter().all(|n| !n.contains("re-created")), "{:?}", r.notes);
+    assert_eq!(r.open_conflicts, 1, "{}", text(&r));
+    assert_eq!(r.conflicts[0].object, "100");
+}
+
+#[test]
+fn a_prefab_instance_its_parent_does_not_list_is_reported() {
+    // The placed lamp hangs under the root by its m_TransformParent; the root must list its
+    // stripped transform, and no other transform may.
+    let unlisted = scene(&[go(10, "Root", 11), tr(11, 10, 0, &[], "0"), instance(100, 101, 11, "Lamp", &[])]);
+    let problems: Vec<String> = check_text(&UnityCodec, unlisted.as_bytes()).iter().map(|p| p.to_string()).collect();
+    assert!(problems.iter().any(|p| p.contains("m_TransformParent is 11, which does not list its transform 101")), "{problems:#?}");
+    let elsewhere = scene(&[
+        go(10, "Root", 11),
+        tr(11, 10, 0, &[21, 101], "0"),
+        go(20, "A", 21),
+        tr(21, 20, 11, &[101], "1"),
+        instance(100, 101, 11, "Lamp", &[]),
+    ]);
+    let problems: Vec<String> = check_text(&UnityCodec, elsewhere.as_bytes()).iter().map(|p| p.to_string()).collect();
+    assert_eq!(problems.len(), 1, "{problems:#?}");
+    assert!(problems[0].contains("lists child 101, whose prefab instance 100 hangs under another object"), "{problems:#?}");
+    let sound = scene(&[go(10, "Root", 11), tr(11, 10, 0, &[101], "0"), instance(100, 101, 11, "Lamp", &[])]);
+    assert!(check_text(&UnityCodec, sound.as_bytes()).is_empty());
+}
