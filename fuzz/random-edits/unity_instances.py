@@ -1,6 +1,7 @@
 """Random Unity scenes holding prefab instances, and editor-like edits of them for merge
 testing: besides `unity`'s edits, instantiate a prefab, override or revert one of its
-properties, remove one of its components, add a child or a component to it, delete it.
+properties (or point one at a scene object), remove one of its components, add a child or a
+component to it, move or delete it.
 `scenario(seed)` gives base, ours, theirs and the edits made."""
 import collections
 import random
@@ -67,6 +68,13 @@ class Scene(unity.Scene):
                     del s.objs[x]
                 del s.instances[i]
 
+    def unset_references(s):
+        """Overrides naming an object that is gone name nothing, as Unity writes them."""
+        for inst in s.instances.values():
+            for k, v in inst["mods"].items():
+                if v.startswith("&") and int(v[1:]) not in s.objs:
+                    inst["mods"][k] = "&0"
+
     def father_of(s, t):
         return s.objs[t].f["father"] or 0
 
@@ -91,7 +99,10 @@ class Scene(unity.Scene):
             mods = dict(inst["mods"])
             mods[(SOURCE_TRANSFORM, "m_RootOrder")] = str(order)
             for (target, path), value in sorted(mods.items()):
-                out.append(f"    - target: {source(target, guid)}\n      propertyPath: {path}\n      value: {value}\n      objectReference: {{fileID: 0}}\n")
+                # an override naming a scene object: its value empty, the object referenced
+                ref = value[1:] if value.startswith("&") else "0"
+                value = "" if value.startswith("&") else value
+                out.append(f"    - target: {source(target, guid)}\n      propertyPath: {path}\n      value: {value}\n      objectReference: {{fileID: {ref}}}\n")
             out.append("    m_RemovedComponents:" + (" []\n" if not inst["removed"] else "\n" + "".join(f"    - {source(c, guid)}\n" for c in inst["removed"])))
             out.append("    m_RemovedGameObjects: []\n")
             out.append("    m_AddedGameObjects:" + (" []\n" if not t.f["children"] else "\n" + "".join(
@@ -127,12 +138,13 @@ def build(rng, size):
 
 def op(s, rng, tag, log):
     kind = rng.choice(["scene", "scene", "instantiate", "override", "override", "revert", "remove_component",
-                       "add_child", "add_component", "delete_instance", "move_instance"])
+                       "add_child", "add_component", "delete_instance", "move_instance", "override_reference"])
     if not s.instances and kind not in ("scene", "instantiate"):
         kind = "instantiate"
     if kind == "scene":
         unity.op(s, rng, tag, log)
         s.prune_instances()
+        s.unset_references()
         return
     if kind == "instantiate":
         ts = s.transforms()
@@ -145,6 +157,10 @@ def op(s, rng, tag, log):
         t = inst["transform"]
         if kind == "override":
             inst["mods"][rng.choice(OVERRIDABLE)] = str(rng.randint(-99, 99))
+        elif kind == "override_reference":
+            game_objects = [o.fid for o in s.objs.values() if o.cls == "GameObject"]
+            if game_objects:
+                inst["mods"][(11400100, "target")] = "&" + str(rng.choice(game_objects))
         elif kind == "revert":
             reverting = [k for k in inst["mods"] if k[1] != "m_Name"]
             if reverting:
@@ -177,6 +193,7 @@ def op(s, rng, tag, log):
                 if o.cls == "MonoBehaviour" and o.f["target"] in gone:
                     o.f["target"] = 0
             s.prune_instances()
+            s.unset_references()
         elif kind == "move_instance":
             inside = set(unity.subtree(s, t))
             candidates = [x.fid for x in s.transforms() if x.fid not in inside]

@@ -1427,3 +1427,23 @@ fn a_prefab_instance_its_parent_does_not_list_is_reported() {
     let sound = scene(&[go(10, "Root", 11), tr(11, 10, 0, &[101], "0"), instance(100, 101, 11, "Lamp", &[])]);
     assert!(check_text(&UnityCodec, sound.as_bytes()).is_empty());
 }
+
+#[test]
+fn a_prefab_override_one_side_pointed_at_a_game_object_the_other_side_deleted_goes_with_it_in_the_deleting_view() {
+    // Ours adds an override pointing the placed lamp's script at the switch; theirs deletes the
+    // switch. In theirs' view the override is not added (it stayed, naming nothing, and the
+    // view was refused).
+    let placed = |pointed: bool| {
+        let lamp = instance(100, 101, 11, "Lamp", &[]);
+        if !pointed {
+            return lamp;
+        }
+        let override_item = "    - target: {fileID: 11400, guid: abc, type: 3}\n      propertyPath: target\n      value: \n      objectReference: {fileID: 20}\n";
+        lamp.replace("    m_RemovedComponents: []\n", &format!("{override_item}    m_RemovedComponents: []\n"))
+    };
+    let with_switch = |pointed: bool| {
+        scene(&[go(10, "Root", 11), tr(11, 10, 0, &[21, 101], "0"), go(20, "Switch", 21), tr(21, 20, 11, &[], "1"), placed(pointed)])
+    };
+    let without_switch = scene(&[go(10, "Root", 11), tr(11, 10, 0, &[101], "0"), placed(false)]);
+    each_view_of_the_one_conflict_is_that_side(&with_switch(false), &with_switch(true), &without_switch);
+}

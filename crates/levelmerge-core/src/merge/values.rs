@@ -673,7 +673,8 @@ impl<'a> Merger<'a> {
     /// stands if the object does. One that a side removed when it moved the object it names
     /// under such an object (a transform ours put under a game object theirs deleted) is
     /// back where that object goes, as the object's parent reference is. A member under any
-    /// other name is a setting, whose removal stands.
+    /// other name is a setting, whose removal stands; one a side added naming such an object
+    /// stands with the object.
     fn stands_with_its_target(
         &self,
         key: Key<'a>,
@@ -694,7 +695,11 @@ impl<'a> Merger<'a> {
         kept.references(&mut PropPath::default(), &mut refs);
         let [(_, only)] = &refs[..] else { return None };
         if only.target.as_str() != key {
-            return None;
+            // An entry under another name that one side added, naming such an object (a prefab
+            // override pointed at a scene object the other side deleted), is that side's edit
+            // of a reference: it stands with the object too.
+            let added_naming_decided = removed_by.is_none() && self.decided_by_conflict.contains(&only.target);
+            return added_naming_decided.then(|| MValue::IfAlive { target: only.target.clone(), value: Some(kept), otherwise: None });
         }
         if self.decided_by_conflict.contains(&only.target) {
             return Some(MValue::IfAlive { target: only.target.clone(), value: Some(kept), otherwise: None });
