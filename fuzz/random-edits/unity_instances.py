@@ -147,7 +147,11 @@ def op(s, rng, tag, log):
         s.unset_references()
         return
     if kind == "instantiate":
+        # under a scene transform, at the root, or nested under another instance
         ts = s.transforms()
+        nests = [o for o in s.objs.values() if o.cls == "StrippedTransform"]
+        if nests and rng.random() < 0.25:
+            ts = nests
         father = rng.choice(ts).fid if ts and rng.random() < 0.7 else None
         s.instantiate(f"Added{tag}{s.counter}", father)
         s.counter += 1
@@ -245,7 +249,8 @@ def instance_problems(text):
             p.add(f"instance {i} overrides one property twice")
         parent = int(re.search(r"m_TransformParent: \{fileID: (-?\d+)\}", body).group(1))
         fathers = listed_by.get(t, [])
-        if len(fathers) > 1 or (fathers[0] if fathers else 0) != parent:
+        nested = parent in docs and docs[parent][1]  # under another instance, listed by its m_AddedGameObjects
+        if len(fathers) > 1 or (fathers[0] if fathers else 0) != (0 if nested else parent):
             p.add(f"instance {i} has parent {parent}, its transform is listed by {fathers}")
         for what, owner, key in (("m_AddedGameObjects", t, "m_Father"), ("m_AddedComponents", g, "m_GameObject")):
             part = body.split(what + ":", 1)[1]
@@ -253,15 +258,22 @@ def instance_problems(text):
             added = [int(x) for x in re.findall(r"addedObject: \{fileID: (-?\d+)\}", part)]
             if len(set(added)) != len(added):
                 p.add(f"instance {i} lists an added object twice in {what}")
+            # what hangs on the instance: objects naming it by `key`, and the stripped
+            # transforms of the instances nested under it
+            on_it = set()
+            if owner is not None:
+                for fid, (cls, stripped, other) in docs.items():
+                    if f"{key}: {{fileID: {owner}}}" in other and not stripped:
+                        on_it.add(fid)
+                    if cls == "1001" and what == "m_AddedGameObjects" and f"m_TransformParent: {{fileID: {owner}}}" in other:
+                        on_it.add(stripped_of[fid].get("4"))
             for a in added:
                 if a not in docs:
                     p.add(f"instance {i} lists missing {a} in {what}")
-                elif owner is None or f"{key}: {{fileID: {owner}}}" not in docs[a][2]:
+                elif a not in on_it:
                     p.add(f"instance {i} lists {a} in {what}, which is not on it")
-            if owner is not None:
-                for fid, (cls, stripped, other) in docs.items():
-                    if f"{key}: {{fileID: {owner}}}" in other and fid not in added and not stripped:
-                        p.add(f"{fid} is on instance {i} but not in its {what}")
+            for fid in on_it - set(added):
+                p.add(f"{fid} is on instance {i} but not in its {what}")
     return p
 
 
