@@ -1,7 +1,12 @@
 """Random Godot 4 scenes and editor-like edits (add, delete, rename, reorder, reparent, edit,
 connect) for merge testing: `scenario(seed)` gives base, ours, theirs and the edits made."""
-import random, copy, string
+import collections
+import random
+import string
+
 import harness
+import scenecheck as sc
+
 class N:
     def __init__(s, name, typ, props=None):
         s.name, s.type, s.props, s.children = name, typ, props or {}, []
@@ -149,3 +154,29 @@ def op(s, rng, tag, log):
 def scenario(seed):
     rng = random.Random(seed)
     return harness.two_sides(seed, rng, build(rng, rng.randint(3, 30)), op)
+
+
+# What the runners check in a merged scene
+def problems(text, inputs):
+    """What scenecheck finds in a result that no input had, and connections naming no node."""
+    data = text.encode()
+    p = set(sc.validate_godot(data)) - set().union(*[set(sc.validate_godot(i.encode())) for i in inputs])
+    secs, _ = sc.godot_sections(data)
+    paths = set()
+    for kind, attrs, hdr, body in secs:
+        if kind == b"node":
+            par = attrs.get(b"parent")
+            name = sc._unq(attrs.get(b"name", b""))
+            paths.add(b"." if par is None else (name if sc._unq(par) == b"." else sc._unq(par) + b"/" + name))
+    for kind, attrs, hdr, body in secs:
+        if kind == b"connection":
+            for k in (b"from", b"to"):
+                v = sc._unq(attrs.get(k, b""))
+                if v not in paths: p.add(f"connection {k.decode()} {v.decode()} missing")
+    return sorted(p)
+def names(text):
+    secs, _ = sc.godot_sections(text.encode())
+    return collections.Counter((sc._unq(a.get(b"name", b"")), sc._unq(a.get(b"parent", b"-")), body) for k, a, h, body in secs if k == b"node")
+def added(text):
+    return {n for (n, _, _) in names(text) if n.startswith(b"Added")}
+
