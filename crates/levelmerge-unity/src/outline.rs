@@ -111,7 +111,7 @@ fn reference_line(raw: &str, key: &str) -> Option<ObjectId> {
 }
 
 /// The `m_Name` a prefab instance overrides (`propertyPath: m_Name`, then `value: …`).
-fn overridden_name(raw: &str) -> Option<String> {
+pub(crate) fn overridden_name(raw: &str) -> Option<String> {
     let mut lines = raw.lines().map(str::trim);
     lines.find(|l| *l == "propertyPath: m_Name")?;
     let value = lines.next()?.strip_prefix("value:")?.trim();

@@ -5,8 +5,10 @@
 //! the object is the same, its id is not. Read by id, that side deleted the object and added
 //! another, so the other side's edits of it meet a deletion (a conflict, or lost with the old
 //! copy). A deleted object `X` and an added object `Y` of one side are one object when they
-//! have the same class, script, name and source prefab, belong to the same owner (game object,
-//! father: the same id, or one found re-created likewise), and
+//! have the same class, script, name and source prefab (a prefab instance's name is its
+//! `m_Name` override, a duplicate's number aside), belong to the same owner (game object,
+//! father, an instance's parent transform, a stripped object's instance: the same id, or one
+//! found re-created likewise), and
 //! * their texts are equal once every id the side deleted or added is blanked out, and no
 //!   other pair is; or
 //! * they sit at the same place in two objects already found to be one (a game object's
@@ -89,6 +91,20 @@ fn owners(text: &str) -> Vec<(usize, i64)> {
         .collect()
 }
 
+/// The class id of a prefab instance.
+const PREFAB_INSTANCE: i64 = 1001;
+
+/// A name without the number Unity appends to a duplicate's (`Lamp (2)` is `Lamp`).
+fn without_duplicate_number(name: &str) -> &str {
+    let Some(open) = name.strip_suffix(')').and_then(|n| n.rfind(" (")) else { return name };
+    let number = &name[open + 2..name.len() - 1];
+    if !number.is_empty() && number.bytes().all(|b| b.is_ascii_digit()) {
+        &name[..open]
+    } else {
+        name
+    }
+}
+
 /// A deleted or added object, as compared.
 struct Seen<'f> {
     doc: &'f UnityDoc,
@@ -98,6 +114,9 @@ struct Seen<'f> {
     owners: Vec<(usize, i64)>,
     /// Its body lines, deleted and added ids blanked.
     lines: Vec<String>,
+    /// A prefab instance's name (its `m_Name` override), without the ` (2)` Unity appends to
+    /// a duplicate's: part of what it is, as a game object's `m_Name` is.
+    instance_name: Option<String>,
 }
 
 impl Seen<'_> {
@@ -106,7 +125,10 @@ impl Seen<'_> {
     }
 
     fn is_like(&self, other: &Seen<'_>) -> bool {
-        self.doc.class_id == other.doc.class_id && self.doc.stripped == other.doc.stripped && self.identity().eq(other.identity())
+        self.doc.class_id == other.doc.class_id
+            && self.doc.stripped == other.doc.stripped
+            && self.instance_name == other.instance_name
+            && self.identity().eq(other.identity())
     }
 }
 
@@ -130,7 +152,11 @@ impl<'f> Changed<'f> {
                 .map(|doc| {
                     let text = f.text(doc.span);
                     let refs = local_refs(text).map(|r| r.2).collect();
-                    (doc.file_id, Seen { doc, refs, owners: owners(text), lines: blanked_lines(text, &blank, &FxHashMap::default()) })
+                    let instance_name = (doc.class_id == PREFAB_INSTANCE)
+                        .then(|| crate::outline::overridden_name(text).map(|n| without_duplicate_number(&n).to_owned()))
+                        .flatten();
+                    let lines = blanked_lines(text, &blank, &FxHashMap::default());
+                    (doc.file_id, Seen { doc, refs, owners: owners(text), lines, instance_name })
                 })
                 .collect()
         };
@@ -168,8 +194,8 @@ impl<'f> Changed<'f> {
         // only while a budget of compared lines lasts (a file re-made whole under new ids
         // is mostly paired by the equal texts above).
         let taken: FxHashSet<i64> = found.values().copied().collect();
-        let kind = |s: &Seen<'_>| (s.doc.class_id, s.doc.stripped, s.identity().cloned().collect::<Vec<String>>());
-        let mut open_added: FxHashMap<(i64, bool, Vec<String>), Vec<i64>> = FxHashMap::default();
+        let kind = |s: &Seen<'_>| (s.doc.class_id, s.doc.stripped, s.instance_name.clone(), s.identity().cloned().collect::<Vec<String>>());
+        let mut open_added: FxHashMap<(i64, bool, Option<String>, Vec<String>), Vec<i64>> = FxHashMap::default();
         for y in added.iter().filter(|y| !taken.contains(y)) {
             open_added.entry(kind(&self.added[y])).or_default().push(*y);
         }
@@ -325,4 +351,19 @@ pub fn align(texts: Sides<&[u8]>) -> Option<Renumbered> {
         notes,
         restore: false,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::without_duplicate_number;
+
+    #[test]
+    fn only_the_number_unity_gives_a_duplicate_is_left_out_of_a_name() {
+        assert_eq!(without_duplicate_number("Lamp (2)"), "Lamp");
+        assert_eq!(without_duplicate_number("Lamp (12)"), "Lamp");
+        assert_eq!(without_duplicate_number("Lamp"), "Lamp");
+        assert_eq!(without_duplicate_number("Lamp (blue)"), "Lamp (blue)");
+        assert_eq!(without_duplicate_number("Lamp ()"), "Lamp ()");
+        assert_eq!(without_duplicate_number("(2)"), "(2)");
+    }
 }

@@ -1447,3 +1447,28 @@ fn a_prefab_override_one_side_pointed_at_a_game_object_the_other_side_deleted_go
     let without_switch = scene(&[go(10, "Root", 11), tr(11, 10, 0, &[101], "0"), placed(false)]);
     each_view_of_the_one_conflict_is_that_side(&with_switch(false), &with_switch(true), &without_switch);
 }
+
+#[test]
+fn a_prefab_instance_re_placed_under_its_parent_is_re_created_only_under_its_name_or_a_duplicates() {
+    // Ours deletes the lamp and places the prefab again under the same parent; theirs moves
+    // the lamp (an override). Named `Lamp (2)`, as Unity names a duplicate, it is the lamp
+    // re-created and takes theirs' move; named otherwise, it is another object, and theirs'
+    // edit meets the deletion (taken for the lamp before, whatever its name).
+    let moved = |lamp: String| {
+        lamp.replace("    m_RemovedComponents: []\n", "    - target: {fileID: 5001, guid: abc, type: 3}\n      propertyPath: m_LocalPosition.x\n      value: 4\n      objectReference: {fileID: 0}\n    m_RemovedComponents: []\n")
+    };
+    let base = scene(&[go(10, "Root", 11), tr(11, 10, 0, &[101], "0"), instance(100, 101, 11, "Lamp (1)", &[])]);
+    let theirs = scene(&[go(10, "Root", 11), tr(11, 10, 0, &[101], "0"), moved(instance(100, 101, 11, "Lamp (1)", &[]))]);
+    for (name, re_created) in [("Lamp (2)", true), ("Spotlight", false)] {
+        let ours = scene(&[go(10, "Root", 11), tr(11, 10, 0, &[201], "0"), instance(200, 201, 11, name, &[])]);
+        let r = merge(&base, &ours, &theirs);
+        assert_eq!(r.notes.iter().any(|n| n.contains("re-created 2 object(s)")), re_created, "{name}: {:?}", r.notes);
+        if re_created {
+            assert_eq!(r.open_conflicts, 0, "{}", text(&r));
+            assert_eq!(text(&r), scene(&[go(10, "Root", 11), tr(11, 10, 0, &[201], "0"), moved(instance(200, 201, 11, name, &[]))]));
+        } else {
+            assert_eq!(r.open_conflicts, 1, "{}", text(&r));
+            assert_eq!(r.conflicts[0].object, "100");
+        }
+    }
+}
