@@ -62,23 +62,47 @@ impl<'d> PeerArray<'d, '_> {
         Some(id_text(self.doc, members[at].value))
     }
 
-    /// The element with id `local`, or at `place` in a positional array; `index` is its
-    /// position in this version.
-    fn find(&mut self, local: &str, place: Option<&Place<'_>>, index: usize) -> Option<u32> {
-        let expected = index as isize + self.shift;
-        let offsets = std::iter::once(0).chain((1..=PEER_WINDOW).flat_map(|d| [d, -d]));
-        for d in offsets {
-            let found = match place {
-                Some(place) => usize::try_from(expected + d).ok().and_then(|at| self.place_at(at)) == Some(place),
-                None => self.id_at(expected + d) == Some(local),
-            };
-            if found {
-                self.shift += d;
-                return Some(self.doc.slots_of(self.array)[(expected + d) as usize].value);
+    /// The element with id `local`, or at `place` in a positional array, with its position
+    /// there; `index` is its position in this version. Looked for around where the elements
+    /// before it were found, then around `index` itself: one within [`PEER_WINDOW`] of
+    /// `index` is always found.
+    fn find(&mut self, local: &str, place: Option<&Place<'_>>, index: usize) -> Option<(usize, u32)> {
+        let shifted = index as isize + self.shift;
+        let centres = if self.shift == 0 { [shifted, shifted] } else { [shifted, index as isize] };
+        for (pass, &centre) in centres.iter().enumerate() {
+            if pass == 1 && centre == shifted {
+                break;
+            }
+            let offsets = std::iter::once(0).chain((1..=PEER_WINDOW).flat_map(|d| [d, -d]));
+            for d in offsets {
+                let at = centre + d;
+                let found = match place {
+                    Some(place) => usize::try_from(at).ok().and_then(|at| self.place_at(at)) == Some(place),
+                    None => self.id_at(at) == Some(local),
+                };
+                if found {
+                    self.shift = at - index as isize;
+                    return Some((at as usize, self.doc.slots_of(self.array)[at as usize].value));
+                }
             }
         }
         None
     }
+}
+
+/// An element's peers in the other versions (each with its position there), kept only where
+/// all three positions lie within [`PEER_WINDOW`] of each other. Each version looks for the
+/// others' elements by itself; one that found its peers farther apart than that, where a
+/// version between them did not, would read the element opaquely where that version reads it
+/// in full, and the two readings would not compare.
+fn peers_near_each_other(index: usize, found: [Option<(usize, u32)>; 2]) -> Peers {
+    if let [Some((a, _)), Some((b, _))] = found {
+        let window = PEER_WINDOW as usize;
+        if a.abs_diff(index) > window || b.abs_diff(index) > window || a.abs_diff(b) > window {
+            return [None, None];
+        }
+    }
+    found.map(|f| f.map(|(_, node)| node))
 }
 
 /// The collection an object's id places it in (`levels[3].layers[`… without its last index).
@@ -521,7 +545,8 @@ impl<'d> Lowerer<'d, '_> {
                 seen.entry(local.to_owned()).or_default().push((id.clone(), key));
             }
             let depth = self.path.len();
-            let element_peers = [0, 1].map(|i| peer_arrays[i].as_mut().and_then(|p| p.find(local, element_place, index)));
+            let found = [0, 1].map(|i| peer_arrays[i].as_mut().and_then(|p| p.find(local, element_place, index)));
+            let element_peers = peers_near_each_other(index, found);
             let props = self.value(element, element_peers, &id, None, depth, false);
             let kind = kind_of(doc, element).unwrap_or(&kind).to_owned();
             hashes.push(props.hash);

@@ -71,6 +71,9 @@ pub(crate) fn blanked_lines(text: &str, blank: &FxHashSet<i64>, named: &FxHashMa
 /// The deleted and the added objects whose texts are one text.
 type Pair = (Vec<i64>, Vec<i64>);
 
+/// What an object is, as compared: class, stripped, an instance's name, identity lines.
+type Kind = (i64, bool, Option<String>, Vec<String>);
+
 /// Fields that name what an object is: two objects that differ in one are two objects (a
 /// component swapped for one running another script), wherever they sit.
 const IDENTITY: [&str; 3] = ["  m_Script:", "  m_Name:", "  m_SourcePrefab:"];
@@ -194,8 +197,8 @@ impl<'f> Changed<'f> {
         // only while a budget of compared lines lasts (a file re-made whole under new ids
         // is mostly paired by the equal texts above).
         let taken: FxHashSet<i64> = found.values().copied().collect();
-        let kind = |s: &Seen<'_>| (s.doc.class_id, s.doc.stripped, s.instance_name.clone(), s.identity().cloned().collect::<Vec<String>>());
-        let mut open_added: FxHashMap<(i64, bool, Option<String>, Vec<String>), Vec<i64>> = FxHashMap::default();
+        let kind = |s: &Seen<'_>| -> Kind { (s.doc.class_id, s.doc.stripped, s.instance_name.clone(), s.identity().cloned().collect()) };
+        let mut open_added: FxHashMap<Kind, Vec<i64>> = FxHashMap::default();
         for y in added.iter().filter(|y| !taken.contains(y)) {
             open_added.entry(kind(&self.added[y])).or_default().push(*y);
         }
