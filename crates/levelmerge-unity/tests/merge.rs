@@ -1263,50 +1263,6 @@ fn each_view_of_the_one_conflict_is_that_side(base: &str, ours: &str, theirs: &s
     }
 }
 
-#[test]
-fn a_transform_both_sides_moved_to_different_fathers_is_listed_only_by_its_sides_father_in_each_view() {
-    // Ours moves the lamp under A, theirs under B: a conflict on its m_Father, and each father's
-    // m_Children entry for it stands with its side, so either side taken gives a sound scene.
-    let layout = |a: &[i64], b: &[i64], root: &[i64], father: i64| {
-        scene(&[
-            go(10, "Root", 11),
-            tr(11, 10, 0, root, "0"),
-            go(20, "A", 21),
-            tr(21, 20, 11, a, "1"),
-            go(30, "B", 31),
-            tr(31, 30, 11, b, "2"),
-            go(40, "Lamp", 41),
-            tr(41, 40, father, &[], "3"),
-        ])
-    };
-    let base = layout(&[], &[], &[21, 31, 41], 11);
-    let ours = layout(&[41], &[], &[21, 31], 21);
-    let theirs = layout(&[], &[41], &[21, 31], 31);
-    each_view_of_the_one_conflict_is_that_side(&base, &ours, &theirs);
-}
-
-#[test]
-fn a_transform_moved_under_a_game_object_the_other_side_deleted_is_back_under_its_father_in_the_deleting_view() {
-    // Root › A, Root › Lamp. Ours moves the lamp under A and edits A; theirs deletes A. In
-    // theirs' view of the conflict on A, the lamp is under the root again and listed there: the
-    // root's m_Children entry ours took out with the move comes back (the lamp's m_Father went
-    // back alone before, and the view was refused).
-    let layout = |root: &[i64], a: &[i64], lamp_father: i64, a_x: &str| {
-        scene(&[
-            go(10, "Root", 11),
-            tr(11, 10, 0, root, "0"),
-            go(20, "A", 21),
-            tr(21, 20, 11, a, a_x),
-            go(40, "Lamp", 41),
-            tr(41, 40, lamp_father, &[], "3"),
-        ])
-    };
-    let base = layout(&[21, 41], &[], 11, "1");
-    let ours = layout(&[21], &[41], 21, "7");
-    let theirs = scene(&[go(10, "Root", 11), tr(11, 10, 0, &[41], "0"), go(40, "Lamp", 41), tr(41, 40, 11, &[], "3")]);
-    each_view_of_the_one_conflict_is_that_side(&base, &ours, &theirs);
-}
-
 /// A prefab instance `id` named `name` under `parent`, its stripped transform `stripped`, with
 /// the objects `added` under it (listed in `m_AddedGameObjects`).
 fn instance(id: i64, stripped: i64, parent: i64, name: &str, added: &[i64]) -> String {
@@ -1320,46 +1276,78 @@ fn instance(id: i64, stripped: i64, parent: i64, name: &str, added: &[i64]) -> S
     )
 }
 
-#[test]
-fn a_prefab_instance_both_sides_moved_to_different_fathers_is_listed_only_by_its_sides_father_in_each_view() {
-    // Ours moves the placed lamp under A, theirs under B: a conflict on its m_TransformParent.
-    // The fathers list the instance by its stripped transform; each entry stands with its side
-    // (both stood before, and a view listed the lamp under two fathers).
-    let layout = |a: &[i64], b: &[i64], root: &[i64], parent: i64| {
-        scene(&[
+/// The lamp hung under `father`, as a game object and transform (listed as 41) or as a
+/// placed prefab (listed by its stripped transform, 101).
+type Lamp = fn(i64) -> Vec<String>;
+
+fn lamp_object(father: i64) -> Vec<String> {
+    vec![go(40, "Lamp", 41), tr(41, 40, father, &[], "3")]
+}
+
+fn lamp_placed(parent: i64) -> Vec<String> {
+    vec![instance(100, 101, parent, "Lamp", &[])]
+}
+
+/// Ours moves the lamp under A, theirs under B: a conflict on where it hangs, and each
+/// father's m_Children entry for it stands with its side, so either side taken gives a sound
+/// scene.
+fn both_sides_move_the_lamp_to_different_fathers(lamp: Lamp, listed: i64) {
+    let layout = |a: &[i64], b: &[i64], root: &[i64], father: i64| {
+        let mut parts = vec![
             go(10, "Root", 11),
             tr(11, 10, 0, root, "0"),
             go(20, "A", 21),
             tr(21, 20, 11, a, "1"),
             go(30, "B", 31),
             tr(31, 30, 11, b, "2"),
-            instance(100, 101, parent, "Lamp", &[]),
-        ])
+        ];
+        parts.extend(lamp(father));
+        scene(&parts)
     };
-    let base = layout(&[], &[], &[21, 31, 101], 11);
-    let ours = layout(&[101], &[], &[21, 31], 21);
-    let theirs = layout(&[], &[101], &[21, 31], 31);
+    let base = layout(&[], &[], &[21, 31, listed], 11);
+    let ours = layout(&[listed], &[], &[21, 31], 21);
+    let theirs = layout(&[], &[listed], &[21, 31], 31);
     each_view_of_the_one_conflict_is_that_side(&base, &ours, &theirs);
+}
+
+/// Root › A, Root › Lamp. Ours moves the lamp under A and edits A; theirs deletes A. In
+/// theirs' view of the conflict on A, the lamp is under the root again and listed there: the
+/// root's m_Children entry ours took out with the move comes back.
+fn one_side_moves_the_lamp_under_a_game_object_the_other_deletes(lamp: Lamp, listed: i64) {
+    let layout = |root: &[i64], a: &[i64], father: i64, a_x: &str| {
+        let mut parts = vec![go(10, "Root", 11), tr(11, 10, 0, root, "0"), go(20, "A", 21), tr(21, 20, 11, a, a_x)];
+        parts.extend(lamp(father));
+        scene(&parts)
+    };
+    let base = layout(&[21, listed], &[], 11, "1");
+    let ours = layout(&[21], &[listed], 21, "7");
+    let mut theirs = vec![go(10, "Root", 11), tr(11, 10, 0, &[listed], "0")];
+    theirs.extend(lamp(11));
+    each_view_of_the_one_conflict_is_that_side(&base, &ours, &scene(&theirs));
+}
+
+#[test]
+fn a_transform_both_sides_moved_to_different_fathers_is_listed_only_by_its_sides_father_in_each_view() {
+    both_sides_move_the_lamp_to_different_fathers(lamp_object, 41);
+}
+
+#[test]
+fn a_transform_moved_under_a_game_object_the_other_side_deleted_is_back_under_its_father_in_the_deleting_view() {
+    // The lamp's m_Father went back alone before, and the view was refused.
+    one_side_moves_the_lamp_under_a_game_object_the_other_deletes(lamp_object, 41);
+}
+
+#[test]
+fn a_prefab_instance_both_sides_moved_to_different_fathers_is_listed_only_by_its_sides_father_in_each_view() {
+    // The conflict is on its m_TransformParent; the fathers list it by its stripped transform
+    // (both entries stood before, and a view listed the lamp under two fathers).
+    both_sides_move_the_lamp_to_different_fathers(lamp_placed, 101);
 }
 
 #[test]
 fn a_prefab_instance_moved_under_a_game_object_the_other_side_deleted_is_back_under_its_father_in_the_deleting_view() {
-    // Ours moves the placed lamp under A and edits A; theirs deletes A. In theirs' view the lamp
-    // is under the root again and listed there by its stripped transform (the entry ours took
-    // out with the move stayed out before, and the view was refused).
-    let layout = |root: &[i64], a: &[i64], parent: i64, a_x: &str| {
-        scene(&[
-            go(10, "Root", 11),
-            tr(11, 10, 0, root, "0"),
-            go(20, "A", 21),
-            tr(21, 20, 11, a, a_x),
-            instance(100, 101, parent, "Lamp", &[]),
-        ])
-    };
-    let base = layout(&[21, 101], &[], 11, "1");
-    let ours = layout(&[21], &[101], 21, "7");
-    let theirs = scene(&[go(10, "Root", 11), tr(11, 10, 0, &[101], "0"), instance(100, 101, 11, "Lamp", &[])]);
-    each_view_of_the_one_conflict_is_that_side(&base, &ours, &theirs);
+    // The entry ours took out with the move stayed out before, and the view was refused.
+    one_side_moves_the_lamp_under_a_game_object_the_other_deletes(lamp_placed, 101);
 }
 
 #[test]
