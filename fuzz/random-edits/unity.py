@@ -13,8 +13,9 @@ SETTINGS = ("--- !u!29 &1\nOcclusionCullingSettings:\n  m_ObjectHideFlags: 0\n  
             "--- !u!104 &2\nRenderSettings:\n  m_ObjectHideFlags: 0\n  serializedVersion: 9\n  m_Fog: 0\n")
 class Obj:
     def __init__(s, cls, cid, fid, fields): s.cls, s.cid, s.fid, s.f = cls, cid, fid, fields
+SCENE_ROOTS = "--- !u!1660057539 &9223372036854775807\nSceneRoots:\n  m_ObjectHideFlags: 0\n  m_Roots:\n"
 class Scene:
-    def __init__(s, rng): s.rng, s.objs, s.counter = rng, {}, 0
+    def __init__(s, rng): s.rng, s.objs, s.counter, s.scene_roots = rng, {}, 0, False
     def newid(s):
         while True:
             i = s.rng.randint(10**8, 9 * 10**9)
@@ -54,11 +55,15 @@ class Scene:
                 out.append("  m_Children:" + (" []\n" if not f["children"] else "\n" + "".join(f"  - {{fileID: {c}}}\n" for c in f["children"])))
                 father = f["father"] or 0
                 ro = s.objs[father].f["children"].index(fid) if father else order.get(fid, 0)
-                out.append(f"  m_Father: {{fileID: {father}}}\n  m_RootOrder: {ro}\n  m_LocalEulerAnglesHint: {{x: 0, y: 0, z: 0}}\n")
+                # Unity 2022.2+ lists the roots in SceneRoots and writes no m_RootOrder
+                root_order = "" if s.scene_roots else f"  m_RootOrder: {ro}\n"
+                out.append(f"  m_Father: {{fileID: {father}}}\n{root_order}  m_LocalEulerAnglesHint: {{x: 0, y: 0, z: 0}}\n")
             elif o.cls == "MonoBehaviour":
                 out.append(f"  m_GameObject: {{fileID: {f['go']}}}\n  m_Enabled: 1\n  m_Script: {{fileID: 11500000, guid: 5f2a9b7c3d4e4f6a8b9c0d1e2f3a4b5c, type: 3}}\n  m_Name: \n  target: {{fileID: {f['target']}}}\n  speed: {f['speed']}\n")
             elif o.cls == "BoxCollider":
                 out.append(f"  m_GameObject: {{fileID: {f['go']}}}\n  m_Material: {{fileID: 0}}\n  m_IsTrigger: 0\n  m_Enabled: 1\n  serializedVersion: 2\n  m_Size: {{x: {f['size']}, y: 1, z: 1}}\n  m_Center: {{x: 0, y: 0, z: 0}}\n")
+        if s.scene_roots:
+            out.append(SCENE_ROOTS + "".join(f"  - {{fileID: {t}}}\n" for t in s.root_order))
         return "".join(out)
 def build(rng, size):
     s = Scene(rng); s.root_order = []
@@ -107,8 +112,12 @@ def op(s, rng, tag, log):
     elif kind == "reparent":
         t = rng.choice(ts).fid; sub = set(subtree(s, t))
         cands = [x.fid for x in ts if x.fid not in sub]
-        if cands:
-            n = rng.choice(cands); fa = s.objs[t].f["father"]
+        fa = s.objs[t].f["father"]
+        if fa and rng.random() < 0.2:
+            # to the root
+            s.objs[fa].f["children"].remove(t); s.root_order.append(t); s.objs[t].f["father"] = None; log.append(("unparent",))
+        elif cands:
+            n = rng.choice(cands)
             if fa: s.objs[fa].f["children"].remove(t)
             else: s.root_order.remove(t)
             s.objs[n].f["children"].append(t); s.objs[t].f["father"] = n; log.append(("reparent",))
@@ -116,7 +125,9 @@ def op(s, rng, tag, log):
         g = rng.choice(ts).f["go"]; s.comp(g, rng.choice(["mono", "box"])); log.append(("component",))
 def scenario(seed):
     rng = random.Random(seed)
-    return harness.two_sides(seed, rng, build(rng, rng.randint(3, 25)), op)
+    base = build(rng, rng.randint(3, 25))
+    base.scene_roots = seed % 2 == 1  # every other scene as Unity 2022.2+ writes it
+    return harness.two_sides(seed, rng, base, op)
 
 
 # What the runners check in a merged scene
@@ -129,7 +140,32 @@ def problems(text, inputs):
         seen, at = set(), t
         while at and at not in seen: seen.add(at); at = father.get(at, 0)
         if at: p.add("cycle"); break
+    p |= scene_roots_problems(text) - set().union(*[scene_roots_problems(i) for i in inputs])
     return sorted(p)
+def scene_roots_problems(text):
+    """SceneRoots must list each root once: the transforms under no father and the stripped
+    transforms of the instances under no parent."""
+    _, docs, _ = sc.unity_docs(text.encode())
+    docs = {int(fid): (cls.decode(), stripped, body.decode()) for cls, fid, stripped, body in docs}
+    listed = [int(x) for cls, _, body in docs.values() if cls == "1660057539" for x in re.findall(r"\{fileID: (-?\d+)\}", body)]
+    if not any(cls == "1660057539" for cls, _, _ in docs.values()):
+        return set()
+    def instance_parent(i):
+        m = re.search(r"m_TransformParent: \{fileID: (-?\d+)\}", docs.get(i, ("", False, ""))[2])
+        return int(m.group(1)) if m else None
+    roots = set()
+    for fid, (cls, stripped, body) in docs.items():
+        if cls != "4":
+            continue
+        if not stripped and "  m_Father: {fileID: 0}" in body:
+            roots.add(fid)
+        m = re.search(r"m_PrefabInstance: \{fileID: (-?\d+)\}", body)
+        if stripped and m and instance_parent(int(m.group(1))) == 0:
+            roots.add(fid)
+    p = {f"SceneRoots lists {x} twice" for x, n in collections.Counter(listed).items() if n > 1}
+    p |= {f"root {x} not in SceneRoots" for x in roots - set(listed)}
+    p |= {f"SceneRoots lists {x}, no root" for x in set(listed) - roots}
+    return p
 def names(text):
     return collections.Counter(re.findall(r"m_Name: (\S+)", text))
 def added(text):

@@ -280,7 +280,9 @@ struct ConflictingMove {
     conflict: usize,
     side: Side,
     moved: ObjectId,
-    parent: ObjectId,
+    /// Its new parent on that side; `None` for the top level (a Unity transform given no
+    /// father, listed by the scene's `SceneRoots`).
+    parent: Option<ObjectId>,
     /// What the parent's list names for the moved object ([`Level::listed_as`]).
     listed: ObjectId,
 }
@@ -300,14 +302,22 @@ fn conflicting_moves(conflicts: &[Conflict<'_>], [base, ours, theirs]: [&Level<'
         if parents[1] == parents[2] || parents[1] == parents[0] || parents[2] == parents[0] {
             continue;
         }
-        for (side, level) in [(Side::Ours, ours), (Side::Theirs, theirs)] {
-            let Some(parent) = parent_in(level, moved) else { continue };
+        let names_parent = |side: Side, parent: &ObjectId| {
             let mut refs = Vec::new();
             for v in c.values.get(side) {
                 v.references(&mut PropPath::default(), &mut refs);
             }
-            // Only the conflict on where the object hangs.
-            if refs.iter().any(|(_, r)| r.target == parent) {
+            refs.iter().any(|(_, r)| &r.target == parent)
+        };
+        for (side, level, at_side) in [(Side::Ours, ours, 1), (Side::Theirs, theirs, 2)] {
+            let parent = parents[at_side].clone();
+            // Only the conflict on where the object hangs: the value naming this side's parent,
+            // or, where this side put it at the top level, the other side's.
+            let on_the_parent = match &parent {
+                Some(p) => names_parent(side, p),
+                None => parents[3 - at_side].as_ref().is_some_and(|p| names_parent(side.other(), p)),
+            };
+            if on_the_parent {
                 let listed = level.listed_as.get(moved).unwrap_or(moved).clone();
                 moves.push(ConflictingMove { conflict: at, side, moved: moved.clone(), parent, listed });
             }
@@ -324,11 +334,21 @@ fn conflicting_moves(conflicts: &[Conflict<'_>], [base, ours, theirs]: [&Level<'
 fn tie_entries_to_conflicting_moves(objects: &mut [MergedObject<'_>], index: &FxHashMap<ObjectId, usize>, moves: &[ConflictingMove]) {
     for m in moves {
         let other = m.side.other();
+        let Some(parent) = &m.parent else {
+            // At the top level: what lists it there is whatever lists it on this side alone.
+            let lists = |v: Option<&Object<'_>>| v.is_some_and(|v| lists_the_move(&v.props, m));
+            for o in objects.iter_mut().filter(|o| lists(*o.sides.get(m.side)) && !lists(o.sides.base) && !lists(*o.sides.get(other))) {
+                if let ObjectState::Merged(props) = &mut o.state {
+                    listed_with_the_move(props, m);
+                }
+            }
+            continue;
+        };
         let entries: Vec<usize> = objects
             .iter()
             .enumerate()
             .filter(|(_, o)| {
-                o.parent.as_ref() == Some(&m.parent)
+                o.parent.as_ref() == Some(parent)
                     && o.sides.base.is_none()
                     && o.sides.get(other).is_none()
                     && o.sides.get(m.side).is_some_and(|e| values::sole_reference(&e.props) == Some(&m.moved))
@@ -338,7 +358,7 @@ fn tie_entries_to_conflicting_moves(objects: &mut [MergedObject<'_>], index: &Fx
         for i in entries {
             objects[i].state = ObjectState::Follows(m.conflict);
         }
-        if let Some(&p) = index.get(&m.parent) {
+        if let Some(&p) = index.get(parent) {
             if let ObjectState::Merged(props) = &mut objects[p].state {
                 listed_with_the_move(props, m);
             }

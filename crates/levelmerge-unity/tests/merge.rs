@@ -1460,3 +1460,29 @@ fn a_prefab_instance_re_placed_under_its_parent_is_re_created_only_under_its_nam
         }
     }
 }
+
+#[test]
+fn a_transform_one_side_moved_to_the_top_level_and_the_other_under_another_father_is_listed_once_in_each_view() {
+    // Unity 2022.2+ lists the top level in SceneRoots. Ours takes the lamp out of Root to the
+    // top level, theirs moves it under A: a conflict on its m_Father, and SceneRoots' entry
+    // for it stands with ours (it stood in theirs' view too, the lamp listed twice).
+    let roots = |ids: &[i64]| {
+        let listed: String = ids.iter().map(|id| format!("  - {{fileID: {id}}}\n")).collect();
+        format!("--- !u!1660057539 &9223372036854775807\nSceneRoots:\n  m_ObjectHideFlags: 0\n  m_Roots:\n{listed}")
+    };
+    let layout = |root_kids: &[i64], a_kids: &[i64], lamp_father: i64, top: &[i64]| {
+        scene(&[
+            go(10, "Root", 11),
+            tr(11, 10, 0, root_kids, "0"),
+            go(20, "A", 21),
+            tr(21, 20, 0, a_kids, "1"),
+            go(40, "Lamp", 41),
+            tr(41, 40, lamp_father, &[], "3"),
+            roots(top),
+        ])
+    };
+    let base = layout(&[41], &[], 11, &[11, 21]);
+    let ours = layout(&[], &[], 0, &[11, 21, 41]);
+    let theirs = layout(&[], &[41], 21, &[11, 21]);
+    each_view_of_the_one_conflict_is_that_side(&base, &ours, &theirs);
+}
