@@ -329,12 +329,53 @@ fn component_problems(level: &Level<'_>, problems: &mut Vec<Problem>) {
     }
 }
 
+/// Whether a document is a stripped placeholder (`--- !u!4 &N stripped`).
+fn is_stripped(obj: &Object<'_>) -> bool {
+    obj.props.raw.lines().next().is_some_and(|header| header.trim_end().ends_with(" stripped"))
+}
+
+/// A scene's `SceneRoots` (Unity 2022.2+) lists its top level: each transform under no father,
+/// each prefab instance under no parent (by its stripped transform), once. Not checked where
+/// the document was read opaquely (the same in every version merged).
+fn scene_roots_problems(level: &Level<'_>, problems: &mut Vec<Problem>) {
+    let Some(roots_doc) = level.objects.values().find(|o| o.kind == "SceneRoots") else { return };
+    let Some(listed) = listed(roots_doc, "m_Roots") else { return };
+    let line = roots_doc.line as usize;
+    let instance_of: FxHashMap<&ObjectId, &ObjectId> = level.listed_as.iter().map(|(instance, stripped)| (stripped, instance)).collect();
+    let at_top = |t: &Object<'_>| match instance_of.get(&t.id) {
+        Some(instance) => level.get(instance).is_some_and(|i| instance_parent(i).is_none()),
+        // A stripped transform that stands for no instance is one of a prefab's inner ones.
+        None => !is_stripped(t) && fields(t).and_then(|f| f.get("m_Father")).and_then(target).is_none(),
+    };
+    let is_transform = |o: &Object<'_>| o.kind == "Transform" || o.kind == "RectTransform";
+    let mut seen: FxHashSet<&ObjectId> = FxHashSet::default();
+    for root in &listed {
+        if !seen.insert(root) {
+            problems.push(Problem::Inconsistent { object: roots_doc.id.clone(), message: format!("lists root {root} twice"), line });
+        } else if level.get(root).is_some_and(|t| is_transform(t) && !at_top(t)) {
+            problems.push(Problem::Inconsistent {
+                object: roots_doc.id.clone(),
+                message: format!("lists root {root}, which hangs under another object"),
+                line,
+            });
+        }
+    }
+    for t in level.objects.values().filter(|o| is_transform(o) && at_top(o) && !seen.contains(&o.id)) {
+        problems.push(Problem::Inconsistent {
+            object: t.id.clone(),
+            message: "at the top level, but not listed in SceneRoots".into(),
+            line: t.line as usize,
+        });
+    }
+}
+
 /// `m_Father` and `m_Children` must agree (a prefab instance's `m_TransformParent` and the
 /// `m_Children` listing its stripped transform too), no child may be listed twice, and
 /// `m_GameObject` and `m_Component` must agree.
 pub fn hierarchy_problems(level: &Level<'_>) -> Vec<Problem> {
     let mut problems = Vec::new();
     component_problems(level, &mut problems);
+    scene_roots_problems(level, &mut problems);
     let is_transform = |o: &Object<'_>| o.kind == "Transform" || o.kind == "RectTransform";
     let mut fathers = ListedSets::new(level, "m_Children");
     let instance_of: FxHashMap<&ObjectId, &ObjectId> = level.listed_as.iter().map(|(instance, stripped)| (stripped, instance)).collect();

@@ -1486,3 +1486,22 @@ fn a_transform_one_side_moved_to_the_top_level_and_the_other_under_another_fathe
     let theirs = layout(&[], &[41], 21, &[11, 21]);
     each_view_of_the_one_conflict_is_that_side(&base, &ours, &theirs);
 }
+
+#[test]
+fn scene_roots_that_disagree_with_the_top_level_are_reported() {
+    // SceneRoots must list each transform under no father once, and no other.
+    let roots = |ids: &[i64]| {
+        let listed: String = ids.iter().map(|id| format!("  - {{fileID: {id}}}\n")).collect();
+        format!("--- !u!1660057539 &9223372036854775807\nSceneRoots:\n  m_ObjectHideFlags: 0\n  m_Roots:\n{listed}")
+    };
+    let with_roots =
+        |top: &[i64]| scene(&[go(10, "Root", 11), tr(11, 10, 0, &[21], "0"), go(20, "A", 21), tr(21, 20, 11, &[], "1"), roots(top)]);
+    let problems = |text: String| check_text(&UnityCodec, text.as_bytes()).iter().map(|p| p.to_string()).collect::<Vec<String>>();
+    assert!(problems(with_roots(&[11])).is_empty());
+    let missing = problems(with_roots(&[]));
+    assert!(missing.len() == 1 && missing[0].contains("11") && missing[0].contains("not listed in SceneRoots"), "{missing:#?}");
+    let extra = problems(with_roots(&[11, 21]));
+    assert!(extra.len() == 1 && extra[0].contains("lists root 21, which hangs under another object"), "{extra:#?}");
+    let twice = problems(with_roots(&[11, 11]));
+    assert!(twice.len() == 1 && twice[0].contains("lists root 11 twice"), "{twice:#?}");
+}
