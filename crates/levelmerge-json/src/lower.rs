@@ -68,11 +68,8 @@ impl<'d> PeerArray<'d, '_> {
     /// `index` is always found.
     fn find(&mut self, local: &str, place: Option<&Place<'_>>, index: usize) -> Option<(usize, u32)> {
         let shifted = index as isize + self.shift;
-        let centres = if self.shift == 0 { [shifted, shifted] } else { [shifted, index as isize] };
-        for (pass, &centre) in centres.iter().enumerate() {
-            if pass == 1 && centre == shifted {
-                break;
-            }
+        let unshifted = (self.shift != 0).then_some(index as isize);
+        for centre in std::iter::once(shifted).chain(unshifted) {
             let offsets = std::iter::once(0).chain((1..=PEER_WINDOW).flat_map(|d| [d, -d]));
             for d in offsets {
                 let at = centre + d;

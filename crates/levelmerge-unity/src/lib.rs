@@ -329,6 +329,11 @@ fn component_problems(level: &Level<'_>, problems: &mut Vec<Problem>) {
     }
 }
 
+/// Whether an object is a transform (plain or UI).
+fn is_transform(o: &Object<'_>) -> bool {
+    o.kind == "Transform" || o.kind == "RectTransform"
+}
+
 /// Whether a document is a stripped placeholder (`--- !u!4 &N stripped`).
 fn is_stripped(obj: &Object<'_>) -> bool {
     obj.props.raw.lines().next().is_some_and(|header| header.trim_end().ends_with(" stripped"))
@@ -337,17 +342,15 @@ fn is_stripped(obj: &Object<'_>) -> bool {
 /// A scene's `SceneRoots` (Unity 2022.2+) lists its top level: each transform under no father,
 /// each prefab instance under no parent (by its stripped transform), once. Not checked where
 /// the document was read opaquely (the same in every version merged).
-fn scene_roots_problems(level: &Level<'_>, problems: &mut Vec<Problem>) {
+fn scene_roots_problems(level: &Level<'_>, instance_of: &FxHashMap<&ObjectId, &ObjectId>, problems: &mut Vec<Problem>) {
     let Some(roots_doc) = level.objects.values().find(|o| o.kind == "SceneRoots") else { return };
     let Some(listed) = listed(roots_doc, "m_Roots") else { return };
     let line = roots_doc.line as usize;
-    let instance_of: FxHashMap<&ObjectId, &ObjectId> = level.listed_as.iter().map(|(instance, stripped)| (stripped, instance)).collect();
     let at_top = |t: &Object<'_>| match instance_of.get(&t.id) {
         Some(instance) => level.get(instance).is_some_and(|i| instance_parent(i).is_none()),
         // A stripped transform that stands for no instance is one of a prefab's inner ones.
         None => !is_stripped(t) && fields(t).and_then(|f| f.get("m_Father")).and_then(target).is_none(),
     };
-    let is_transform = |o: &Object<'_>| o.kind == "Transform" || o.kind == "RectTransform";
     let mut seen: FxHashSet<&ObjectId> = FxHashSet::default();
     for root in &listed {
         if !seen.insert(root) {
@@ -375,10 +378,10 @@ fn scene_roots_problems(level: &Level<'_>, problems: &mut Vec<Problem>) {
 pub fn hierarchy_problems(level: &Level<'_>) -> Vec<Problem> {
     let mut problems = Vec::new();
     component_problems(level, &mut problems);
-    scene_roots_problems(level, &mut problems);
-    let is_transform = |o: &Object<'_>| o.kind == "Transform" || o.kind == "RectTransform";
-    let mut fathers = ListedSets::new(level, "m_Children");
+    // Each instance by the stripped transform child lists name it by.
     let instance_of: FxHashMap<&ObjectId, &ObjectId> = level.listed_as.iter().map(|(instance, stripped)| (stripped, instance)).collect();
+    scene_roots_problems(level, &instance_of, &mut problems);
+    let mut fathers = ListedSets::new(level, "m_Children");
     for obj in level.objects.values().filter(|o| is_transform(o)) {
         let line = obj.line as usize;
         if let Some(father) = fields(obj).and_then(|f| f.get("m_Father")).and_then(target) {
