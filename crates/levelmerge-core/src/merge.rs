@@ -15,6 +15,7 @@
 //!   so that `merge(b, x, b) = x` and `merge(b, b, y) = y` hold byte for byte.
 
 mod values;
+pub(crate) use values::sole_reference;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -355,12 +356,14 @@ fn tie_entries_to_conflicting_moves(objects: &mut [MergedObject<'_>], index: &Fx
             })
             .map(|(i, _)| i)
             .collect();
+        let tied: Vec<ObjectId> = entries.iter().map(|&i| objects[i].id.clone()).collect();
         for i in entries {
             objects[i].state = ObjectState::Follows(m.conflict);
         }
         if let Some(&p) = index.get(parent) {
             if let ObjectState::Merged(props) = &mut objects[p].state {
                 listed_with_the_move(props, m);
+                slots_opened_for(props, &tied);
             }
         }
     }
@@ -387,6 +390,31 @@ fn listed_with_the_move<'a>(v: &mut MValue<'a>, m: &ConflictingMove) {
             }
         }
         MValue::List { items, .. } => items.iter_mut().for_each(|item| listed_with_the_move(item, m)),
+        _ => {}
+    }
+}
+
+/// The child slots of `v` holding one of `entries` made to list their children by the merge's
+/// states: a parent one side added is taken whole, its bytes listing every entry it wrote, so
+/// an entry tied to a conflict would stand in every view.
+fn slots_opened_for<'a>(v: &mut MValue<'a>, entries: &[ObjectId]) {
+    let MValue::Exact(whole) = v else {
+        if let MValue::Map { entries: members, .. } = v {
+            members.iter_mut().for_each(|(_, member)| slots_opened_for(member, entries));
+        }
+        return;
+    };
+    if !whole.has_children {
+        return;
+    }
+    match &whole.kind {
+        ValueKind::Children(ids) if ids.iter().any(|id| entries.contains(id)) => {
+            *v = MValue::Children { template: whole, ids: ids.clone() };
+        }
+        ValueKind::Map(_) => {
+            v.open_map();
+            slots_opened_for(v, entries);
+        }
         _ => {}
     }
 }

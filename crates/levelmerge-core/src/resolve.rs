@@ -298,10 +298,10 @@ impl<'a> MergedLevel<'a> {
     }
 
     /// An object a whole-object conflict keeps as one side wrote it still lists, among its
-    /// children (a Unity transform's `m_Children`), those the other side moved elsewhere before
-    /// deleting it: the moves stand, so the entries naming them go. A child is one the list
-    /// names whose parent that side's version gives as the object; it is moved away when its
-    /// parent in this view is another.
+    /// children (a Unity transform's `m_Children`, a Cocos node's `_children` entries), those
+    /// the other side moved elsewhere before deleting it: the moves stand, so the entries
+    /// naming them go. A child is one the list names whose parent that side's version gives as
+    /// the object; it is moved away when its parent in this view is another.
     fn release_children_moved_away(
         &self,
         objects: &mut IndexMap<ObjectId, RObject<'a>, FxBuildHasher>,
@@ -313,24 +313,56 @@ impl<'a> MergedLevel<'a> {
             let &i = self.index.get(id)?;
             objects.contains_key(id).then(|| declared[i].as_ref().or(self.objects[i].parent.as_ref()))
         };
+        // The holders of the entry objects in this view, by the child each names alone.
+        let mut listed_by: FxHashMap<&ObjectId, Vec<&ObjectId>> = FxHashMap::default();
+        for id in objects.keys() {
+            let Some(o) = self.index.get(id).map(|&i| &self.objects[i]) else { continue };
+            let any = o.sides.ours.or(o.sides.theirs).or(o.sides.base);
+            if let (Some(holder), Some(child)) = (&o.parent, any.and_then(|v| crate::merge::sole_reference(&v.props))) {
+                listed_by.entry(child).or_default().push(holder);
+            }
+        }
         let mut released = Vec::new();
+        let mut entries_released: FxHashMap<ObjectId, Vec<ObjectId>> = FxHashMap::default();
         for &at in taken_whole {
             let o = &self.objects[at];
             let (ObjectState::Chosen(c) | ObjectState::Follows(c)) = o.state else { continue };
             let side = self.side_for(c, pick);
             let Some(version) = o.sides.get(side) else { continue };
-            let moved_away = |child: &str| {
-                let child = ObjectId::new(child);
-                let parent_there = self.index.get(&child).and_then(|&i| *self.objects[i].sides.get(side)).and_then(effective_parent);
-                parent_there.as_ref() == Some(&o.id) && view_parent(&child).is_some_and(|p| p != Some(&o.id))
+            let moved_away_from = |holder: &ObjectId, child: &ObjectId| {
+                let parent_there = self.index.get(child).and_then(|&i| *self.objects[i].sides.get(side)).and_then(effective_parent);
+                parent_there.as_ref() == Some(holder) && view_parent(child).is_some_and(|p| p != Some(holder))
             };
-            if let Some(props) = without_listed(&version.props, &moved_away) {
+            // An entry object of its holder's list, naming the child alone, which base listed
+            // there too, while the view lists the child elsewhere: the other side's move alone
+            // took it away (where a conflict holds the move, the entry goes with the side that
+            // wrote it, and no other lists the child in this view).
+            if let (Some(holder), Some(child)) = (&o.parent, crate::merge::sole_reference(&version.props)) {
+                let in_base_there =
+                    || self.index.get(child).and_then(|&i| self.objects[i].sides.base).and_then(effective_parent).as_ref() == Some(holder);
+                let listed_elsewhere = || listed_by.get(child).is_some_and(|holders| holders.iter().any(|&h| h != holder));
+                if o.sides.base.is_some() && in_base_there() && listed_elsewhere() {
+                    entries_released.entry(holder.clone()).or_default().push(o.id.clone());
+                    continue;
+                }
+            }
+            if let Some(props) = without_listed(&version.props, &|child: &str| moved_away_from(&o.id, &ObjectId::new(child))) {
                 released.push((o.id.clone(), props));
             }
         }
         for (id, props) in released {
             if let Some(obj) = objects.get_mut(&id) {
                 obj.props = props;
+            }
+        }
+        for (holder, entries) in entries_released {
+            for entry in &entries {
+                objects.shift_remove(entry);
+            }
+            if let Some(o) = objects.get_mut(&holder) {
+                if let Some(props) = without_children(&o.props, &entries) {
+                    o.props = props;
+                }
             }
         }
     }

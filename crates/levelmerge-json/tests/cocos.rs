@@ -769,3 +769,54 @@ fn a_prefab_node_one_side_moved_is_the_node_the_other_side_edited() {
         assert_eq!(serde_json::from_str::<Value>(&text).unwrap(), serde_json::from_str::<Value>(&want).unwrap(), "{text}");
     }
 }
+
+/// Ours adds a node N under B and moves A into it; theirs moves A under B's child C. A
+/// conflict on A's `_parent`, either side of which is a sound scene: N, which ours added
+/// whole, lists A in ours' view alone. Theirs' view kept N's entry for A while A hung under
+/// C, and `resolve --take theirs` refused it.
+#[test]
+fn a_node_one_side_moved_into_a_node_it_added_and_the_other_elsewhere_is_listed_once_in_each_view() {
+    let base = scene(&[node("A", "a", vec![], vec![]), node("B", "b", vec![node("C", "c", vec![], vec![])], vec![])]);
+    let ours = scene(&[node(
+        "B",
+        "b",
+        vec![node("C", "c", vec![], vec![]), node("N", "n", vec![node("A", "a", vec![], vec![])], vec![("cc.Label", "new")])],
+        vec![],
+    )]);
+    let theirs = scene(&[node("B", "b", vec![node("C", "c", vec![node("A", "a", vec![], vec![])], vec![])], vec![])]);
+    for (o, t) in [(&ours, &theirs), (&theirs, &ours)] {
+        let merged = merge(&base, o, t);
+        let kinds: Vec<(&str, &str)> = merged.conflicts.iter().map(|c| (c.kind, c.path.as_str())).collect();
+        assert_eq!(kinds, [("both-modified", "_parent.__id__")], "{:?}", merged.conflicts);
+        let text = String::from_utf8(merged.text).unwrap();
+        for (side, wrote) in [(levelmerge_core::Side::Ours, o), (levelmerge_core::Side::Theirs, t)] {
+            let view = levelmerge_testutils::laws::side_view(&text, side);
+            let parent_of_a = |s: &str| structure(s).into_iter().find(|n| n.0 == "A").map(|n| n.1);
+            assert_eq!(parent_of_a(&view), parent_of_a(wrote), "{side:?}'s view:\n{view}");
+        }
+    }
+}
+
+/// Theirs moves Bg out of Item's subtree to Keep, then deletes Item; ours edits a label in
+/// that subtree. A delete/modify conflict on Item, either side of which is a sound scene:
+/// ours' view keeps Item's subtree as ours wrote it, but for Bg, whose move stands. Ours' view
+/// kept Label's entry for Bg while Bg hung under Keep, and `resolve --take ours` refused it.
+#[test]
+fn a_node_moved_out_of_a_subtree_before_its_deletion_is_listed_where_it_hangs_in_the_keeping_view() {
+    let item = |children| node("Item", "i", children, vec![]);
+    let label = |text| node("Label", "l", vec![node("Bg", "g", vec![], vec![])], vec![("cc.Label", text)]);
+    let base = scene(&[item(vec![label("text")]), node("Keep", "k", vec![], vec![])]);
+    let ours = scene(&[item(vec![label("edited")]), node("Keep", "k", vec![], vec![])]);
+    let theirs = scene(&[node("Keep", "k", vec![node("Bg", "g", vec![], vec![])], vec![])]);
+    for (o, t, ours_keeps) in [(&ours, &theirs, true), (&theirs, &ours, false)] {
+        let merged = merge(&base, o, t);
+        let kinds: Vec<&str> = merged.conflicts.iter().map(|c| c.kind).collect();
+        assert_eq!(kinds, ["delete-modify"], "{:?}", merged.conflicts);
+        let text = String::from_utf8(merged.text).unwrap();
+        let keeping = if ours_keeps { levelmerge_core::Side::Ours } else { levelmerge_core::Side::Theirs };
+        let view = structure(&levelmerge_testutils::laws::side_view(&text, keeping));
+        let children_of = |name: &str| view.iter().find(|n| n.0 == name).map(|n| n.2.clone());
+        assert_eq!(children_of("Keep"), Some(vec!["Bg".to_owned()]), "{view:?}");
+        assert_eq!(children_of("Label"), Some(vec![]), "{view:?}");
+    }
+}

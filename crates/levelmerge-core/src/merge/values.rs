@@ -124,7 +124,7 @@ fn edits_fit_layout(layout_key: &str, base: &Value<'_>, kept: &Value<'_>, relaid
 
 /// The object a value names when the value is one reference and nothing else: a reference
 /// scalar, or a map whose one member is (Unity's `{fileID: N}`, Cocos' `{"__id__": N}`).
-pub(super) fn sole_reference<'v>(value: &'v Value<'_>) -> Option<&'v ObjectId> {
+pub(crate) fn sole_reference<'v>(value: &'v Value<'_>) -> Option<&'v ObjectId> {
     match &value.kind {
         ValueKind::Scalar { reference: Some(r) } => Some(&r.target),
         ValueKind::Map(entries) if entries.len() == 1 => sole_reference(&entries[0].1),

@@ -1,12 +1,12 @@
-"""Merge random Cocos Creator 3.x scenes or prefabs edited on both sides, both ways, and report
-broken results, unresolvable conflict views, asymmetries and lost additions.
-Usage: run_cocos3.py FIRST_SEED COUNT scene|prefab"""
+"""Merge random Cocos Creator scenes or prefabs (3.x, or 2.x with `2`) edited on both sides, both
+ways, and report broken results, unresolvable conflict views, asymmetries and lost additions.
+Usage: run_cocos.py FIRST_SEED COUNT scene|prefab [2|3]"""
 import collections
 import json
 import sys
 
 import harness
-import cocos3
+import cocos
 
 def structure_problems(text):
     if "<<<<<<<" in text or ">>>>>>>" in text: return ["markers"]
@@ -68,10 +68,11 @@ def added(text):
 
 
 first, count, prefab = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3] == "prefab"
+version = int(sys.argv[4]) if len(sys.argv) > 4 else 3
 harness.run(
     range(first, first + count),
-    lambda seed: cocos3.scenario(seed, prefab),
-    ".prefab" if prefab else ".scene",
+    lambda seed: cocos.scenario(seed, prefab, version),
+    ".prefab" if prefab else ".fire" if version == 2 else ".scene",
     lambda text, inputs: structure_problems(text),
     names,
     added,

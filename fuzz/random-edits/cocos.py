@@ -1,4 +1,6 @@
-"""Random Cocos Creator 3.x scenes/prefabs and random editor-like edits, for merge testing."""
+"""Random Cocos Creator scenes/prefabs, in the 2.x layout (`.fire`, `_trs`, `_N$` members,
+components named by `_id` in scenes and by nothing in prefabs) or the 3.x one, and random
+editor-like edits, for merge testing."""
 import json, random, string, copy
 import harness
 
@@ -11,18 +13,31 @@ def uid(rng, n=22):
 
 def vec3(x=0, y=0, z=0): return {"__type__": "cc.Vec3", "x": x, "y": y, "z": z}
 
+def color(): return {"__type__": "cc.Color", "r": 255, "g": 255, "b": 255, "a": 255}
+
 class Level:
-    def __init__(self, rng, prefab):
-        self.rng, self.prefab = rng, prefab
+    def __init__(self, rng, prefab, version):
+        self.rng, self.prefab, self.v2 = rng, prefab, version == 2
         self.counter = 0
     # --- construction
     def node(self, name, parent):
         rng = self.rng
         n = {"__type__": "cc.Node", "_name": name, "_objFlags": 0, "__editorExtras__": {}, "_parent": Ref(parent) if parent else None,
-             "_children": [], "_active": True, "_components": [], "_prefab": None,
-             "_lpos": vec3(rng.randint(-300, 300), rng.randint(-300, 300), 0), "_lrot": {"__type__": "cc.Quat", "x": 0, "y": 0, "z": 0, "w": 1},
-             "_lscale": vec3(1, 1, 1), "_mobility": 0, "_layer": 33554432, "_euler": vec3(), "_id": "" if self.prefab else uid(rng)}
-        if self.prefab:
+             "_children": [], "_active": True, "_components": [], "_prefab": None}
+        if self.v2:
+            del n["__editorExtras__"]
+            n.update({"_opacity": 255, "_color": color(), "_contentSize": {"__type__": "cc.Size", "width": rng.randint(10, 500), "height": 40},
+                      "_anchorPoint": {"__type__": "cc.Vec2", "x": 0.5, "y": 0.5},
+                      "_trs": {"__type__": "TypedArray", "ctor": "Float64Array", "array": [rng.randint(-300, 300), rng.randint(-300, 300), 0, 0, 0, 0, 1, 1, 1, 1]},
+                      "_eulerAngles": vec3(), "_skewX": 0, "_skewY": 0, "_is3DNode": False, "_groupIndex": 0, "groupIndex": 0})
+        else:
+            n.update({"_lpos": vec3(rng.randint(-300, 300), rng.randint(-300, 300), 0), "_lrot": {"__type__": "cc.Quat", "x": 0, "y": 0, "z": 0, "w": 1},
+                      "_lscale": vec3(1, 1, 1), "_mobility": 0, "_layer": 33554432, "_euler": vec3()})
+        n["_id"] = "" if self.prefab else uid(rng)
+        if self.prefab and self.v2:
+            n["_prefab"] = Ref({"__type__": "cc.PrefabInfo", "root": Ref(self.root) if self.root else None, "asset": Ref(self.asset),
+                                "fileId": uid(rng), "sync": False})
+        elif self.prefab:
             n["_prefab"] = Ref({"__type__": "cc.PrefabInfo", "root": Ref(self.root) if self.root else None, "asset": Ref(self.asset),
                                 "fileId": uid(rng), "instance": None, "targetOverrides": None, "nestedPrefabInstanceRoots": None})
             if not self.root:
@@ -33,14 +48,21 @@ class Level:
     def component(self, node, kind, **props):
         c = {"__type__": kind, "_name": "", "_objFlags": 0, "__editorExtras__": {}, "node": Ref(node), "_enabled": True,
              "__prefab": Ref({"__type__": "cc.CompPrefabInfo", "fileId": uid(self.rng)}) if self.prefab else None}
-        c.update(props)
-        c["_id"] = "" if self.prefab else uid(self.rng)
+        if self.v2:
+            del c["__editorExtras__"], c["__prefab"]
+        c.update({self.member(k): v for k, v in props.items()})
+        if not (self.v2 and self.prefab):
+            c["_id"] = "" if self.prefab else uid(self.rng)
         node["_components"].append(Ref(c))
         return c
+    def member(self, name):
+        """2.x writes a property with a setter as `_N$name`."""
+        return "_N$" + name[1:] if self.v2 and name in ("_string", "_interactable", "_target") else name
     def ui(self, node):
         rng = self.rng
-        self.component(node, "cc.UITransform", _contentSize={"__type__": "cc.Size", "width": rng.randint(10, 500), "height": rng.randint(10, 500)},
-                       _anchorPoint={"__type__": "cc.Vec2", "x": 0.5, "y": 0.5})
+        if not self.v2:
+            self.component(node, "cc.UITransform", _contentSize={"__type__": "cc.Size", "width": rng.randint(10, 500), "height": rng.randint(10, 500)},
+                           _anchorPoint={"__type__": "cc.Vec2", "x": 0.5, "y": 0.5})
         kind = rng.choice(["cc.Sprite", "cc.Label", "cc.Button", "script", None])
         if kind == "cc.Sprite":
             self.component(node, "cc.Sprite", _customMaterial=None, _srcBlendFactor=2, _dstBlendFactor=4,
@@ -52,7 +74,7 @@ class Level:
             b = self.component(node, "cc.Button", clickEvents=[], _interactable=True, _transition=3, _target=None)
             b["clickEvents"].append(Ref({"__type__": "cc.ClickEvent", "target": Ref(self.any_node()), "component": "", "_componentId": "",
                                           "handler": "onClick", "customEventData": ""}))
-            b["_target"] = Ref(node)
+            b[self.member("_target")] = Ref(node)
         elif kind == "script":
             self.component(node, "d1a2bAbCDhLj6NoZmVGqPrS", target=Ref(self.any_node()), speed=rng.randint(1, 9), tag="x")
     def nodes(self):
@@ -113,12 +135,15 @@ class Level:
             return v
         return json.dumps([conv(e) for e in order], indent=2, ensure_ascii=False)
 
-def build(rng, prefab, size):
-    lv = Level(rng, prefab)
+def build(rng, prefab, size, version):
+    lv = Level(rng, prefab, version)
     lv.root = None
     if prefab:
         lv.asset = {"__type__": "cc.Prefab", "_name": "Panel", "_objFlags": 0, "__editorExtras__": {}, "_native": "", "data": None,
                     "optimizationPolicy": 0, "persistent": False}
+        if lv.v2:
+            del lv.asset["__editorExtras__"], lv.asset["persistent"]
+            lv.asset["asyncLoadAssets"] = False
         lv.top = lv.node("Panel", None)
         lv.root = lv.top
         lv.asset["data"] = Ref(lv.top)
@@ -129,8 +154,22 @@ def build(rng, prefab, size):
                  "_active": True, "_components": [], "_prefab": None, "_lpos": vec3(), "_lrot": {"__type__": "cc.Quat", "x": 0, "y": 0, "z": 0, "w": 1},
                  "_lscale": vec3(1, 1, 1), "_mobility": 0, "_layer": 1073741824, "_euler": vec3(), "autoReleaseAssets": False,
                  "_globals": None, "_id": uid(rng)}
+        if lv.v2:
+            del lv.asset["__editorExtras__"], scene["__editorExtras__"], scene["_globals"]
+            for k in ("_lpos", "_lrot", "_lscale", "_mobility", "_layer", "_euler"): del scene[k]
+            scene.update({"_opacity": 255, "_color": color(), "_contentSize": {"__type__": "cc.Size", "width": 0, "height": 0},
+                          "_anchorPoint": {"__type__": "cc.Vec2", "x": 0, "y": 0},
+                          "_trs": {"__type__": "TypedArray", "ctor": "Float64Array", "array": [0, 0, 0, 0, 0, 0, 1, 1, 1, 1]},
+                          "_is3DNode": True, "_groupIndex": 0, "groupIndex": 0})
+            scene["_id"] = scene.pop("_id")
         lv.asset["scene"] = Ref(scene)
         lv.top = scene
+        if lv.v2:
+            canvas = lv.node("Canvas", scene)
+            lv.component(canvas, "cc.Canvas", _designResolution={"__type__": "cc.Size", "width": 960, "height": 640}, _fitWidth=False, _fitHeight=True)
+            cam = lv.node("Main Camera", canvas)
+            lv.component(cam, "cc.Camera", _cullingMask=4294967295, _clearFlags=7, _depth=-1, _zoomRatio=1, _ortho=True)
+            return fill(lv, rng, size)
         g = {"__type__": "cc.SceneGlobals", "ambient": Ref({"__type__": "cc.AmbientInfo", "_skyIllum": 20000}),
              "shadows": Ref({"__type__": "cc.ShadowsInfo", "_enabled": False}), "_skybox": Ref({"__type__": "cc.SkyboxInfo", "_enabled": False}),
              "fog": Ref({"__type__": "cc.FogInfo", "_type": 0}), "octree": Ref({"__type__": "cc.OctreeInfo", "_enabled": False})}
@@ -139,12 +178,28 @@ def build(rng, prefab, size):
         lv.ui(canvas)
         cam = lv.node("Camera", canvas)
         lv.component(cam, "cc.Camera", _projection=0, _priority=1073741824, _fov=45, _orthoHeight=320, _near=0, _far=2000)
+    return fill(lv, rng, size)
+
+def fill(lv, rng, size):
     names = ["Label", "Button", "Icon", "Item", "New Node", "Bg", "Title"]
     for i in range(size):
-        parent = rng.choice(lv.nodes()[1:] if not prefab else lv.nodes())
+        parent = rng.choice(lv.nodes()[1:] if not lv.prefab else lv.nodes())
+        if lv.v2 and not lv.prefab and rng.random() < 0.15:
+            instance(lv, rng, parent)
+            continue
         n = lv.node(rng.choice(names), parent)
         lv.ui(n)
     return lv
+
+def instance(lv, rng, parent):
+    """A 2.x prefab instance placed in a scene: its nodes keep their scene `_id`s and each
+    names the instance's root and the prefab asset through a `cc.PrefabInfo`."""
+    asset = {"__uuid__": rng.choice(["b8392351-be97-4f01-985e-3e7d2118f3c9", "0c2d4e6f-1a3b-4c5d-8e9f-a0b1c2d3e4f5"])}
+    root = lv.node("Prefab" + rng.choice(["Item", "Coin", "Door"]), parent)
+    lv.ui(root)
+    for n in [root] + [lv.node(rng.choice(["Icon", "Label"]), root) for _ in range(rng.randint(0, 2))]:
+        if n is not root: lv.ui(n)
+        n["_prefab"] = Ref({"__type__": "cc.PrefabInfo", "root": Ref(root), "asset": asset, "fileId": uid(rng), "sync": False})
 
 # ---------------- edits
 def referrers_null(lv, gone):
@@ -175,7 +230,7 @@ def op(lv, rng, tag, log):
         lv.ui(n)
         log.append(("add", n["_name"]))
     elif kind == "delete":
-        cands = [n for n in nodes[1:] if n["_name"] not in ("Canvas", "Camera")]
+        cands = [n for n in nodes[1:] if n["_name"] not in ("Canvas", "Camera", "Main Camera")]
         if not cands: return
         n = rng.choice(cands)
         gone = set()
@@ -189,7 +244,8 @@ def op(lv, rng, tag, log):
         log.append(("delete", n["_name"]))
     elif kind == "edit":
         n = rng.choice(inner)
-        n["_lpos"]["x"] = rng.randint(-999, 999)
+        if lv.v2: n["_trs"]["array"][0] = rng.randint(-999, 999)
+        else: n["_lpos"]["x"] = rng.randint(-999, 999)
         log.append(("edit", n["_name"]))
     elif kind == "rename":
         n = rng.choice(inner[1:] or inner)
@@ -202,8 +258,9 @@ def op(lv, rng, tag, log):
         rng.shuffle(p["_children"])
         log.append(("reorder", p["_name"]))
     elif kind == "reparent":
+        if len(nodes) < 2: return
         n = rng.choice(nodes[1:])
-        if n["_name"] in ("Canvas", "Camera"): return
+        if n["_name"] in ("Canvas", "Camera", "Main Camera"): return
         sub = {id(m) for m in subtree(n)}
         targets = [m for m in inner if id(m) not in sub]
         if not targets: return
@@ -217,6 +274,6 @@ def op(lv, rng, tag, log):
         lv.component(n, "cc.Widget", _alignFlags=rng.randint(1, 45), _left=rng.randint(0, 50), _target=Ref(lv.any_node()))
         log.append(("component", n["_name"]))
 
-def scenario(seed, prefab):
+def scenario(seed, prefab, version):
     rng = random.Random(seed)
-    return harness.two_sides(seed, rng, build(rng, prefab, rng.randint(3, 25)), op)
+    return harness.two_sides(seed, rng, build(rng, prefab, rng.randint(3, 25), version), op)
