@@ -12,6 +12,7 @@
 pub mod codec;
 pub mod coherence;
 pub mod conflict;
+mod cycles;
 pub mod diff;
 pub mod diff3;
 pub mod fuzzing;

@@ -807,6 +807,6 @@ pub fn merge<'a>(inputs: Sides<&'a Level<'a>>, options: &Options) -> MergedLevel
         moved_between_lists,
     };
     options.policy.apply(&mut merged.conflicts);
-    crate::resolve::break_cycles(&mut merged);
+    crate::cycles::break_cycles(&mut merged, [base, ours, theirs]);
     merged
 }

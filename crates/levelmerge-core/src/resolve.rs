@@ -432,7 +432,7 @@ fn opened<'a>(v: &'a Value<'a>) -> Option<RValue<'a>> {
 }
 
 /// Replace the merged value at `path` (map keys only) with `new`.
-fn replace_at<'a>(v: &mut MValue<'a>, path: &[PathSeg], new: MValue<'a>) -> bool {
+pub(crate) fn replace_at<'a>(v: &mut MValue<'a>, path: &[PathSeg], new: MValue<'a>) -> bool {
     match path.split_first() {
         None => {
             *v = new;
@@ -450,54 +450,7 @@ fn replace_at<'a>(v: &mut MValue<'a>, path: &[PathSeg], new: MValue<'a>) -> bool
     }
 }
 
-/// Parent cycles made by concurrent reparenting (ours puts A under B, theirs B under A) are
-/// broken deterministically: of the objects in the cycle whose parent came from theirs, the
-/// one with the smallest id keeps ours' parent. Each break is noted.
-pub fn break_cycles(merged: &mut MergedLevel<'_>) {
-    if !merged.parent_refs {
-        return;
-    }
-    for _round in 0..merged.objects.len().max(1) {
-        let resolved = merged.resolve(Side::Ours);
-        let graph = resolved.graph(true);
-        let Some(cycle) = crate::coherence::find_cycle(&graph) else { return };
-        let mut fixed = false;
-        let mut members: Vec<&ObjectId> = cycle.iter().collect();
-        members.sort();
-        for id in members {
-            let Some(&i) = merged.index.get(id) else { continue };
-            let obj = &merged.objects[i];
-            let Some(ours) = obj.sides.ours else { continue };
-            let mut ours_refs = Vec::new();
-            ours.props.references(&mut PropPath::default(), &mut ours_refs);
-            let node = graph.iter().find(|n| &n.id == id).expect("cycle members are in the graph");
-            let Some((path, merged_parent)) = node.refs.iter().find(|(_, r)| r.role == RefRole::Parent) else { continue };
-            let ours_parent = ours_refs.iter().find(|(p, r)| r.role == RefRole::Parent && p == path);
-            if ours_parent.is_some_and(|(_, r)| r.target == merged_parent.target) {
-                continue;
-            }
-            // Take ours' value of the parent property.
-            let Some(ours_value) = lookup(&ours.props, &path.0) else { continue };
-            let ObjectState::Merged(mv) = &mut merged.objects[i].state else { continue };
-            if replace_at(mv, &path.0, MValue::Exact(ours_value)) {
-                merged.notes.push(Note {
-                    object: id.clone(),
-                    message: format!(
-                        "parent cycle broken: theirs moved it under {}, which would make a cycle; ours' parent kept",
-                        merged_parent.target
-                    ),
-                });
-                fixed = true;
-                break;
-            }
-        }
-        if !fixed {
-            return;
-        }
-    }
-}
-
-fn lookup<'v, 'a>(v: &'v Value<'a>, path: &[PathSeg]) -> Option<&'v Value<'a>> {
+pub(crate) fn lookup<'v, 'a>(v: &'v Value<'a>, path: &[PathSeg]) -> Option<&'v Value<'a>> {
     match path.split_first() {
         None => Some(v),
         Some((PathSeg::Key(k), rest)) => lookup(v.get(k)?, rest),

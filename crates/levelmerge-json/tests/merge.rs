@@ -149,18 +149,20 @@ fn a_duplicate_id_does_not_hide_the_other_problems_of_a_level() {
 }
 
 #[test]
-fn concurrent_reparenting_cycle_is_broken_and_reported() {
-    // Ours puts 2 under 3, theirs puts 3 under 2: each is fine alone, together a cycle.
+fn concurrent_reparenting_cycle_is_broken_alike_either_way_and_reported() {
+    // Ours puts 2 under 3, theirs puts 3 under 2: each is fine alone, together a cycle. The
+    // move of the smaller id, 2, is dropped, whichever side made it; the move of 3 stays.
     let o = FLAT.replace("{\"id\": 2, \"parent\": 1}", "{\"id\": 2, \"parent\": 3}");
     let t = FLAT.replace("{\"id\": 3, \"parent\": 1}", "{\"id\": 3, \"parent\": 2}");
-    let r = merge_refs(FLAT, &o, &t);
-    assert_eq!(r.open_conflicts, 0);
-    assert_eq!(r.notes.len(), 1, "{:?}", r.notes);
-    assert!(r.notes[0].contains("cycle"), "{:?}", r.notes);
-    let text = String::from_utf8(r.text).unwrap();
-    // Ours' parent of 3 is kept; theirs' move of 3 is dropped, ours' move of 2 stays.
-    assert!(text.contains("{\"id\": 2, \"parent\": 3}") && text.contains("{\"id\": 3, \"parent\": 1}"), "{text}");
-    assert!(levelmerge_core::check_text(&codec_with_refs(), text.as_bytes()).is_empty());
+    for (ours, theirs, mover) in [(&o, &t, "ours"), (&t, &o, "theirs")] {
+        let r = merge_refs(FLAT, ours, theirs);
+        assert_eq!(r.open_conflicts, 0);
+        assert_eq!(r.notes.len(), 1, "{:?}", r.notes);
+        assert!(r.notes[0].contains("cycle") && r.notes[0].contains(&format!("{mover} moved it")), "{:?}", r.notes);
+        let text = String::from_utf8(r.text).unwrap();
+        assert!(text.contains("{\"id\": 2, \"parent\": 1}") && text.contains("{\"id\": 3, \"parent\": 2}"), "{text}");
+        assert!(levelmerge_core::check_text(&codec_with_refs(), text.as_bytes()).is_empty());
+    }
 }
 
 #[test]

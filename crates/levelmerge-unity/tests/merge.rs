@@ -1505,3 +1505,36 @@ fn scene_roots_that_disagree_with_the_top_level_are_reported() {
     let twice = problems(with_roots(&[11, 11]));
     assert!(twice.len() == 1 && twice[0].contains("lists root 11 twice"), "{twice:#?}");
 }
+
+#[test]
+fn moves_that_make_a_cycle_together_are_broken_alike_either_way_with_the_child_lists() {
+    // Ours moves A (a top-level transform) under B, theirs moves B under A: each sound alone,
+    // together a cycle. The move of the smaller fileID (A's) is dropped whichever side made
+    // it: A stays at the top level, listed by SceneRoots, and B's m_Children do not list it.
+    // The father's lists did not follow, and the merge was refused and made by lines.
+    let roots = |ids: &[i64]| {
+        let listed: String = ids.iter().map(|id| format!("  - {{fileID: {id}}}\n")).collect();
+        format!("--- !u!1660057539 &9223372036854775807\nSceneRoots:\n  m_ObjectHideFlags: 0\n  m_Roots:\n{listed}")
+    };
+    let layout = |root_kids: &[i64], a_kids: &[i64], a_father: i64, b_kids: &[i64], b_father: i64, top: &[i64]| {
+        scene(&[
+            go(10, "Root", 11),
+            tr(11, 10, 0, root_kids, "0"),
+            go(20, "A", 21),
+            tr(21, 20, a_father, a_kids, "1"),
+            go(30, "B", 31),
+            tr(31, 30, b_father, b_kids, "0"),
+            roots(top),
+        ])
+    };
+    let base = layout(&[31], &[], 0, &[], 11, &[11, 21]);
+    let ours = layout(&[31], &[], 31, &[21], 11, &[11]);
+    let theirs = layout(&[], &[31], 0, &[], 21, &[11, 21]);
+    for (o, t, mover) in [(&ours, &theirs, "ours"), (&theirs, &ours, "theirs")] {
+        let r = merge(&base, o, t);
+        assert_eq!(r.open_conflicts, 0, "{}", text(&r));
+        assert!(r.notes.iter().any(|n| n.contains("parent cycle broken") && n.contains(&format!("{mover} moved it"))), "{:?}", r.notes);
+        assert_eq!(text(&r), theirs);
+        assert!(check_text(&UnityCodec, text(&r).as_bytes()).is_empty());
+    }
+}
