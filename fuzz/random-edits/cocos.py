@@ -223,7 +223,11 @@ def subtree(n):
 def op(lv, rng, tag, log):
     nodes = lv.nodes()
     inner = nodes[1:] if not lv.prefab else nodes
-    kind = rng.choice(["add", "add", "delete", "edit", "edit", "rename", "reorder", "reparent", "component"])
+    kinds = ["add", "add", "delete", "edit", "edit", "rename", "reorder", "reparent", "component"]
+    if lv.v2:
+        # Drawn only for 2.x scenes, so that the 3.x seeds of earlier findings stay as they were.
+        kinds += ["text", "active", "uncomponent"]
+    kind = rng.choice(kinds)
     if kind == "add":
         p = rng.choice(inner)
         n = lv.node(f"Added{tag}{lv.counter}", p); lv.counter += 1
@@ -273,6 +277,23 @@ def op(lv, rng, tag, log):
         n = rng.choice(inner)
         lv.component(n, "cc.Widget", _alignFlags=rng.randint(1, 45), _left=rng.randint(0, 50), _target=Ref(lv.any_node()))
         log.append(("component", n["_name"]))
+    elif kind == "text":
+        labels = [c.to for n in nodes for c in n["_components"] if c.to["__type__"] == "cc.Label"]
+        if not labels: return
+        label = rng.choice(labels)
+        label[lv.member("_string")] = rng.choice(["Play", "Quit", "Score: 10", "Level 2"]) + tag
+        log.append(("text", label["node"].to["_name"]))
+    elif kind == "active":
+        n = rng.choice(inner)
+        n["_active"] = not n["_active"]
+        log.append(("active", n["_name"]))
+    elif kind == "uncomponent":
+        owners = [n for n in nodes if n["_components"]]
+        if not owners: return
+        n = rng.choice(owners)
+        gone = n["_components"].pop(rng.randrange(len(n["_components"]))).to
+        referrers_null(lv, {id(gone)} | {id(e.to) for e in gone.get("clickEvents", [])})
+        log.append(("uncomponent", n["_name"], gone["__type__"]))
 
 def scenario(seed, prefab, version):
     rng = random.Random(seed)

@@ -708,11 +708,16 @@ pub fn merge<'a>(inputs: Sides<&'a Level<'a>>, options: &Options) -> MergedLevel
             let kids = [all[0].get(&at), all[1].get(&at), all[2].get(&at)];
             let needed = deleted_referents(&at, base, [ours, theirs], &merger.alive);
             let by_ref = referrers.as_ref().expect("computed when there are choices");
-            let deleted_with = [by_ref[0].get(&at), by_ref[1].get(&at), by_ref[2].get(&at)]
+            // Not one whose own parent was deleted and stays so (a Cocos click event naming
+            // the object, deleted with its button): kept, it would hang under nothing.
+            let parent_stays =
+                |r: &ObjectId| parent_in(base, r).is_none_or(|p| p == at || merger.alive.contains(&p) || states.contains_key(&p));
+            let deleted_with: Vec<&ObjectId> = [by_ref[0].get(&at), by_ref[1].get(&at), by_ref[2].get(&at)]
                 .into_iter()
                 .flatten()
                 .flatten()
-                .filter(|r| base.get(r).is_some() && (ours.get(r).is_none() || theirs.get(r).is_none()));
+                .filter(|r| base.get(r).is_some() && (ours.get(r).is_none() || theirs.get(r).is_none()) && parent_stays(r))
+                .collect();
             let added_by_one = |r: &&ObjectId| base.get(r).is_none() && ours.get(r).is_none() != theirs.get(r).is_none();
             let added_users = options.contested.get(&at).into_iter().flatten().filter(added_by_one);
             // An entry one side added that does nothing but name the object (a Cocos node's

@@ -844,3 +844,39 @@ fn moves_that_make_a_cycle_together_are_broken_alike_either_way_with_the_lists()
     }
     assert_eq!(results[0], results[1]);
 }
+
+/// Ours deletes Item (its button and the button's click event, which names Icon) and Group,
+/// which holds Icon; theirs edits Icon's label. A delete/modify conflict on Group, either side
+/// of which is a sound scene: the click event was tied to Icon's fate (it names Icon and was
+/// deleted with it), so theirs' view kept it while its button was gone, an element nothing
+/// reaches, and `resolve --take theirs` refused the view. It goes with its button.
+#[test]
+fn an_element_deleted_with_its_owner_is_not_kept_for_an_object_it_names_whose_deletion_is_in_conflict() {
+    let base = r#"[
+  {"__type__": "cc.SceneAsset", "scene": {"__id__": 1}},
+  {"__type__": "cc.Scene", "_parent": null, "_children": [{"__id__": 2}, {"__id__": 5}], "_components": [], "_id": "scene"},
+  {"__type__": "cc.Node", "_name": "Item", "_parent": {"__id__": 1}, "_children": [], "_components": [{"__id__": 3}], "_id": "item"},
+  {"__type__": "cc.Button", "node": {"__id__": 2}, "clickEvents": [{"__id__": 4}], "_id": "button"},
+  {"__type__": "cc.ClickEvent", "target": {"__id__": 6}, "handler": "go"},
+  {"__type__": "cc.Node", "_name": "Group", "_parent": {"__id__": 1}, "_children": [{"__id__": 6}], "_components": [], "_id": "group"},
+  {"__type__": "cc.Node", "_name": "Icon", "_parent": {"__id__": 5}, "_children": [], "_components": [{"__id__": 7}], "_id": "icon"},
+  {"__type__": "cc.Label", "node": {"__id__": 6}, "_string": "icon", "_id": "label"}
+]
+"#;
+    let ours = r#"[
+  {"__type__": "cc.SceneAsset", "scene": {"__id__": 1}},
+  {"__type__": "cc.Scene", "_parent": null, "_children": [], "_components": [], "_id": "scene"}
+]
+"#;
+    let theirs = base.replace("\"_string\": \"icon\"", "\"_string\": \"edited\"");
+    let codec = JsonCodec::default();
+    for (o, t, keeping) in [(ours, theirs.as_str(), levelmerge_core::Side::Theirs), (theirs.as_str(), ours, levelmerge_core::Side::Ours)] {
+        let merged = merge(base, o, t);
+        let kinds: Vec<&str> = merged.conflicts.iter().map(|c| c.kind).collect();
+        assert_eq!(kinds, ["delete-modify"], "{:?}", merged.conflicts);
+        let view = levelmerge_testutils::laws::side_view(&String::from_utf8(merged.text).unwrap(), keeping);
+        let problems: Vec<String> = levelmerge_core::check_text(&codec, view.as_bytes()).iter().map(|p| p.to_string()).collect();
+        assert!(problems.is_empty(), "{problems:?}\n{view}");
+        assert!(!view.contains("cc.ClickEvent") && view.contains("\"edited\""), "{view}");
+    }
+}
