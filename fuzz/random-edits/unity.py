@@ -13,7 +13,7 @@ SETTINGS = ("--- !u!29 &1\nOcclusionCullingSettings:\n  m_ObjectHideFlags: 0\n  
             "--- !u!104 &2\nRenderSettings:\n  m_ObjectHideFlags: 0\n  serializedVersion: 9\n  m_Fog: 0\n")
 class Obj:
     def __init__(s, cls, cid, fid, fields): s.cls, s.cid, s.fid, s.f = cls, cid, fid, fields
-SCENE_ROOTS = "--- !u!1660057539 &9223372036854775807\nSceneRoots:\n  m_ObjectHideFlags: 0\n  m_Roots:\n"
+SCENE_ROOTS = "--- !u!1660057539 &9223372036854775807\nSceneRoots:\n  m_ObjectHideFlags: 0\n  m_Roots:"
 class Scene:
     def __init__(s, rng): s.rng, s.objs, s.counter, s.scene_roots = rng, {}, 0, False
     def newid(s):
@@ -63,7 +63,8 @@ class Scene:
             elif o.cls == "BoxCollider":
                 out.append(f"  m_GameObject: {{fileID: {f['go']}}}\n  m_Material: {{fileID: 0}}\n  m_IsTrigger: 0\n  m_Enabled: 1\n  serializedVersion: 2\n  m_Size: {{x: {f['size']}, y: 1, z: 1}}\n  m_Center: {{x: 0, y: 0, z: 0}}\n")
         if s.scene_roots:
-            out.append(SCENE_ROOTS + "".join(f"  - {{fileID: {t}}}\n" for t in s.root_order))
+            # Unity writes an empty list as `[]`.
+            out.append(SCENE_ROOTS + ("".join(f"\n  - {{fileID: {t}}}" for t in s.root_order) or " []") + "\n")
         return "".join(out)
 def build(rng, size):
     s = Scene(rng); s.root_order = []

@@ -1538,3 +1538,28 @@ fn moves_that_make_a_cycle_together_are_broken_alike_either_way_with_the_child_l
         assert!(check_text(&UnityCodec, text(&r).as_bytes()).is_empty());
     }
 }
+
+#[test]
+fn the_last_top_level_object_one_side_deleted_and_the_other_edited_is_listed_in_scene_roots_in_the_keeping_view() {
+    // Ours deletes Root, the scene's only top-level object (SceneRoots' list left empty,
+    // `m_Roots: []`); theirs renames it. In theirs' view Root is back, and so is its
+    // SceneRoots entry (the emptied list was taken whole, and the view was refused).
+    let roots = |ids: &[i64]| {
+        let listed: String = ids.iter().map(|id| format!("\n  - {{fileID: {id}}}")).collect();
+        let listed = if listed.is_empty() { " []".to_owned() } else { listed };
+        format!("--- !u!1660057539 &9223372036854775807\nSceneRoots:\n  m_ObjectHideFlags: 0\n  m_Roots:{listed}\n")
+    };
+    let base = scene(&[go(10, "Root", 11), tr(11, 10, 0, &[21], "0"), go(20, "A", 21), tr(21, 20, 11, &[], "1"), roots(&[11])]);
+    let ours = scene(&[roots(&[])]);
+    let theirs = base.replace("m_Name: Root", "m_Name: Main");
+    each_view_of_the_one_conflict_is_that_side(&base, &ours, &theirs);
+}
+
+#[test]
+fn the_last_child_one_side_deleted_and_the_other_edited_is_listed_by_its_father_in_the_keeping_view() {
+    // Ours deletes A, Root's only child (`m_Children: []`); theirs renames A.
+    let base = scene(&[go(10, "Root", 11), tr(11, 10, 0, &[21], "0"), go(20, "A", 21), tr(21, 20, 11, &[], "1")]);
+    let ours = scene(&[go(10, "Root", 11), tr(11, 10, 0, &[], "0")]);
+    let theirs = base.replace("m_Name: A", "m_Name: B");
+    each_view_of_the_one_conflict_is_that_side(&base, &ours, &theirs);
+}
