@@ -721,11 +721,17 @@ pub fn merge<'a>(inputs: Sides<&'a Level<'a>>, options: &Options) -> MergedLevel
             let added_by_one = |r: &&ObjectId| base.get(r).is_none() && ours.get(r).is_none() != theirs.get(r).is_none();
             let added_users = options.contested.get(&at).into_iter().flatten().filter(added_by_one);
             // An entry one side added that does nothing but name the object (a Cocos node's
-            // `_children` entry for it) is part of adding it.
-            let added_entries =
-                [by_ref[1].get(&at), by_ref[2].get(&at)].into_iter().flatten().flatten().filter(added_by_one).filter(|r| {
-                    ours.get(r).or_else(|| theirs.get(r)).is_some_and(|entry| values::sole_reference(&entry.props) == Some(&at))
-                });
+            // `_children` entry for it) is part of adding it; so is a link one side added that
+            // names it and holds and hangs under nothing (a Godot signal connected from it),
+            // which would name nothing where it goes.
+            let is_link = |r: &ObjectId, entry: &Object<'_>| {
+                entry.parent.is_none() && base.root.as_ref() != Some(r) && !all[1].contains_key(r) && !all[2].contains_key(r)
+            };
+            let added_entries = [by_ref[1].get(&at), by_ref[2].get(&at)].into_iter().flatten().flatten().filter(added_by_one).filter(|r| {
+                ours.get(r)
+                    .or_else(|| theirs.get(r))
+                    .is_some_and(|entry| values::sole_reference(&entry.props) == Some(&at) || is_link(r, entry))
+            });
             let mut moved_out = Vec::new();
             for kid in kids.into_iter().flatten().flatten().chain(deleted_with).chain(added_users).chain(added_entries).chain(needed.iter())
             {

@@ -174,14 +174,23 @@ pub fn lower_keeping_first<'d>(file: &'d GodotFile<'d>, side: Side) -> Lowered<'
             Value::scalar(file.text(s.span), origin(Node::Section(i)), None)
         } else {
             let attr_base = s.attrs.start as usize;
+            let is_connection = file.kind(s) == "connection";
             let tag_entries = file
                 .attrs_of(s)
                 .iter()
                 .enumerate()
                 .filter(|(_, a)| !DERIVED.contains(&file.text(a.key)))
                 .map(|(j, a)| {
-                    let value = file.text(a.value);
-                    (file.text(a.key), Value::scalar(value, origin(Node::Attr(attr_base + j)), resource_use(value)))
+                    let (key, value) = (file.text(a.key), file.text(a.value));
+                    // A connection's end names a node this version makes: a use of that node
+                    // (one under an instanced scene too, which the scene check cannot tell from
+                    // a node of that scene).
+                    let end = (is_connection && matches!(key, "from" | "to")).then(|| owners.get(unquote(value))).flatten();
+                    let reference = match end {
+                        Some(&node) => Some(Reference { target: node.clone(), role: RefRole::Other }),
+                        None => resource_use(value),
+                    };
+                    (key, Value::scalar(value, origin(Node::Attr(attr_base + j)), reference))
                 })
                 .collect();
             let mut entries = vec![(TAG, Value::map(file.text(s.header), origin(Node::Tag(i)), tag_entries))];

@@ -1642,3 +1642,33 @@ fn a_connection_added_at_the_end_goes_after_a_node_the_other_side_moved_to_the_e
         assert_eq!(String::from_utf8(merged.text).unwrap(), want);
     }
 }
+
+/// A scene whose `Door` is an instanced scene, holding `Hinge`, a node this file makes, and
+/// `extra` after the nodes.
+fn door_scene(hinge: bool, extra: &str) -> String {
+    let hinge = if hinge { "[node name=\"Hinge\" type=\"Node2D\" parent=\"Door\"]\n\n" } else { "" };
+    format!(
+        "[gd_scene load_steps=2 format=2]\n\n[ext_resource path=\"res://door.tscn\" type=\"PackedScene\" id=1]\n\n[node name=\"Main\" type=\"Node2D\"]\n\n[node name=\"Door\" parent=\".\" instance=ExtResource( 1 )]\n\n{hinge}{extra}"
+    )
+}
+
+#[test]
+fn a_signal_one_side_connects_from_a_node_made_under_an_instance_goes_with_that_node() {
+    // Theirs connects a signal from Door/Hinge, a node the file makes under the instanced
+    // Door; ours deletes Hinge. A path under an instanced scene may name one of its nodes, so
+    // the scene check cannot tell the connection names nothing: the merge was clean, with it.
+    // The connection uses the node theirs makes, so the deletion is a conflict, and ours' view
+    // drops the connection with the node.
+    let connection = "[connection signal=\"opened\" from=\"Door/Hinge\" to=\".\" method=\"_on_opened\"]\n";
+    let base = door_scene(true, "");
+    let theirs = door_scene(true, connection);
+    let ours = door_scene(false, "");
+    for (o, t) in [(&ours, &theirs), (&theirs, &ours)] {
+        let r = merge(&base, o, t).expect("merge runs");
+        let kinds: Vec<&str> = r.conflicts.iter().map(|c| c.kind).collect();
+        assert_eq!(kinds, ["delete-modify"], "{}", String::from_utf8_lossy(&r.text));
+        for (_, view) in sound_views(&r.text) {
+            assert_eq!(view.contains("[connection"), view.contains("name=\"Hinge\""), "{view}");
+        }
+    }
+}
