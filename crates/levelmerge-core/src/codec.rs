@@ -83,6 +83,14 @@ pub trait Codec {
         Vec::new()
     }
 
+    /// [`Codec::level_problems`] of a merged `doc`, with those only the `versions` it was
+    /// merged from tell: a node a reference of it names that a version makes and the merge
+    /// lacks, where the merge alone cannot tell it is missing (a Godot connection to a node
+    /// under an instanced scene). By default the level's own problems.
+    fn merged_level_problems(&self, doc: &Self::Document<'_>, level: &Level<'_>, _versions: Sides<&[u8]>) -> Vec<Problem> {
+        self.level_problems(doc, level)
+    }
+
     /// Whether two versions of one part ([`Codec::parts`]) give every check of a text
     /// ([`Codec::lower`], [`Level::problems`](crate::model::Level::problems),
     /// [`Codec::level_problems`]) the same findings wherever they stand: a text holding one

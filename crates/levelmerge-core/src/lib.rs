@@ -17,6 +17,7 @@ pub mod diff;
 pub mod diff3;
 pub mod fuzzing;
 pub mod inspect;
+mod kept_members;
 pub mod merge;
 pub mod model;
 pub mod order;

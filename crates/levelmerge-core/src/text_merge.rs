@@ -92,7 +92,7 @@ pub(crate) fn verify_output<C: Codec>(
         codec.parse_among(text, &[inputs.base, inputs.ours, inputs.theirs]).map_err(|p| MergeError::Incoherent { problems: vec![p] })?;
     let level = codec.lower(&doc, Side::Ours, &[]).map_err(|problems| MergeError::Incoherent { problems })?;
     let mut found = level.problems();
-    found.extend(codec.level_problems(&doc, &level));
+    found.extend(codec.merged_level_problems(&doc, &level, inputs));
     let new = new_problems(found.clone(), || problems_of(codec, originals));
     if new.is_empty() {
         Ok(found)
@@ -367,7 +367,9 @@ fn write_checked<'a, C: Codec>(
         // The written text is read back and checked against the inputs: the fullest account,
         // so the model is not checked first.
         return keep_deleted_while_broken(merged, |m| {
-            let text = codec.render(docs, &m.resolve(Side::Ours));
+            let view = m.resolve(Side::Ours);
+            refuse_lost_members(&view, levels)?;
+            let text = codec.render(docs, &view);
             if own_form {
                 let problems = verify_output(codec, &text, inputs, originals)?;
                 return Ok((problems, finish(text)?));
@@ -380,6 +382,7 @@ fn write_checked<'a, C: Codec>(
     let with_refs = merged.references;
     let (problems, view) = keep_deleted_while_broken(merged, |m| {
         let view = m.resolve(Side::Ours);
+        refuse_lost_members(&view, levels)?;
         Ok((model_problems(codec, &view, with_refs, levels, versions)?, view))
     })?;
     clock.lap("check");
@@ -391,6 +394,16 @@ fn write_checked<'a, C: Codec>(
     }
     clock.lap("read back");
     Ok((text, problems))
+}
+
+/// `Incoherent` where the merge lost a member every version holds ([`crate::kept_members`]).
+fn refuse_lost_members(view: &crate::resolve::Resolved<'_>, levels: &Sides<Level<'_>>) -> Result<(), MergeError> {
+    let problems = crate::kept_members::lost_members(view, levels);
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(MergeError::Incoherent { problems })
+    }
 }
 
 /// All the problems of a resolved level, checked on the model; `Incoherent` with those no

@@ -13,11 +13,14 @@
 //!   recomputed.
 //! * [`fuzzing`]: the properties the fuzz targets check.
 //! * [`scene_problems`]: the rules a loadable file keeps (resources defined before use, node
-//!   parents defined, connections between existing nodes).
+//!   parents defined, connections between existing nodes); in a merge, also against the
+//!   versions: a connection under an instanced scene to a node a version makes there and the
+//!   merge lacks (`instance_ends`).
 #![forbid(unsafe_code)]
 
 pub mod fuzzing;
 pub mod ids;
+mod instance_ends;
 pub mod lower;
 pub mod moves;
 pub mod outline;
@@ -78,6 +81,12 @@ impl Codec for GodotCodec {
 
     fn level_problems(&self, doc: &GodotFile<'_>, level: &Level<'_>) -> Vec<Problem> {
         scene_problems(doc, level)
+    }
+
+    fn merged_level_problems(&self, doc: &GodotFile<'_>, level: &Level<'_>, versions: Sides<&[u8]>) -> Vec<Problem> {
+        let (mut problems, in_instances) = scene_check(doc, level);
+        problems.extend(instance_ends::made_only_in_versions(in_instances, versions));
+        problems
     }
 
     /// The checks read a section's tag and the resources its properties use, nothing else of
@@ -241,7 +250,22 @@ fn under_instance(path: &str, instanced: &FxHashSet<&str>, made: &FxHashSet<&str
 /// distinct names, every connection between existing nodes. `level` is `file` lowered alone:
 /// its tags are read off `file`.
 pub fn scene_problems<'a>(file: &GodotFile<'a>, level: &Level<'_>) -> Vec<Problem> {
+    scene_check(file, level).0
+}
+
+/// A connection's (or an `[editable]`'s) end the scene check took for a node of an instanced
+/// scene, as the file does not make it: the object, the end's attribute, its path and line.
+pub(crate) struct EndInInstance<'a> {
+    pub object: ObjectId,
+    pub end: &'static str,
+    pub path: &'a str,
+    pub line: usize,
+}
+
+/// [`scene_problems`], with the ends it took for nodes of instanced scenes.
+pub(crate) fn scene_check<'a>(file: &GodotFile<'a>, level: &Level<'_>) -> (Vec<Problem>, Vec<EndInInstance<'a>>) {
     let mut problems: Vec<Problem> = header_problem(file).into_iter().collect();
+    let mut in_instances = Vec::new();
     let mut instanced: FxHashSet<&str> = FxHashSet::with_capacity_and_hasher(level.objects.len(), Default::default());
     let mut nodes: FxHashSet<&str> = FxHashSet::with_capacity_and_hasher(level.objects.len(), Default::default());
     let mut made: FxHashSet<&str> = FxHashSet::with_capacity_and_hasher(level.objects.len(), Default::default());
@@ -365,12 +389,16 @@ pub fn scene_problems<'a>(file: &GodotFile<'a>, level: &Level<'_>) -> Vec<Proble
             }
             // A connection's ends, and the node an `[editable]` opens, are nodes of the scene.
             kind @ ("connection" | "editable") => {
-                let ends: &[&str] = if kind == "connection" { &["from", "to"] } else { &["path"] };
+                let ends: &[&'static str] = if kind == "connection" { &["from", "to"] } else { &["path"] };
                 for &end in ends {
                     let Some(path) = attr(s, end) else { continue };
                     if path == "." {
                         under_root.get_or_insert(line);
-                    } else if !nodes.contains(path) && !under_instance(path, &instanced, &made) {
+                    } else if nodes.contains(path) {
+                        continue;
+                    } else if under_instance(path, &instanced, &made) {
+                        in_instances.push(EndInInstance { object: obj.id.clone(), end, path, line });
+                    } else {
                         problems.push(Problem::DanglingReference {
                             object: obj.id.clone(),
                             path: end.to_owned(),
@@ -397,5 +425,5 @@ pub fn scene_problems<'a>(file: &GodotFile<'a>, level: &Level<'_>) -> Vec<Proble
             line,
         });
     }
-    problems
+    (problems, in_instances)
 }
