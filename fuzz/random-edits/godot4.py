@@ -144,7 +144,10 @@ def op(s, rng, tag, log):
         if ts:
             t = rng.choice(ts); s.parent_of(n).children.remove(n); t.children.append(n); log.append(("reparent", n.name, t.name))
     elif kind == "connect" and inner:
-        f = rng.choice(inner); s.conns.append(("ready", f, s.root, f"_on_{f.name.lower()}_ready")); log.append(("connect", f.name))
+        f = rng.choice(inner)
+        # Godot connects a signal to a method once: the editor refuses a second alike.
+        if not any(c[0] == "ready" and c[1] is f and c[2] is s.root for c in s.conns):
+            s.conns.append(("ready", f, s.root, f"_on_{f.name.lower()}_ready")); log.append(("connect", f.name))
     elif kind == "instance_child":
         # editable children of an instance: a node under an instanced scene's node
         ins = [n for n in nodes if n.instance]
