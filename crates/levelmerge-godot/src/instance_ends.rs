@@ -1,10 +1,10 @@
-//! Connections into instanced scenes, checked against the versions of a merge. A
-//! connection's end under an instanced scene may name a node of that scene, which the file
+//! Paths into instanced scenes, checked against the versions of a merge. A node's parent, or
+//! a connection's end, under an instanced scene may name a node of that scene, which the file
 //! does not list, so a merged file read alone cannot tell that it names nothing. A version
 //! that makes a node at that path itself (with a type, or instancing a scene) tells: the
-//! instanced scene did not hold it there, and a merge without it keeps a connection Godot
-//! drops with an error when it loads the scene (one side connected a signal from a node the
-//! other deleted, in parts merged apart).
+//! instanced scene did not hold it there, and a merge without it holds a node or a
+//! connection Godot drops with an error when it loads the scene (one side added a node under,
+//! or connected a signal from, a node the other deleted, in parts merged apart).
 
 use levelmerge_core::model::ObjectId;
 use levelmerge_core::{Problem, Sides};
@@ -12,16 +12,17 @@ use levelmerge_core::{Problem, Sides};
 use crate::parse;
 use crate::EndInInstance;
 
-/// The ends among `ends` (taken for nodes of instanced scenes) that name a node one of
-/// `versions` makes, each a reference to a node the merge lacks.
+/// The paths among `ends` (taken for nodes of instanced scenes) that name a node one of
+/// `versions` makes, each a missing parent or a reference to a node the merge lacks.
 pub(crate) fn made_only_in_versions(ends: Vec<EndInInstance<'_>>, versions: Sides<&[u8]>) -> Vec<Problem> {
     ends.into_iter()
         .filter(|e| [versions.base, versions.ours, versions.theirs].into_iter().any(|text| makes_node_at(text, e.path)))
-        .map(|e| Problem::DanglingReference {
-            object: e.object,
-            path: e.end.to_owned(),
-            target: ObjectId::new(format!("node:{}", e.path)),
-            line: e.line,
+        .map(|e| {
+            let target = ObjectId::new(format!("node:{}", e.path));
+            match e.end {
+                "parent" => Problem::Orphan { object: e.object, parent: target, line: e.line },
+                end => Problem::DanglingReference { object: e.object, path: end.to_owned(), target, line: e.line },
+            }
         })
         .collect()
 }

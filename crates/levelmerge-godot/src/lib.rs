@@ -253,8 +253,9 @@ pub fn scene_problems<'a>(file: &GodotFile<'a>, level: &Level<'_>) -> Vec<Proble
     scene_check(file, level).0
 }
 
-/// A connection's (or an `[editable]`'s) end the scene check took for a node of an instanced
-/// scene, as the file does not make it: the object, the end's attribute, its path and line.
+/// A node's parent, or a connection's (or an `[editable]`'s) end, that the scene check took
+/// for a node of an instanced scene, as the file does not make it: the object, the
+/// attribute, the path it holds and the line.
 pub(crate) struct EndInInstance<'a> {
     pub object: ObjectId,
     pub end: &'static str,
@@ -341,7 +342,10 @@ pub(crate) fn scene_check<'a>(file: &GodotFile<'a>, level: &Level<'_>) -> (Vec<P
                     Some(".") => {
                         under_root.get_or_insert(line);
                     }
-                    Some(parent) if nodes.contains(parent) || under_instance(parent, &instanced, &made) => {}
+                    Some(parent) if nodes.contains(parent) => {}
+                    Some(parent) if under_instance(parent, &instanced, &made) => {
+                        in_instances.push(EndInInstance { object: obj.id.clone(), end: "parent", path: parent, line });
+                    }
                     Some(parent) => {
                         problems.push(Problem::Orphan { object: obj.id.clone(), parent: ObjectId::new(format!("node:{parent}")), line })
                     }

@@ -1674,11 +1674,12 @@ fn a_signal_one_side_connects_from_a_node_made_under_an_instance_goes_with_that_
 }
 
 #[test]
-fn a_signal_connected_from_a_node_under_an_instance_the_other_side_deleted_apart_is_a_conflict() {
+fn a_signal_or_a_node_under_a_node_under_an_instance_the_other_side_deleted_apart_is_a_conflict() {
     // As above, with a node between the deleted one and the new connection: each side
     // changed other sections, which are spliced apart. The spliced file, read alone, cannot
     // tell the connection names nothing (Door's scene may hold a Hinge); base makes Hinge
-    // under Door, so it does not, and the merge is not clean.
+    // under Door, so it does not, and the merge is not clean. A node added under Hinge
+    // likewise: its parent, read alone, may be a node of Door's scene.
     let scene = |hinge: bool, connection: &str| {
         let hinge = if hinge { "[node name=\"Hinge\" parent=\"Door\" type=\"Node2D\"]\n\n" } else { "" };
         format!(
@@ -1686,15 +1687,18 @@ fn a_signal_connected_from_a_node_under_an_instance_the_other_side_deleted_apart
         )
     };
     let connection = "\n[connection signal=\"ready\" from=\"Door/Hinge\" to=\".\" method=\"_on_hinge_ready\"]\n";
+    let child = "\n[node name=\"Pin\" parent=\"Door/Hinge\" type=\"Node2D\"]\n";
     let base = scene(true, "");
-    let ours = scene(true, connection);
     let theirs = scene(false, "");
-    for (o, t) in [(&ours, &theirs), (&theirs, &ours)] {
-        let r = merge(&base, o, t).expect("merge runs");
-        let kinds: Vec<&str> = r.conflicts.iter().map(|c| c.kind).collect();
-        assert_eq!(kinds, ["delete-modify"], "{}", String::from_utf8_lossy(&r.text));
-        for (_, view) in sound_views(&r.text) {
-            assert_eq!(view.contains("[connection"), view.contains("name=\"Hinge\""), "{view}");
+    for (user, added) in [(connection, "[connection"), (child, "name=\"Pin\"")] {
+        let ours = scene(true, user);
+        for (o, t) in [(&ours, &theirs), (&theirs, &ours)] {
+            let r = merge(&base, o, t).expect("merge runs");
+            let kinds: Vec<&str> = r.conflicts.iter().map(|c| c.kind).collect();
+            assert_eq!(kinds, ["delete-modify"], "{}", String::from_utf8_lossy(&r.text));
+            for (_, view) in sound_views(&r.text) {
+                assert_eq!(view.contains(added), view.contains("name=\"Hinge\""), "{view}");
+            }
         }
     }
     // A connection to a node of Door's own scene, which no version makes, stays clean.
