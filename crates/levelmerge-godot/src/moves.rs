@@ -12,7 +12,7 @@
 //!   some), and neither has another such match: an ambiguous case is left as it was.
 //!
 //! Base and the other side (which must still have `P` where base has it, nothing at `Q`, and
-//! `Q`'s parent unless that parent is new) are then rewritten as though the move had been made there too: the `name` and `parent` of
+//! `Q`'s parent, or where that parent is new the nearest of its ancestors base holds) are then rewritten as though the move had been made there too: the `name` and `parent` of
 //! the moved subtree's nodes, and the `from`/`to` of connections and the `path` of `[editable]`
 //! below it; a moved subtree left before its new parent there goes after the parent's subtree.
 //! The merge then sees one node, edited by both. A move both sides made is made in
@@ -447,12 +447,16 @@ impl<'a> Reach<'a> {
 }
 
 /// The moves of a side that `other` can take: it still has the node where base has it,
-/// nothing where the move puts it, and the parent it goes under, unless that parent is new
-/// (a move under a node `other` deleted, made in `other`, would hang the node under nothing).
+/// nothing where the move puts it, and the parent it goes under, or, where that parent is new,
+/// the nearest of its ancestors base holds (a move under a node `other` deleted or moved away,
+/// or under a new node this side put there, made in `other`, would hang the node under
+/// nothing).
 fn takeable<'a>(moves: Vec<(&'a str, &'a str)>, base: &Nodes<'a, '_>, other: &Nodes<'a, '_>) -> Vec<(&'a str, &'a str)> {
     let parent_there = |q: &str| {
         let parent = parent_of(q);
-        parent == "." || other.by_path.contains_key(parent) || !base.by_path.contains_key(parent)
+        parent == "."
+            || other.by_path.contains_key(parent)
+            || self_and_ancestors(parent).find(|a| base.by_path.contains_key(a)).is_none_or(|a| other.by_path.contains_key(a))
     };
     moves.into_iter().filter(|(p, q)| other.by_path.contains_key(p) && !other.by_path.contains_key(q) && parent_there(q)).collect()
 }

@@ -312,6 +312,43 @@ fn a_node_moved_under_one_the_other_side_deleted_stays_where_that_side_has_it() 
     }
 }
 
+/// Ours puts B under a node it adds under A/Inner; theirs moves A (with Inner) under B's
+/// child, so the two moves make a cycle. Theirs' move goes under a node ours moved away, so it
+/// was not made in ours; ours' went under a new node, and was made in theirs though the new
+/// node's parent, A/Inner, is not where theirs has it: theirs' view hung B and the connection
+/// from Inner under paths that lead nowhere, and `resolve --take` refused it. Neither move is
+/// made now: each side's nodes stay where it put them, and each view is sound.
+#[test]
+fn moves_under_each_others_subtrees_through_a_new_node_leave_each_view_sound() {
+    let scene = |nodes: &[(&str, &str, &str)], from: &str| {
+        let mut s = String::from("[gd_scene format=3]\n\n[node name=\"Main\" type=\"Node2D\"]\n");
+        for (name, parent, kind) in nodes {
+            s += &format!("\n[node name=\"{name}\" parent=\"{parent}\" type=\"{kind}\"]\nposition = Vector2(1, {})\n", name.len());
+        }
+        s + &format!("\n[connection signal=\"timeout\" from=\"{from}\" to=\".\" method=\"_on_timeout\"]\n")
+    };
+    let base = scene(&[("A", ".", "Node2D"), ("Inner", "A", "Timer"), ("B", ".", "Node2D"), ("Kid", "B", "Node2D")], "A/Inner");
+    let ours = scene(
+        &[
+            ("A", ".", "Node2D"),
+            ("Inner", "A", "Timer"),
+            ("New", "A/Inner", "Node2D"),
+            ("B", "A/Inner/New", "Node2D"),
+            ("Kid", "A/Inner/New/B", "Node2D"),
+        ],
+        "A/Inner",
+    );
+    let theirs =
+        scene(&[("B", ".", "Node2D"), ("Kid", "B", "Node2D"), ("A", "B/Kid", "Node2D"), ("Inner", "B/Kid/A", "Timer")], "B/Kid/A/Inner");
+    for (o, t) in [(&ours, &theirs), (&theirs, &ours)] {
+        let r = merge(&base, o, t).expect("merge runs");
+        assert!(r.open_conflicts > 0, "{}", String::from_utf8_lossy(&r.text));
+        for (_, view) in sound_views(&r.text) {
+            assert_eq!(view.matches("[connection").count(), 1, "{view}");
+        }
+    }
+}
+
 #[test]
 fn the_same_node_name_added_twice_with_different_content_is_a_conflict() {
     let ours = GODOT3.replace("[connection", "[node name=\"New\" type=\"Node2D\" parent=\".\"]\n\n[connection");
