@@ -18,13 +18,14 @@ LM = os.environ.get("LM", os.path.join(ROOT, "target", "release", "levelmerge"))
 
 def two_sides(seed, rng, base, op):
     """base's text and each side's after one to three `op`s (as many as `rng`, the generator
-    base was built with, draws), with the edits made; each side draws its edits from its own."""
+    base was built with, draws; `EDITS` in the environment raises the most), with the edits
+    made; each side draws its edits from its own."""
     out, logs = [base.dumps()], []
     for tag in ("O", "T"):
         side = copy.deepcopy(base)
         side.rng = random.Random(seed * 7 + (1 if tag == "O" else 2))
         log = []
-        for _ in range(rng.randint(1, 3)):
+        for _ in range(rng.randint(1, int(os.environ.get("EDITS", "3")))):
             op(side, side.rng, tag, log)
         out.append(side.dumps())
         logs.append(log)
