@@ -452,13 +452,30 @@ impl<'a> Reach<'a> {
 /// or under a new node this side put there, made in `other`, would hang the node under
 /// nothing).
 fn takeable<'a>(moves: Vec<(&'a str, &'a str)>, base: &Nodes<'a, '_>, other: &Nodes<'a, '_>) -> Vec<(&'a str, &'a str)> {
+    let sources: FxHashMap<&str, &str> = moves.iter().map(|&(p, q)| (q, p)).collect();
+    let limit = moves.len();
     let parent_there = |q: &str| {
         let parent = parent_of(q);
         parent == "."
             || other.by_path.contains_key(parent)
-            || self_and_ancestors(parent).find(|a| base.by_path.contains_key(a)).is_none_or(|a| other.by_path.contains_key(a))
+            || self_and_ancestors(&path_in_base(parent, &sources, limit))
+                .find(|a| base.by_path.contains_key(a))
+                .is_none_or(|a| other.by_path.contains_key(a))
     };
     moves.into_iter().filter(|(p, q)| other.by_path.contains_key(p) && !other.by_path.contains_key(q) && parent_there(q)).collect()
+}
+
+/// Where a node at `path` of a side was in base, its ancestors' moves (`sources`: where each
+/// node the side moved came from, by where it went) undone, the deepest first: a node under
+/// one the side renamed stands under the old name there. At most `limit` moves are undone (two
+/// nodes that swapped names would undo each other for ever).
+fn path_in_base(path: &str, sources: &FxHashMap<&str, &str>, limit: usize) -> String {
+    let mut path = path.to_owned();
+    for _ in 0..limit {
+        let Some(moved) = self_and_ancestors(&path).find(|a| sources.contains_key(a)) else { break };
+        path = format!("{}{}", sources[moved], &path[moved.len()..]);
+    }
+    path
 }
 
 /// The lines of a text that open a node section (the first one's start aside), in order.

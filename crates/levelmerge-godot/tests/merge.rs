@@ -349,6 +349,29 @@ fn moves_under_each_others_subtrees_through_a_new_node_leave_each_view_sound() {
     }
 }
 
+/// Ours renames A to A2 and moves C under A2/B; theirs deletes A/B. C's new parent is a path
+/// base lacks (A2 is ours' name), so it was taken for a new node and the move was made in
+/// theirs, where B is gone: theirs' view hung C under nothing. The path is read back through
+/// ours' own rename: B is base's A/B, which theirs deleted, so the move is not made there.
+#[test]
+fn a_move_under_a_node_whose_parent_its_side_renamed_follows_the_other_sides_deletion() {
+    let scene = |nodes: &[(&str, &str)]| {
+        let mut s = String::from("[gd_scene format=3]\n\n[node name=\"Main\" type=\"Node2D\"]\n");
+        for (name, parent) in nodes {
+            s += &format!("\n[node name=\"{name}\" parent=\"{parent}\" type=\"Node2D\"]\nposition = Vector2(2, {})\n", name.len());
+        }
+        s
+    };
+    let base = scene(&[("C", "."), ("A", "."), ("B", "A"), ("D", "A/B")]);
+    let ours = scene(&[("A2", "."), ("B", "A2"), ("C", "A2/B"), ("D", "A2/B")]);
+    let theirs = scene(&[("C", "."), ("A", ".")]);
+    for (o, t) in [(&ours, &theirs), (&theirs, &ours)] {
+        let r = merge(&base, o, t).expect("merge runs");
+        assert!(r.open_conflicts > 0, "{}", String::from_utf8_lossy(&r.text));
+        sound_views(&r.text);
+    }
+}
+
 #[test]
 fn the_same_node_name_added_twice_with_different_content_is_a_conflict() {
     let ours = GODOT3.replace("[connection", "[node name=\"New\" type=\"Node2D\" parent=\".\"]\n\n[connection");
