@@ -288,13 +288,16 @@ impl<'a> MergedLevel<'a> {
                 }
             }
         }
+        let mut changed = Vec::new();
         for (holder, dropped) in by_holder {
             if let Some(o) = objects.get_mut(&holder) {
                 if let Some(props) = without_children(&o.props, &dropped) {
                     o.props = props;
+                    changed.push(holder);
                 }
             }
         }
+        write_apart_from_ancestors(objects, &changed);
     }
 
     /// An object a whole-object conflict keeps as one side wrote it still lists, among its
@@ -350,9 +353,11 @@ impl<'a> MergedLevel<'a> {
                 released.push((o.id.clone(), props));
             }
         }
+        let mut changed = Vec::new();
         for (id, props) in released {
             if let Some(obj) = objects.get_mut(&id) {
                 obj.props = props;
+                changed.push(id);
             }
         }
         for (holder, entries) in entries_released {
@@ -362,9 +367,48 @@ impl<'a> MergedLevel<'a> {
             if let Some(o) = objects.get_mut(&holder) {
                 if let Some(props) = without_children(&o.props, &entries) {
                     o.props = props;
+                    changed.push(holder);
                 }
             }
         }
+        write_apart_from_ancestors(objects, &changed);
+    }
+}
+
+/// Objects whose props this view changed after they were resolved are written on their own:
+/// an ancestor taken whole would write its children from its own text, the changed one among
+/// them as it was (a Tiled group one side kept, its layer still listing an object the other
+/// side moved to another layer). Such ancestors write their child lists by id instead.
+fn write_apart_from_ancestors(objects: &mut IndexMap<ObjectId, RObject<'_>, FxBuildHasher>, changed: &[ObjectId]) {
+    let mut seen: FxHashSet<ObjectId> = FxHashSet::default();
+    for id in changed {
+        let mut at = objects.get(id).and_then(|o| o.parent.clone());
+        while let Some(ancestor) = at {
+            if !seen.insert(ancestor.clone()) {
+                break;
+            }
+            let Some(o) = objects.get_mut(&ancestor) else { break };
+            if let RValue::Exact(whole) = o.props {
+                if whole.has_children {
+                    o.props = children_by_id(whole);
+                }
+            }
+            at = o.parent.clone();
+        }
+    }
+}
+
+/// `v` with every child list written by id (each child as the view resolves it), the rest
+/// as it is.
+fn children_by_id<'a>(v: &'a Value<'a>) -> RValue<'a> {
+    if !v.has_children {
+        return RValue::Exact(v);
+    }
+    match &v.kind {
+        ValueKind::Map(members) => RValue::Map { template: v, entries: members.iter().map(|(k, m)| (*k, children_by_id(m))).collect() },
+        ValueKind::List(items) => RValue::List { template: v, items: items.iter().map(children_by_id).collect() },
+        ValueKind::Children(ids) => RValue::Children { template: v, ids: ids.clone() },
+        ValueKind::Scalar { .. } => RValue::Exact(v),
     }
 }
 

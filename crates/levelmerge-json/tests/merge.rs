@@ -1044,6 +1044,60 @@ fn tiled_an_object_both_sides_moved_to_different_layers_is_a_conflict_each_side_
     }
 }
 
+/// Theirs moves the chest out of a layer inside a group, then deletes the group; ours edits
+/// the chest and the lamp beside it: the group's deletion is a conflict, the chest's move and
+/// edit merge. Ours' view keeps the group as ours wrote it, whose layer still listed the
+/// chest, which the view puts in "top" too (one id twice, `resolve --take` refused): the
+/// layer let go of the chest, but the group, taken whole, wrote it from its own text.
+#[test]
+fn tiled_an_object_moved_out_of_a_group_the_other_side_kept_is_in_the_kept_group_no_more() {
+    let map = |inner: &[&str], top: &[&str], with_group: bool| {
+        let group = format!(
+            "    {{ \"id\":1, \"name\":\"walls\", \"type\":\"group\", \"layers\":[\n      {{ \"id\":2, \"name\":\"inner\", \"type\":\"objectgroup\", \"objects\":[{}] }}\n    ] }},\n",
+            inner.join(", ")
+        );
+        format!(
+            "{{ \"layers\":[\n{}    {{ \"id\":3, \"name\":\"top\", \"type\":\"objectgroup\", \"objects\":[{}] }}\n  ],\n  \"nextlayerid\":4, \"nextobjectid\":4, \"tiledversion\":\"1.10.2\"\n}}\n",
+            if with_group { group } else { String::new() },
+            top.join(", ")
+        )
+    };
+    let (chest, lamp, door) = (
+        "{ \"id\":1, \"name\":\"chest\", \"x\":0 }",
+        "{ \"id\":2, \"name\":\"lamp\", \"x\":0 }",
+        "{ \"id\":3, \"name\":\"door\", \"x\":0 }",
+    );
+    let edited = |o: &str| o.replace("\"x\":0", "\"x\":5");
+    let base = map(&[chest, lamp], &[door], true);
+    let ours = map(&[&edited(chest), &edited(lamp)], &[door], true);
+    let theirs = map(&[], &[door, chest], false);
+    fn holders(layers: &serde_json::Value, id: u64, out: &mut Vec<String>) {
+        for layer in layers.as_array().unwrap() {
+            for o in layer["objects"].as_array().into_iter().flatten() {
+                if o["id"].as_u64() == Some(id) {
+                    out.push(layer["name"].as_str().unwrap().to_owned());
+                }
+            }
+            if layer["layers"].is_array() {
+                holders(&layer["layers"], id, out);
+            }
+        }
+    }
+    for (o, t) in [(&ours, &theirs), (&theirs, &ours)] {
+        let r = merged(&base, o, t);
+        assert_eq!(r.open_conflicts, 1, "{}", String::from_utf8_lossy(&r.text));
+        let text = String::from_utf8(r.text).unwrap();
+        for side in [levelmerge_core::Side::Ours, levelmerge_core::Side::Theirs] {
+            let view = levelmerge_testutils::laws::side_view(&text, side);
+            let parsed: serde_json::Value = serde_json::from_str(&view).expect(&view);
+            let mut chest_in = Vec::new();
+            holders(&parsed["layers"], 1, &mut chest_in);
+            assert_eq!(chest_in, ["top"], "{side}'s view:\n{view}");
+            assert!(view.contains("\"name\":\"chest\", \"x\":5"), "{side}'s view:\n{view}");
+        }
+    }
+}
+
 #[test]
 fn gdevelop_placing_an_object_or_using_a_layer_the_other_side_deleted_is_a_conflict() {
     let layout = |objects: &str, layers: &str, instances: &str| {
