@@ -100,6 +100,10 @@ pub struct MergedLevel<'a> {
     /// Objects placed by the lists holding them ([`Level::placed_by_lists`]) that a side moved
     /// to another list: each is written only in the list of the parent a view gives it.
     pub moved_between_lists: Vec<ObjectId>,
+    /// Objects the sides moved under different parents, merged member by member, by the
+    /// conflict on the member naming the parent: each view hangs such an object where the
+    /// side it takes there put it.
+    pub moved_in_conflict: FxHashMap<ObjectId, usize>,
 }
 
 impl MergedLevel<'_> {
@@ -804,6 +808,7 @@ pub fn merge<'a>(inputs: Sides<&'a Level<'a>>, options: &Options) -> MergedLevel
     if !moves.is_empty() {
         tie_entries_to_conflicting_moves(&mut objects, &index, &moves);
     }
+    let moved_in_conflict = moves.iter().map(|m| (m.moved.clone(), m.conflict)).collect();
     let root = ours.root.clone().or_else(|| theirs.root.clone()).or_else(|| base.root.clone());
     let parent_refs = [base, ours, theirs].iter().any(|l| l.parent_refs);
     let references = parent_refs || [base, ours, theirs].iter().any(|l| l.references);
@@ -816,6 +821,7 @@ pub fn merge<'a>(inputs: Sides<&'a Level<'a>>, options: &Options) -> MergedLevel
         parent_refs,
         references,
         moved_between_lists,
+        moved_in_conflict,
     };
     options.policy.apply(&mut merged.conflicts);
     crate::cycles::break_cycles(&mut merged, [base, ours, theirs]);

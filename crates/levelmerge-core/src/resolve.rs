@@ -186,10 +186,22 @@ impl<'a> MergedLevel<'a> {
         // its merged parent, or there when the view lacks that parent (both sides moved a node,
         // into a panel and into its re-created copy).
         let side_parent = |o: &crate::merge::MergedObject<'a>| o.sides.get(view_side(o)).map(|s| s.parent.as_ref());
+        // One merged member by member that the sides moved apart hangs where the side this
+        // view takes for the conflict on its parent put it, as its members then say.
+        let parent_chosen = |o: &crate::merge::MergedObject<'a>| {
+            let &c = self.moved_in_conflict.get(&o.id)?;
+            o.sides.get(self.side_for(c, pick)).map(|s| s.parent.as_ref())
+        };
         let mut parents: Vec<Option<&ObjectId>> = self
             .objects
             .iter()
-            .map(|o| if is_taken_whole(o) { side_parent(o).unwrap_or(o.parent.as_ref()) } else { o.parent.as_ref() })
+            .map(|o| {
+                if is_taken_whole(o) {
+                    side_parent(o).unwrap_or(o.parent.as_ref())
+                } else {
+                    parent_chosen(o).unwrap_or(o.parent.as_ref())
+                }
+            })
             .collect();
         // Parent references do not depend on which children are alive: find them once.
         let declared: Vec<Option<ObjectId>> = self

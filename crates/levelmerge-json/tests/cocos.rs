@@ -845,6 +845,33 @@ fn moves_that_make_a_cycle_together_are_broken_alike_either_way_with_the_lists()
     assert_eq!(results[0], results[1]);
 }
 
+/// Ours moves N to the top and I under N; theirs moves N under I. N's parent is a conflict
+/// (the top or I); I's move merges. Ours' view is sound, theirs' a cycle (N under I under N)
+/// that the view's model did not show, as it hung N where ours put it: `resolve --take
+/// theirs` refused it. Each view now hangs N where its side put it, the cycle is found there
+/// and broken as any other (I's move, the only one a side alone made, is dropped, noted).
+#[test]
+fn a_cycle_made_in_one_view_by_a_conflicting_move_is_broken() {
+    let leaf = |name: &'static str, id: &'static str, children| node(name, id, children, vec![]);
+    let base = scene(&[leaf("P", "p", vec![leaf("N", "n", vec![]), leaf("I", "i", vec![])])]);
+    let ours = scene(&[leaf("P", "p", vec![]), leaf("N", "n", vec![leaf("I", "i", vec![])])]);
+    let theirs = scene(&[leaf("P", "p", vec![leaf("I", "i", vec![leaf("N", "n", vec![])])])]);
+    for (o, t, ours_moved_n_to_top) in [(&ours, &theirs, true), (&theirs, &ours, false)] {
+        let merged = merge(&base, o, t);
+        let kinds: Vec<(&str, &str)> = merged.conflicts.iter().map(|c| (c.kind, c.path.as_str())).collect();
+        assert_eq!(kinds, [("both-modified", "_parent.__id__")], "{:?}", merged.conflicts);
+        assert!(merged.notes.iter().any(|n| n.contains("parent cycle broken")), "{:?}", merged.notes);
+        let text = String::from_utf8(merged.text).unwrap();
+        for side in [levelmerge_core::Side::Ours, levelmerge_core::Side::Theirs] {
+            let view = structure(&levelmerge_testutils::laws::side_view(&text, side));
+            let parent_of = |name: &str| view.iter().find(|n| n.0 == name).map(|n| n.1.clone());
+            let n_at_top = (side == levelmerge_core::Side::Ours) == ours_moved_n_to_top;
+            let n_parent = if n_at_top { "" } else { "I" };
+            assert_eq!((parent_of("N").as_deref(), parent_of("I").as_deref()), (Some(n_parent), Some("P")), "{side:?}'s view: {view:?}");
+        }
+    }
+}
+
 /// Ours deletes Item (its button and the button's click event, which names Icon) and Group,
 /// which holds Icon; theirs edits Icon's label. A delete/modify conflict on Group, either side
 /// of which is a sound scene: the click event was tied to Icon's fate (it names Icon and was
