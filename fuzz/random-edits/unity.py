@@ -31,7 +31,8 @@ class Scene:
     def comp(s, g, kind):
         c = s.newid()
         if kind == "mono":
-            tgt = s.rng.choice([o.fid for o in s.objs.values() if o.cls == "GameObject"])
+            # Its own game object where no other is left (an instance's, in a scene of instances).
+            tgt = s.rng.choice([o.fid for o in s.objs.values() if o.cls == "GameObject"] or [g])
             s.objs[c] = Obj("MonoBehaviour", 114, c, {"go": g, "target": tgt, "speed": s.rng.randint(1, 9)})
         else:
             s.objs[c] = Obj("BoxCollider", 65, c, {"go": g, "size": s.rng.randint(1, 5)})

@@ -224,7 +224,9 @@ impl<'a> MergedLevel<'a> {
                 }
                 let gone = |p: Option<&ObjectId>| p.is_some_and(|p| chosen_away.contains(p));
                 if gone(*parent) {
-                    if let Some(there) = side_parent(o).flatten().filter(|&p| !gone(Some(p))) {
+                    // Only a parent the view holds: one a side deleted cleanly is in no view
+                    // (ours moved a node under one theirs deleted, and deleted its old parent).
+                    if let Some(there) = side_parent(o).flatten().filter(|&p| !gone(Some(p)) && alive.contains(p)) {
                         *parent = Some(there);
                     }
                 }

@@ -872,6 +872,34 @@ fn a_cycle_made_in_one_view_by_a_conflicting_move_is_broken() {
     }
 }
 
+/// Ours moves Bg out of T to Z, then deletes A (with T); theirs deletes B (with Z). B's
+/// deletion is a conflict (ours put Bg in it). Theirs' view, which lacks Z, hung Bg back
+/// under T, base's parent, though ours deleted T cleanly: a reference to nothing, and the
+/// whole merge fell back to lines. A node whose view lacks both parents goes with the one it
+/// was moved under.
+#[test]
+fn a_node_moved_under_a_node_the_other_side_deleted_from_one_its_side_deleted_goes_with_the_new_one() {
+    let leaf = |name: &'static str, id: &'static str, children| node(name, id, children, vec![]);
+    let a = || leaf("A", "a", vec![leaf("T", "t", vec![leaf("Bg", "g", vec![])])]);
+    let b = |z_children| leaf("B", "b", vec![leaf("Z", "z", z_children)]);
+    let base = scene(&[a(), b(vec![])]);
+    let ours = scene(&[b(vec![leaf("Bg", "g", vec![])])]);
+    let theirs = scene(&[a()]);
+    for (o, t, ours_keeps) in [(&ours, &theirs, true), (&theirs, &ours, false)] {
+        let merged = merge(&base, o, t);
+        let kinds: Vec<&str> = merged.conflicts.iter().map(|c| c.kind).collect();
+        assert_eq!(kinds, ["delete-modify"], "{:?}", merged.conflicts);
+        let text = String::from_utf8(merged.text).unwrap();
+        for side in [levelmerge_core::Side::Ours, levelmerge_core::Side::Theirs] {
+            let view = structure(&levelmerge_testutils::laws::side_view(&text, side));
+            let names: Vec<&str> = view.iter().map(|n| n.0.as_str()).collect();
+            let keeping = (side == levelmerge_core::Side::Ours) == ours_keeps;
+            let expected: &[&str] = if keeping { &["B", "Bg", "Z"] } else { &[] };
+            assert_eq!(names, expected, "{side:?}'s view: {view:?}");
+        }
+    }
+}
+
 /// Ours deletes Item (its button and the button's click event, which names Icon) and Group,
 /// which holds Icon; theirs edits Icon's label. A delete/modify conflict on Group, either side
 /// of which is a sound scene: the click event was tied to Icon's fate (it names Icon and was
