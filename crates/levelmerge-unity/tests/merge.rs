@@ -125,6 +125,46 @@ fn a_reference_one_side_set_to_an_object_the_other_deleted_goes_with_it() {
     }
 }
 
+/// Ours moves Cube's child C to the top level and Wall's child Door under Cube; theirs deletes
+/// Wall with Door. Wall's deletion is a conflict. Cube's `m_Children`, which ours alone
+/// changed (C out, Door in), stood whole with Door, base's list where Door goes: theirs' view
+/// listed C under Cube while C hung at the top level, and `resolve --take theirs` refused it.
+/// The list is merged entry by entry: Door's entry goes with Door, C's stays out.
+#[test]
+fn a_child_list_whose_new_entry_names_a_deleted_object_keeps_the_other_changes_in_each_view() {
+    let base = scene(&[
+        go(10, "Cube", 11),
+        tr(11, 10, 0, &[21], "0"),
+        go(20, "C", 21),
+        tr(21, 20, 11, &[], "1"),
+        go(30, "Wall", 31),
+        tr(31, 30, 0, &[41], "2"),
+        go(40, "Door", 41),
+        tr(41, 40, 31, &[], "3"),
+    ]);
+    let ours = scene(&[
+        go(10, "Cube", 11),
+        tr(11, 10, 0, &[41], "0"),
+        go(20, "C", 21),
+        tr(21, 20, 0, &[], "1"),
+        go(30, "Wall", 31),
+        tr(31, 30, 0, &[], "2"),
+        go(40, "Door", 41),
+        tr(41, 40, 11, &[], "3"),
+    ]);
+    let theirs = scene(&[go(10, "Cube", 11), tr(11, 10, 0, &[21], "0"), go(20, "C", 21), tr(21, 20, 11, &[], "1")]);
+    for (o, t) in [(&ours, &theirs), (&theirs, &ours)] {
+        let r = merge(&base, o, t);
+        assert!(r.open_conflicts > 0, "{}", text(&r));
+        let regions = levelmerge_core::regions::conflict_regions(&r.text).expect("markers read back");
+        for side in [Side::Ours, Side::Theirs] {
+            let view = String::from_utf8(levelmerge_core::regions::side_view(&r.text, &regions, side).expect("a side's view")).unwrap();
+            assert!(check_text(&UnityCodec, view.as_bytes()).is_empty(), "{side}'s view:\n{view}");
+            assert!(view.contains(&tr(21, 20, 0, &[], "1")), "C stays at the top level in {side}'s view:\n{view}");
+        }
+    }
+}
+
 #[test]
 fn deleting_an_untouched_subtree_is_clean_and_consistent() {
     let base = scene(&[go(10, "Root", 11), tr(11, 10, 0, &[21], "0"), go(20, "Lamp", 21), tr(21, 20, 11, &[], "1")]);

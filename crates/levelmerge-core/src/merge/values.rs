@@ -642,12 +642,17 @@ impl<'a> Merger<'a> {
         if !self.changes_a_decided_reference(base, changed) {
             return Some(MValue::Exact(changed));
         }
-        if let Some(target) = sole_reference(changed).filter(|t| self.decided_by_conflict.contains(*t)) {
+        let member_by_member = map_entries(base).is_some() && map_entries(changed).is_some();
+        // A list keyed by identity whose one entry names such an object is merged entry by
+        // entry instead: that entry stands with its object, the others are merged as any (a
+        // transform's `m_Children` that ours changed from a child ours moved out to one theirs
+        // deleted: base's list would bring the moved child back in theirs' view).
+        let by_entries = member_by_member && base.keyed && changed.keyed;
+        if let Some(target) = sole_reference(changed).filter(|t| self.decided_by_conflict.contains(*t) && !by_entries) {
             if sole_reference(base) != Some(target) {
                 return Some(MValue::IfAlive { target: target.clone(), value: Some(changed), otherwise: Some(base) });
             }
         }
-        let member_by_member = map_entries(base).is_some() && map_entries(changed).is_some();
         (!member_by_member).then_some(MValue::Exact(changed))
     }
 
