@@ -104,6 +104,10 @@ pub struct MergedLevel<'a> {
     /// conflict on the member naming the parent: each view hangs such an object where the
     /// side it takes there put it.
     pub moved_in_conflict: FxHashMap<ObjectId, usize>,
+    /// The object each list entry stands for, where lists name an object by another
+    /// ([`Level::listed_as`] turned round: a Unity prefab instance's stripped transform, named
+    /// in `m_Children`, stands for the instance), over the three versions.
+    pub listed_for: FxHashMap<ObjectId, ObjectId>,
 }
 
 impl MergedLevel<'_> {
@@ -822,6 +826,11 @@ pub fn merge<'a>(inputs: Sides<&'a Level<'a>>, options: &Options) -> MergedLevel
         references,
         moved_between_lists,
         moved_in_conflict,
+        listed_for: [base, ours, theirs]
+            .iter()
+            .flat_map(|l| &l.listed_as)
+            .map(|(object, listed)| (listed.clone(), object.clone()))
+            .collect(),
     };
     options.policy.apply(&mut merged.conflicts);
     crate::cycles::break_cycles(&mut merged, [base, ours, theirs]);

@@ -346,7 +346,9 @@ impl<'a> MergedLevel<'a> {
             let (ObjectState::Chosen(c) | ObjectState::Follows(c)) = o.state else { continue };
             let side = self.side_for(c, pick);
             let Some(version) = o.sides.get(side) else { continue };
-            let moved_away_from = |holder: &ObjectId, child: &ObjectId| {
+            let moved_away_from = |holder: &ObjectId, listed: &ObjectId| {
+                // The object the entry stands for: a prefab instance, for its stripped transform.
+                let child = self.listed_for.get(listed).unwrap_or(listed);
                 let parent_there = self.index.get(child).and_then(|&i| *self.objects[i].sides.get(side)).and_then(effective_parent);
                 parent_there.as_ref() == Some(holder) && view_parent(child).is_some_and(|p| p != Some(holder))
             };

@@ -1366,6 +1366,49 @@ fn one_side_moves_the_lamp_under_a_game_object_the_other_deletes(lamp: Lamp, lis
     each_view_of_the_one_conflict_is_that_side(&base, &ours, &scene(&theirs));
 }
 
+/// Root › A › Lamp. Theirs moves the lamp under the root, then deletes A; ours edits A. In
+/// ours' view of the conflict on A, A is as ours wrote it but for its m_Children entry for
+/// the lamp, whose move stands: the lamp is listed by the root alone.
+fn one_side_moves_the_lamp_out_of_a_game_object_it_then_deletes(lamp: Lamp, listed: i64) {
+    let layout = |root: &[i64], a: &[i64], father: i64, a_x: &str| {
+        let mut parts = vec![go(10, "Root", 11), tr(11, 10, 0, root, "0"), go(20, "A", 21), tr(21, 20, 11, a, a_x)];
+        parts.extend(lamp(father));
+        scene(&parts)
+    };
+    let base = layout(&[21], &[listed], 21, "1");
+    let ours = layout(&[21], &[listed], 21, "7");
+    let mut theirs = vec![go(10, "Root", 11), tr(11, 10, 0, &[listed], "0")];
+    theirs.extend(lamp(11));
+    let theirs = scene(&theirs);
+    for (o, t, ours_edits) in [(&ours, &theirs, true), (&theirs, &ours, false)] {
+        let r = merge(&base, o, t);
+        assert_eq!(r.open_conflicts, 1, "{}", text(&r));
+        let regions = levelmerge_core::regions::conflict_regions(&r.text).expect("markers read back");
+        for side in [Side::Ours, Side::Theirs] {
+            let view = String::from_utf8(levelmerge_core::regions::side_view(&r.text, &regions, side).expect("a side's view")).unwrap();
+            assert!(check_text(&UnityCodec, view.as_bytes()).is_empty(), "{side}'s view:\n{view}");
+            if (side == Side::Ours) == ours_edits {
+                assert!(view.contains(&tr(21, 20, 11, &[], "7")), "{side}'s view:\n{view}");
+            } else {
+                assert_eq!(view, theirs, "{side}'s view");
+            }
+        }
+    }
+}
+
+#[test]
+fn a_transform_moved_out_of_a_game_object_its_side_then_deleted_is_listed_only_where_it_went_in_the_keeping_view() {
+    one_side_moves_the_lamp_out_of_a_game_object_it_then_deletes(lamp_object, 41);
+}
+
+#[test]
+fn a_prefab_instance_moved_out_of_a_game_object_its_side_then_deleted_is_listed_only_where_it_went_in_the_keeping_view() {
+    // The kept transform is written whole from ours; its entry for the lamp's stripped
+    // transform stayed, as the stripped transform names no parent (the instance does), and
+    // `resolve --take` refused the view.
+    one_side_moves_the_lamp_out_of_a_game_object_it_then_deletes(lamp_placed, 101);
+}
+
 #[test]
 fn a_transform_both_sides_moved_to_different_fathers_is_listed_only_by_its_sides_father_in_each_view() {
     both_sides_move_the_lamp_to_different_fathers(lamp_object, 41);
