@@ -186,6 +186,16 @@ fn names_child(key: &str, value: &Value<'_>, child: &ObjectId) -> bool {
     key == child.as_str() && sole_reference(value) == Some(child)
 }
 
+/// Whether the merged member `key: m` is a keyed list's member for `child`, in any view
+/// that writes it.
+fn member_names_child(key: &str, m: &MValue<'_>, child: &ObjectId) -> bool {
+    match m {
+        MValue::Exact(value) | MValue::IfSide { value, .. } => names_child(key, value, child),
+        MValue::IfAlive { value, otherwise, .. } => [value, otherwise].into_iter().flatten().any(|v| names_child(key, v, child)),
+        _ => false,
+    }
+}
+
 /// Whether `v` holds, in its maps, a keyed member for `child`.
 fn holds_member_naming(v: &Value<'_>, child: &ObjectId) -> bool {
     match &v.kind {
@@ -203,7 +213,7 @@ fn without_member_naming(v: &mut MValue<'_>, child: &ObjectId) {
         v.open_map();
     }
     if let MValue::Map { entries, .. } = v {
-        entries.retain(|(k, m)| !matches!(m, MValue::Exact(value) if names_child(k, value, child)));
+        entries.retain(|(k, m)| !member_names_child(k, m, child));
         entries.iter_mut().for_each(|(_, m)| without_member_naming(m, child));
     }
 }
@@ -215,7 +225,12 @@ fn with_member_naming<'a>(v: &mut MValue<'a>, kept: &'a Value<'a>, child: &Objec
     if let Some(at) = members.iter().position(|(k, m)| names_child(k, m, child)) {
         v.open_map();
         let MValue::Map { entries, .. } = v else { return };
-        if entries.iter().any(|(k, _)| *k == members[at].0) {
+        // A member the merge wrote for some views only (standing with a conflict on the
+        // object the child was moved under) is written in every view now.
+        if let Some((_, member)) = entries.iter_mut().find(|(k, _)| *k == members[at].0) {
+            if matches!(member, MValue::IfAlive { .. } | MValue::IfSide { .. }) && member_names_child(members[at].0, member, child) {
+                *member = MValue::Exact(&members[at].1);
+            }
             return;
         }
         let after = members[..at].iter().rev().find_map(|(k, _)| entries.iter().position(|(ek, _)| ek == k));

@@ -318,7 +318,9 @@ impl<'a> MergedLevel<'a> {
     /// children (a Unity transform's `m_Children`, a Cocos node's `_children` entries), those
     /// the other side moved elsewhere before deleting it: the moves stand, so the entries
     /// naming them go. A child is one the list names whose parent that side's version gives as
-    /// the object; it is moved away when its parent in this view is another.
+    /// the object, or as what stands for it (a Unity instance's `m_AddedGameObjects` entry for
+    /// an object under its stripped transform); it is moved away when its parent in this view
+    /// is another.
     fn release_children_moved_away(
         &self,
         objects: &mut IndexMap<ObjectId, RObject<'a>, FxBuildHasher>,
@@ -349,8 +351,11 @@ impl<'a> MergedLevel<'a> {
             let moved_away_from = |holder: &ObjectId, listed: &ObjectId| {
                 // The object the entry stands for: a prefab instance, for its stripped transform.
                 let child = self.listed_for.get(listed).unwrap_or(listed);
+                // A parent stands for the holder where the holder is what it stands for: an
+                // object added under an instance's stripped transform is listed by the instance.
+                let holds = |parent: &ObjectId| parent == holder || self.listed_for.get(parent) == Some(holder);
                 let parent_there = self.index.get(child).and_then(|&i| *self.objects[i].sides.get(side)).and_then(effective_parent);
-                parent_there.as_ref() == Some(holder) && view_parent(child).is_some_and(|p| p != Some(holder))
+                parent_there.as_ref().is_some_and(holds) && view_parent(child).is_some_and(|p| !p.is_some_and(holds))
             };
             // An entry object of its holder's list, naming the child alone, which base listed
             // there too, while the view lists the child elsewhere: the other side's move alone

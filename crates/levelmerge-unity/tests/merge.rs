@@ -1409,6 +1409,44 @@ fn a_prefab_instance_moved_out_of_a_game_object_its_side_then_deleted_is_listed_
     one_side_moves_the_lamp_out_of_a_game_object_it_then_deletes(lamp_placed, 101);
 }
 
+/// Root › Pot (a prefab instance) › Lamp, an object added under the instance. Theirs moves the
+/// lamp under the root, then deletes the instance; ours renames the instance. In ours' view
+/// of the conflict on it, the instance is as ours wrote it but for its `m_AddedGameObjects`
+/// entry for the lamp, whose move stands: the lamp hangs on the root alone.
+#[test]
+fn an_object_added_under_a_prefab_instance_and_moved_out_before_its_deletion_is_no_longer_listed_by_the_kept_instance() {
+    let base = scene(&[
+        go(10, "Root", 11),
+        tr(11, 10, 0, &[101], "0"),
+        instance(100, 101, 11, "Pot", &[41]),
+        go(40, "Lamp", 41),
+        tr(41, 40, 101, &[], "3"),
+    ]);
+    let ours = scene(&[
+        go(10, "Root", 11),
+        tr(11, 10, 0, &[101], "0"),
+        instance(100, 101, 11, "Pot2", &[41]),
+        go(40, "Lamp", 41),
+        tr(41, 40, 101, &[], "3"),
+    ]);
+    let theirs = scene(&[go(10, "Root", 11), tr(11, 10, 0, &[41], "0"), go(40, "Lamp", 41), tr(41, 40, 11, &[], "3")]);
+    for (o, t, ours_edits) in [(&ours, &theirs, true), (&theirs, &ours, false)] {
+        let r = merge(&base, o, t);
+        assert_eq!(r.open_conflicts, 1, "{}", text(&r));
+        let regions = levelmerge_core::regions::conflict_regions(&r.text).expect("markers read back");
+        for side in [Side::Ours, Side::Theirs] {
+            let view = String::from_utf8(levelmerge_core::regions::side_view(&r.text, &regions, side).expect("a side's view")).unwrap();
+            assert!(check_text(&UnityCodec, view.as_bytes()).is_empty(), "{side}'s view:\n{view}");
+            if (side == Side::Ours) == ours_edits {
+                assert!(view.contains("value: Pot2") && view.contains(&tr(41, 40, 11, &[], "3")), "{side}'s view:\n{view}");
+                assert!(view.contains("m_AddedGameObjects: []") && !view.contains("addedObject"), "{side}'s view:\n{view}");
+            } else {
+                assert_eq!(&view, &theirs, "{side}'s view");
+            }
+        }
+    }
+}
+
 #[test]
 fn a_transform_both_sides_moved_to_different_fathers_is_listed_only_by_its_sides_father_in_each_view() {
     both_sides_move_the_lamp_to_different_fathers(lamp_object, 41);
@@ -1619,6 +1657,39 @@ fn moves_that_make_a_cycle_together_are_broken_alike_either_way_with_the_child_l
         assert!(r.notes.iter().any(|n| n.contains("parent cycle broken") && n.contains(&format!("{mover} moved it"))), "{:?}", r.notes);
         assert_eq!(text(&r), theirs);
         assert!(check_text(&UnityCodec, text(&r).as_bytes()).is_empty());
+    }
+}
+
+#[test]
+fn a_cycle_through_an_object_one_side_deleted_is_broken_in_the_view_keeping_it_with_the_child_lists() {
+    // Cube › Light, Cube › A › S. Ours moves A under Light and deletes S; theirs moves Light
+    // under S: a conflict on S, and in theirs' view, which keeps S, a cycle (A, Light, S).
+    // Light's move (the smaller fileID) is dropped. Cube's entry for Light stood with S's
+    // deletion (theirs took it out for the move under S), so theirs' view hung Light on Cube
+    // without Cube listing it, and `resolve --take theirs` refused the view.
+    let layout = |cube_kids: &[i64], light: (i64, &[i64]), a: (i64, &[i64]), s: Option<(i64, &[i64])>| {
+        let mut parts = vec![go(10, "Cube", 11), tr(11, 10, 0, cube_kids, "0"), go(20, "Light", 21), tr(21, 20, light.0, light.1, "1")];
+        parts.extend([go(30, "A", 31), tr(31, 30, a.0, a.1, "2")]);
+        if let Some((father, kids)) = s {
+            parts.extend([go(40, "S", 41), tr(41, 40, father, kids, "3")]);
+        }
+        scene(&parts)
+    };
+    let base = layout(&[31, 21], (11, &[]), (11, &[41]), Some((31, &[])));
+    let ours = layout(&[21], (11, &[31]), (21, &[]), None);
+    let theirs = layout(&[31], (41, &[]), (11, &[41]), Some((31, &[21])));
+    for (o, t, ours_keeps) in [(&ours, &theirs, false), (&theirs, &ours, true)] {
+        let r = merge(&base, o, t);
+        assert_eq!(r.open_conflicts, 1, "{}", text(&r));
+        assert!(r.notes.iter().any(|n| n.contains("parent cycle broken")), "{:?}", r.notes);
+        let regions = levelmerge_core::regions::conflict_regions(&r.text).expect("markers read back");
+        for side in [Side::Ours, Side::Theirs] {
+            let view = String::from_utf8(levelmerge_core::regions::side_view(&r.text, &regions, side).expect("a side's view")).unwrap();
+            assert!(check_text(&UnityCodec, view.as_bytes()).is_empty(), "{side}'s view:\n{view}");
+            let keeps_s = (side == Side::Ours) == ours_keeps;
+            let want = layout(&[21], (11, &[31]), (21, &[41][..usize::from(keeps_s)]), keeps_s.then_some((31, &[])));
+            assert_eq!(view, want, "{side}'s view");
+        }
     }
 }
 
