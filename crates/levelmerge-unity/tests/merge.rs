@@ -36,6 +36,16 @@ fn merge(b: &str, o: &str, t: &str) -> MergeOutcome {
         .expect("merge runs")
 }
 
+/// Ours' and theirs' views of the conflicts left in `r`, each asserted sound.
+fn sound_views(r: &MergeOutcome) -> [(Side, String); 2] {
+    let regions = levelmerge_core::regions::conflict_regions(&r.text).expect("markers read back");
+    [Side::Ours, Side::Theirs].map(|side| {
+        let view = String::from_utf8(levelmerge_core::regions::side_view(&r.text, &regions, side).expect("a side's view")).unwrap();
+        assert!(check_text(&UnityCodec, view.as_bytes()).is_empty(), "{side}'s view:\n{view}");
+        (side, view)
+    })
+}
+
 fn text(r: &MergeOutcome) -> String {
     String::from_utf8(r.text.clone()).unwrap()
 }
@@ -104,10 +114,7 @@ fn a_reference_one_side_set_to_an_object_the_other_deleted_goes_with_it() {
     for (ours, theirs, deleting) in [(&deleted, &pointed, Side::Ours), (&pointed, &deleted, Side::Theirs)] {
         let r = merge(&base, ours, theirs);
         assert_eq!(r.open_conflicts, 1, "{}", text(&r));
-        let regions = levelmerge_core::regions::conflict_regions(&r.text).expect("markers read back");
-        for side in [Side::Ours, Side::Theirs] {
-            let view = String::from_utf8(levelmerge_core::regions::side_view(&r.text, &regions, side).expect("a side's view")).unwrap();
-            assert!(check_text(&UnityCodec, view.as_bytes()).is_empty(), "{side}'s view:\n{view}");
+        for (side, view) in sound_views(&r) {
             assert_eq!(view, if side == deleting { &deleted } else { &pointed }.as_str(), "{side}'s view");
         }
         for prefer in [Side::Ours, Side::Theirs] {
@@ -156,10 +163,7 @@ fn a_child_list_whose_new_entry_names_a_deleted_object_keeps_the_other_changes_i
     for (o, t) in [(&ours, &theirs), (&theirs, &ours)] {
         let r = merge(&base, o, t);
         assert!(r.open_conflicts > 0, "{}", text(&r));
-        let regions = levelmerge_core::regions::conflict_regions(&r.text).expect("markers read back");
-        for side in [Side::Ours, Side::Theirs] {
-            let view = String::from_utf8(levelmerge_core::regions::side_view(&r.text, &regions, side).expect("a side's view")).unwrap();
-            assert!(check_text(&UnityCodec, view.as_bytes()).is_empty(), "{side}'s view:\n{view}");
+        for (side, view) in sound_views(&r) {
             assert!(view.contains(&tr(21, 20, 0, &[], "1")), "C stays at the top level in {side}'s view:\n{view}");
         }
     }
@@ -1203,11 +1207,7 @@ fn an_entry_one_side_added_for_an_object_the_other_deleted_stands_or_goes_with_i
     for (o, th) in [(&ours, &theirs), (&theirs, &ours)] {
         let r = merge(&base, o, th);
         assert_eq!(r.open_conflicts, 1, "{}", text(&r));
-        let regions = levelmerge_core::regions::conflict_regions(&r.text).expect("markers read back");
-        for side in [Side::Ours, Side::Theirs] {
-            let view = levelmerge_core::regions::side_view(&r.text, &regions, side).expect("a side's view");
-            let shown = String::from_utf8(view.clone()).unwrap();
-            assert!(check_text(&UnityCodec, &view).is_empty(), "{side}'s view:\n{shown}");
+        for (_, shown) in sound_views(&r) {
             assert_eq!(shown.contains("- {fileID: 21}"), shown.contains("Big Crate"), "{shown}");
         }
     }
@@ -1294,11 +1294,8 @@ fn each_view_of_the_one_conflict_is_that_side(base: &str, ours: &str, theirs: &s
     for (o, t) in [(ours, theirs), (theirs, ours)] {
         let r = merge(base, o, t);
         assert_eq!(r.open_conflicts, 1, "{}", text(&r));
-        let regions = levelmerge_core::regions::conflict_regions(&r.text).expect("markers read back");
-        for (side, want) in [(Side::Ours, o), (Side::Theirs, t)] {
-            let view = levelmerge_core::regions::side_view(&r.text, &regions, side).expect("a side's view");
-            assert!(check_text(&UnityCodec, &view).is_empty(), "{side}'s view:\n{}", String::from_utf8_lossy(&view));
-            assert_eq!(String::from_utf8(view).unwrap(), want);
+        for ((side, view), want) in sound_views(&r).into_iter().zip([o, t]) {
+            assert_eq!(view, want, "{side}'s view");
         }
     }
 }
@@ -1383,10 +1380,7 @@ fn one_side_moves_the_lamp_out_of_a_game_object_it_then_deletes(lamp: Lamp, list
     for (o, t, ours_edits) in [(&ours, &theirs, true), (&theirs, &ours, false)] {
         let r = merge(&base, o, t);
         assert_eq!(r.open_conflicts, 1, "{}", text(&r));
-        let regions = levelmerge_core::regions::conflict_regions(&r.text).expect("markers read back");
-        for side in [Side::Ours, Side::Theirs] {
-            let view = String::from_utf8(levelmerge_core::regions::side_view(&r.text, &regions, side).expect("a side's view")).unwrap();
-            assert!(check_text(&UnityCodec, view.as_bytes()).is_empty(), "{side}'s view:\n{view}");
+        for (side, view) in sound_views(&r) {
             if (side == Side::Ours) == ours_edits {
                 assert!(view.contains(&tr(21, 20, 11, &[], "7")), "{side}'s view:\n{view}");
             } else {
@@ -1433,10 +1427,7 @@ fn an_object_added_under_a_prefab_instance_and_moved_out_before_its_deletion_is_
     for (o, t, ours_edits) in [(&ours, &theirs, true), (&theirs, &ours, false)] {
         let r = merge(&base, o, t);
         assert_eq!(r.open_conflicts, 1, "{}", text(&r));
-        let regions = levelmerge_core::regions::conflict_regions(&r.text).expect("markers read back");
-        for side in [Side::Ours, Side::Theirs] {
-            let view = String::from_utf8(levelmerge_core::regions::side_view(&r.text, &regions, side).expect("a side's view")).unwrap();
-            assert!(check_text(&UnityCodec, view.as_bytes()).is_empty(), "{side}'s view:\n{view}");
+        for (side, view) in sound_views(&r) {
             if (side == Side::Ours) == ours_edits {
                 assert!(view.contains("value: Pot2") && view.contains(&tr(41, 40, 11, &[], "3")), "{side}'s view:\n{view}");
                 assert!(view.contains("m_AddedGameObjects: []") && !view.contains("addedObject"), "{side}'s view:\n{view}");
@@ -1682,10 +1673,7 @@ fn a_cycle_through_an_object_one_side_deleted_is_broken_in_the_view_keeping_it_w
         let r = merge(&base, o, t);
         assert_eq!(r.open_conflicts, 1, "{}", text(&r));
         assert!(r.notes.iter().any(|n| n.contains("parent cycle broken")), "{:?}", r.notes);
-        let regions = levelmerge_core::regions::conflict_regions(&r.text).expect("markers read back");
-        for side in [Side::Ours, Side::Theirs] {
-            let view = String::from_utf8(levelmerge_core::regions::side_view(&r.text, &regions, side).expect("a side's view")).unwrap();
-            assert!(check_text(&UnityCodec, view.as_bytes()).is_empty(), "{side}'s view:\n{view}");
+        for (side, view) in sound_views(&r) {
             let keeps_s = (side == Side::Ours) == ours_keeps;
             let want = layout(&[21], (11, &[31]), (21, &[41][..usize::from(keeps_s)]), keeps_s.then_some((31, &[])));
             assert_eq!(view, want, "{side}'s view");
