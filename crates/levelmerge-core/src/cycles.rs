@@ -223,6 +223,11 @@ fn without_member_naming(v: &mut MValue<'_>, child: &ObjectId) {
 fn with_member_naming<'a>(v: &mut MValue<'a>, kept: &'a Value<'a>, child: &ObjectId) {
     let ValueKind::Map(members) = &kept.kind else { return };
     if let Some(at) = members.iter().position(|(k, m)| names_child(k, m, child)) {
+        // A list the other side emptied (`m_Children: []`) is an empty map in the kept
+        // list's form.
+        if matches!(v, MValue::Exact(Value { kind: ValueKind::List(items), .. }) if items.is_empty()) {
+            *v = MValue::Map { template: kept, entries: Vec::new() };
+        }
         v.open_map();
         let MValue::Map { entries, .. } = v else { return };
         // A member the merge wrote for some views only (standing with a conflict on the

@@ -53,22 +53,41 @@ impl<'a> RValue<'a> {
     /// lists its own), which are written as that input has them, whatever became of the
     /// children; assembled lists hold only children the level keeps.
     fn children_written_whole(&self, out: &mut Vec<&'a ObjectId>) {
-        fn listed<'a>(v: &'a Value<'a>, out: &mut Vec<&'a ObjectId>) {
+        let mut by_side = Vec::new();
+        self.children_written_whole_by_side(&mut by_side);
+        out.extend(by_side.into_iter().map(|(id, _)| id));
+    }
+
+    /// [`RValue::children_written_whole`], each with the side whose text writes it.
+    fn children_written_whole_by_side(&self, out: &mut Vec<(&'a ObjectId, Side)>) {
+        fn listed<'a>(v: &'a Value<'a>, side: Side, out: &mut Vec<(&'a ObjectId, Side)>) {
             if !v.has_children {
                 return;
             }
             match &v.kind {
-                ValueKind::Children(ids) => out.extend(ids),
-                ValueKind::Map(members) => members.iter().for_each(|(_, m)| listed(m, out)),
-                ValueKind::List(items) => items.iter().for_each(|i| listed(i, out)),
+                ValueKind::Children(ids) => out.extend(ids.iter().map(|id| (id, side))),
+                ValueKind::Map(members) => members.iter().for_each(|(_, m)| listed(m, side, out)),
+                ValueKind::List(items) => items.iter().for_each(|i| listed(i, side, out)),
                 ValueKind::Scalar { .. } => {}
             }
         }
         match self {
-            RValue::Exact(v) => listed(v, out),
-            RValue::Map { entries, .. } => entries.iter().for_each(|(_, e)| e.children_written_whole(out)),
-            RValue::List { items, .. } => items.iter().for_each(|i| i.children_written_whole(out)),
+            RValue::Exact(v) => listed(v, v.origin.side, out),
+            RValue::Map { entries, .. } => entries.iter().for_each(|(_, e)| e.children_written_whole_by_side(out)),
+            RValue::List { items, .. } => items.iter().for_each(|i| i.children_written_whole_by_side(out)),
             RValue::Children { .. } => {}
+        }
+    }
+
+    /// This value with the child lists inside its parts taken whole written by id.
+    fn with_children_by_id(&self) -> RValue<'a> {
+        match self {
+            RValue::Exact(v) => children_by_id(v),
+            RValue::Map { template, entries } => {
+                RValue::Map { template, entries: entries.iter().map(|(k, e)| (*k, e.with_children_by_id())).collect() }
+            }
+            RValue::List { template, items } => RValue::List { template, items: items.iter().map(RValue::with_children_by_id).collect() },
+            RValue::Children { .. } => self.clone(),
         }
     }
 }
@@ -259,7 +278,46 @@ impl<'a> MergedLevel<'a> {
         if !self.moved_between_lists.is_empty() {
             self.list_moved_objects_once(&mut objects);
         }
+        self.write_children_as_resolved(&mut objects);
         Resolved { objects, root: self.root.clone() }
+    }
+
+    /// A value taken whole from one side's text writes the children it lists as that text has
+    /// them. Where the view resolves one of them otherwise (an object theirs moved into a
+    /// layer theirs added, which ours edited), its holder writes its child lists by id. A
+    /// holder so opened is written otherwise in turn: its own holder is looked at again.
+    fn write_children_as_resolved(&self, objects: &mut IndexMap<ObjectId, RObject<'a>, FxBuildHasher>) {
+        loop {
+            let stale: Vec<ObjectId> = objects
+                .values()
+                .filter(|o| {
+                    let mut listed = Vec::new();
+                    o.props.children_written_whole_by_side(&mut listed);
+                    listed.into_iter().any(|(child, side)| self.written_otherwise(objects, child, side))
+                })
+                .map(|o| o.id.clone())
+                .collect();
+            if stale.is_empty() {
+                return;
+            }
+            for id in stale {
+                if let Some(o) = objects.get_mut(&id) {
+                    o.props = o.props.with_children_by_id();
+                }
+            }
+        }
+    }
+
+    /// Whether `child`, listed inside a value taken whole from `side`'s text, is resolved to
+    /// other text than that side's version of it (a child the view lacks is no such child:
+    /// [`Resolved::graph`] names it).
+    fn written_otherwise(&self, objects: &IndexMap<ObjectId, RObject<'a>, FxBuildHasher>, child: &ObjectId, side: Side) -> bool {
+        let Some(resolved) = objects.get(child) else { return false };
+        let embedded = self.index.get(child).and_then(|&i| *self.objects[i].sides.get(side));
+        match (&resolved.props, embedded) {
+            (RValue::Exact(v), Some(e)) => !(std::ptr::eq(v.raw, e.props.raw) || v.raw == e.props.raw),
+            _ => true,
+        }
     }
 
     /// An object base holds that lists, as a side wrote it, a child the view leaves out (a

@@ -493,3 +493,64 @@ proptest! {
         }
     }
 }
+
+/// An object layer as Tiled writes one, on one line: its objects by id, x and the object their
+/// `target` property names.
+fn object_layer(id: u32, objects: &[(u32, u32, Option<u32>)]) -> String {
+    let objects: Vec<String> = objects
+        .iter()
+        .map(|(id, x, target)| {
+            let properties = target
+                .map_or(String::new(), |t| format!(", \"properties\":[{{ \"name\":\"target\", \"type\":\"object\", \"value\":{t} }}]"));
+            format!("{{ \"id\":{id}, \"name\":\"o{id}\", \"x\":{x}, \"y\":0{properties} }}")
+        })
+        .collect();
+    format!("    {{ \"id\":{id}, \"name\":\"L{id}\", \"type\":\"objectgroup\", \"objects\":[{}] }}", objects.join(", "))
+}
+
+fn map_of(layers: &[String], next_layer: u32) -> String {
+    format!(
+        "{{ \"height\":10,\n  \"layers\":[\n{}\n  ],\n  \"nextlayerid\":{next_layer},\n  \"nextobjectid\":3,\n  \"type\":\"map\"\n}}\n",
+        layers.join(",\n")
+    )
+}
+
+/// Theirs adds a layer and moves an object into it; ours edits the object. The new layer is
+/// theirs' alone, but the object in it is not: it keeps ours' edit, whichever side is ours
+/// (the layer, taken whole, wrote the object as theirs has it: ours' edit was lost, exit 0).
+#[test]
+fn an_object_moved_into_a_layer_one_side_added_keeps_the_other_sides_edits() {
+    use levelmerge_core::{merge_objects, merge_texts, Options, Sides};
+    let base = map_of(&[object_layer(1, &[(1, 10, None), (2, 20, None)])], 2);
+    let ours = map_of(&[object_layer(1, &[(1, 77, None), (2, 20, None)])], 2);
+    let theirs = map_of(&[object_layer(1, &[(2, 20, None)]), object_layer(2, &[(1, 10, None)])], 3);
+    let want = map_of(&[object_layer(1, &[(2, 20, None)]), object_layer(2, &[(1, 77, None)])], 3);
+    for (o, t) in [(&ours, &theirs), (&theirs, &ours)] {
+        let sides = Sides::new(base.as_bytes(), o.as_bytes(), t.as_bytes());
+        for merge in [merge_texts::<JsonCodec>, merge_objects::<JsonCodec>] {
+            let r = merge(&JsonCodec::default(), sides, &Options::default(), &Default::default()).expect("the merge runs");
+            assert_eq!(r.open_conflicts, 0);
+            assert_eq!(String::from_utf8(r.text).unwrap(), want);
+        }
+    }
+}
+
+/// Ours deletes layer 1 and clears the reference object 2 held to object 1 in it, as Tiled
+/// does; theirs edits object 1. In theirs' view of the conflict, which keeps the layer, the
+/// reference names object 1 again; in ours', it stays cleared.
+#[test]
+fn a_reference_cleared_with_the_deletion_of_what_it_named_comes_back_where_that_is_kept() {
+    use levelmerge_core::{merge_texts, Options, Side, Sides};
+    let base = map_of(&[object_layer(1, &[(1, 10, None)]), object_layer(2, &[(2, 20, Some(1))])], 3);
+    let ours = map_of(&[object_layer(2, &[(2, 20, Some(0))])], 3);
+    let theirs = map_of(&[object_layer(1, &[(1, 15, None)]), object_layer(2, &[(2, 20, Some(1))])], 3);
+    for (o, t) in [(&ours, &theirs), (&theirs, &ours)] {
+        let sides = Sides::new(base.as_bytes(), o.as_bytes(), t.as_bytes());
+        let r = merge_texts(&JsonCodec::default(), sides, &Options::default(), &Default::default()).expect("the merge runs");
+        assert_eq!(r.open_conflicts, 1);
+        let text = String::from_utf8(r.text).unwrap();
+        for (side, want) in [(Side::Ours, o), (Side::Theirs, t)] {
+            assert_eq!(&levelmerge_testutils::laws::side_view(&text, side), want, "{side}'s view");
+        }
+    }
+}

@@ -1652,6 +1652,33 @@ fn moves_that_make_a_cycle_together_are_broken_alike_either_way_with_the_child_l
 }
 
 #[test]
+fn a_cycle_broken_on_a_move_that_emptied_the_old_fathers_list_lists_the_object_there_again() {
+    // Root › A, and B at the top level. Ours moves B under A; theirs moves A under B, which
+    // leaves Root's m_Children empty (`[]`). A's move (the smaller fileID) is dropped: Root
+    // lists A again. The emptied list was no keyed list to put A back into, and the merge
+    // was refused and made by lines.
+    let layout = |root_kids: &[i64], a: (i64, &[i64]), b: (i64, &[i64])| {
+        scene(&[
+            go(10, "Root", 11),
+            tr(11, 10, 0, root_kids, "0"),
+            go(20, "A", 21),
+            tr(21, 20, a.0, a.1, "1"),
+            go(30, "B", 31),
+            tr(31, 30, b.0, b.1, "2"),
+        ])
+    };
+    let base = layout(&[21], (11, &[]), (0, &[]));
+    let ours = layout(&[21], (11, &[31]), (21, &[]));
+    let theirs = layout(&[], (31, &[]), (0, &[21]));
+    for (o, t, mover) in [(&ours, &theirs, "theirs"), (&theirs, &ours, "ours")] {
+        let r = merge(&base, o, t);
+        assert_eq!(r.open_conflicts, 0, "{}", text(&r));
+        assert!(r.notes.iter().any(|n| n.contains("parent cycle broken") && n.contains(&format!("{mover} moved it"))), "{:?}", r.notes);
+        assert_eq!(text(&r), ours);
+    }
+}
+
+#[test]
 fn a_cycle_through_an_object_one_side_deleted_is_broken_in_the_view_keeping_it_with_the_child_lists() {
     // Cube › Light, Cube › A › S. Ours moves A under Light and deletes S; theirs moves Light
     // under S: a conflict on S, and in theirs' view, which keeps S, a cycle (A, Light, S).

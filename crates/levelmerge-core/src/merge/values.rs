@@ -653,6 +653,13 @@ impl<'a> Merger<'a> {
                 return Some(MValue::IfAlive { target: target.clone(), value: Some(changed), otherwise: Some(base) });
             }
         }
+        // A reference a side cleared, naming such an object in base (a Tiled object property
+        // ours set to 0 when it deleted the object theirs edited), names it where it is kept.
+        if let Some(target) = sole_reference(base).filter(|t| self.decided_by_conflict.contains(*t) && !member_by_member) {
+            if !changed.has_references {
+                return Some(MValue::IfAlive { target: target.clone(), value: Some(base), otherwise: Some(changed) });
+            }
+        }
         (!member_by_member).then_some(MValue::Exact(changed))
     }
 
