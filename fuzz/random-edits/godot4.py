@@ -177,6 +177,23 @@ def problems(text, inputs):
                 v = sc._unq(attrs.get(k, b""))
                 if v not in paths: p.add(f"connection {k.decode()} {v.decode()} missing")
     return sorted(p)
+def facts(text):
+    """Each node's properties by its path, but those naming resources (whose ids a save may
+    give anew)."""
+    import re
+    out = {}
+    secs, _ = sc.godot_sections(text.encode())
+    for kind, attrs, hdr, body in secs:
+        if kind != b"node":
+            continue
+        par, name = attrs.get(b"parent"), sc._unq(attrs.get(b"name", b""))
+        path = b"." if par is None else (name if sc._unq(par) == b"." else sc._unq(par) + b"/" + name)
+        for m in re.finditer(rb"^(\S+) = (.*)$", body, re.M):
+            if b"Resource(" not in m.group(2):
+                out[(path.decode(), m.group(1).decode())] = m.group(2).decode()
+    return out
+
+
 def names(text):
     secs, _ = sc.godot_sections(text.encode())
     return collections.Counter((sc._unq(a.get(b"name", b"")), sc._unq(a.get(b"parent", b"-")), body) for k, a, h, body in secs if k == b"node")

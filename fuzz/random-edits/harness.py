@@ -53,10 +53,30 @@ def merge(d, ext, b, o, t):
     return r.returncode, text, r.stderr, views
 
 
-def run(seeds, scenario, ext, problems, shape, added):
+def lost_edits(facts, b, o, t, merged, notes):
+    """The facts (`facts(text)`: a dict from a key naming an object's property to its value)
+    that one side changed and the other left as base had them, which a clean `merged` holds
+    otherwise: an edit lost. Facts a version lacks (an object deleted or added) are left out,
+    and so are those of an object whose move the merge undid to break a parent cycle (the
+    `notes` say so, naming it as `(id)`, or a Cocos node as `[#id]`)."""
+    fb, fo, ft, fm = facts(b), facts(o), facts(t), facts(merged)
+    broken = [line for line in notes.splitlines() if "parent cycle broken" in line]
+    lost = []
+    for k in fb.keys() & fo.keys() & ft.keys() & fm.keys():
+        if any(f"({part})" in line or f"[#{part}]" in line for part in k for line in broken):
+            continue
+        for mine, other, side in ((fo, ft, "ours"), (ft, fo, "theirs")):
+            if other[k] == fb[k] and mine[k] != fb[k] and fm[k] != mine[k]:
+                lost.append(f"{side}' {k}: {fb[k]!r} -> {mine[k]!r}, merged {fm[k]!r}")
+    return sorted(lost)
+
+
+def run(seeds, scenario, ext, problems, shape, added, facts=None):
     """Merge every scenario both ways. `problems(text, inputs)`: what is wrong with a result
     that no input had; `shape(text)`: what two results must share whichever side is ours;
-    `added(text)`: the names of added nodes it holds."""
+    `added(text)`: the names of added nodes it holds; `facts(text)`: its objects' properties,
+    by which a clean result is checked to hold every edit one side alone made
+    ([`lost_edits`])."""
     stats = collections.Counter()
     d = tempfile.mkdtemp()
     for seed in seeds:
@@ -75,6 +95,10 @@ def run(seeds, scenario, ext, problems, shape, added):
                 if lost:
                     print(tag, "LOST", lost, logs)
                     stats["lost"] += 1
+                edits = facts and lost_edits(facts, b, *((t, o) if swap else (o, t)), text, err)
+                if edits:
+                    print(tag, "EDIT LOST", edits[:3], logs)
+                    stats["edit lost"] += 1
             elif code == 1:
                 if "merged as lines" in err:
                     stats["lines"] += 1

@@ -58,6 +58,29 @@ def structure_problems(text):
     if un: probs.append(f"unreachable {un[:5]}")
     return probs
 
+NAMELESS = "(an element without _id)"
+
+
+def facts(text):
+    """Each element's members by its `_id` (where it has one): values, and for references
+    (array indices, which an insertion renumbers) the `_id` of the element named; members
+    naming an element without one are left out."""
+    a = json.loads(text)
+
+    def plain(v):
+        if isinstance(v, dict) and set(v) == {"__id__"}:
+            named = a[v["__id__"]] if 0 <= v["__id__"] < len(a) else {}
+            return ("ref", named.get("_id") or NAMELESS)
+        if isinstance(v, list):
+            return tuple(plain(x) for x in v)
+        if isinstance(v, dict):
+            return tuple(sorted((k, plain(x)) for k, x in v.items()))
+        return v
+
+    members = ((e["_id"], k, plain(v)) for e in a if isinstance(e, dict) and e.get("_id") for k, v in e.items() if k not in ("_children", "_components"))
+    return {(i, k): v for i, k, v in members if NAMELESS not in repr(v)}
+
+
 def names(text):
     a = json.loads(text)
     return collections.Counter((e.get("_name"), a[e["_parent"]["__id__"]].get("_name") if e.get("_parent") else None, len(e.get("_components", [])))
@@ -76,4 +99,5 @@ harness.run(
     lambda text, inputs: structure_problems(text),
     names,
     added,
+    facts,
 )

@@ -26,6 +26,20 @@ def structure_problems(data):
     return p
 
 
+def facts(text):
+    """Each instance's scalar members by `persistentUuid`, each object's, layer's and
+    variable's by name."""
+    data = json.loads(text)
+    out = {}
+    for what, items, key in (("instance", data["instances"], "persistentUuid"), ("object", data["objects"], "name"),
+                             ("layer", data["layers"], "name"), ("variable", data["variables"], "name")):
+        for x in items:
+            for k, v in x.items():
+                if not isinstance(v, (list, dict)):
+                    out[(what, x[key], k)] = v
+    return out
+
+
 def names(text):
     data = json.loads(text)
     return collections.Counter([o["name"] for o in data["objects"]] + [l["name"] for l in data["layers"]] + [v["name"] for v in data["variables"]])
@@ -33,4 +47,4 @@ def names(text):
 
 first, count = int(sys.argv[1]), int(sys.argv[2])
 harness.run(range(first, first + count), gdevelop.scenario, ".json", harness.new_problems(harness.json_structure(structure_problems)), names,
-            harness.added_names(names))
+            harness.added_names(names), facts)

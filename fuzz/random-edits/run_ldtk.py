@@ -53,6 +53,40 @@ def structure_problems(data):
     return p
 
 
+def facts(text):
+    """Each level's, layer's and entity's scalar members (not LDtk's derived `__` ones), field
+    values and place, int grid cells by index and tiles by position, and each definition's
+    scalar members, by iid or uid."""
+    data = json.loads(text)
+    out = {}
+
+    def scalars(what, key, x):
+        for k, v in x.items():
+            if not isinstance(v, (list, dict)) and not k.startswith("__"):
+                out[(what, key, k)] = v
+
+    for kind, items in data["defs"].items():
+        for d in items if isinstance(items, list) else []:
+            if isinstance(d, dict) and "uid" in d:
+                scalars(kind, d["uid"], d)
+    for lv in data["levels"]:
+        scalars("level", lv["iid"], lv)
+        for li in lv["layerInstances"]:
+            scalars("layer", li["iid"], li)
+            out[("layer", li["iid"], "level")] = lv["iid"]
+            for i, cell in enumerate(li["intGridCsv"]):
+                out[("layer", li["iid"], "cell", i)] = cell
+            for tile in li["gridTiles"]:
+                out[("layer", li["iid"], "tile at", tuple(tile["px"]))] = tile["t"]
+            for e in li["entityInstances"]:
+                scalars("entity", e["iid"], e)
+                out[("entity", e["iid"], "px")] = tuple(e["px"])
+                out[("entity", e["iid"], "layer")] = li["iid"]
+                for f in e["fieldInstances"]:
+                    out[("entity", e["iid"], "field " + f["__identifier"])] = json.dumps(f["__value"], sort_keys=True)
+    return out
+
+
 def names(text):
     data = json.loads(text)
     out = [lv["identifier"] for lv in data["levels"]] + [d["identifier"] for d in data["defs"]["entities"] + data["defs"]["layers"]]
@@ -63,4 +97,5 @@ def names(text):
 
 
 first, count = int(sys.argv[1]), int(sys.argv[2])
-harness.run(range(first, first + count), ldtk.scenario, ".ldtk", harness.new_problems(harness.json_structure(structure_problems)), names, harness.added_names(names))
+harness.run(range(first, first + count), ldtk.scenario, ".ldtk", harness.new_problems(harness.json_structure(structure_problems)), names, harness.added_names(names),
+            facts)

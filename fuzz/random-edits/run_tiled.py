@@ -37,6 +37,34 @@ def structure_problems(data):
     return p
 
 
+def facts(text):
+    """Each layer's and object's scalar members, properties, place (its group or layer) and
+    tiles, by id."""
+    data = json.loads(text)
+    out = {}
+
+    def scalars(what, x):
+        for k, v in x.items():
+            if not isinstance(v, (list, dict)):
+                out[(what, x["id"], k)] = v
+        for prop in x.get("properties", []):
+            out[(what, x["id"], "property " + prop["name"])] = prop["value"]
+
+    def visit(layers, group):
+        for layer in layers:
+            scalars("layer", layer)
+            out[("layer", layer["id"], "group")] = group
+            for i, tile in enumerate(layer.get("data", [])):
+                out[("layer", layer["id"], "tile", i)] = tile
+            for o in layer.get("objects", []):
+                scalars("object", o)
+                out[("object", o["id"], "layer")] = layer["id"]
+            visit(layer.get("layers", []), layer["id"])
+
+    visit(data["layers"], None)
+    return out
+
+
 def names(text):
     data = json.loads(text)
     layers = list(walk(data["layers"]))
@@ -44,4 +72,5 @@ def names(text):
 
 
 first, count = int(sys.argv[1]), int(sys.argv[2])
-harness.run(range(first, first + count), tiled.scenario, ".tmj", harness.new_problems(harness.json_structure(structure_problems)), names, harness.added_names(names))
+harness.run(range(first, first + count), tiled.scenario, ".tmj", harness.new_problems(harness.json_structure(structure_problems)), names, harness.added_names(names),
+            facts)

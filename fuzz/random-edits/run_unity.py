@@ -6,4 +6,4 @@ import harness
 import unity
 
 first, count = int(sys.argv[1]), int(sys.argv[2])
-harness.run(range(first, first + count), unity.scenario, ".unity", unity.problems, unity.names, unity.added)
+harness.run(range(first, first + count), unity.scenario, ".unity", unity.problems, unity.names, unity.added, unity.facts)

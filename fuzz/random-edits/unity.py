@@ -168,6 +168,21 @@ def scene_roots_problems(text):
     p |= {f"root {x} not in SceneRoots" for x in roots - set(listed)}
     p |= {f"SceneRoots lists {x}, no root" for x in set(listed) - roots}
     return p
+def facts(text):
+    """Each document's members written on one line at its top (`m_Name`, a flow map such as
+    `m_LocalPosition`, a reference such as `m_Father`), and each prefab instance's overrides
+    by target and property path, by fileID."""
+    out = {}
+    for doc in re.split(r"^--- ", text, flags=re.M)[1:]:
+        head, _, body = doc.partition("\n")
+        fid = head.split("&")[1].split()[0]
+        for m in re.finditer(r"^  (\w+): (\S.*)$", body, re.M):
+            out[(fid, m.group(1))] = m.group(2)
+        for m in re.finditer(r"- target: (\{[^}]*\})\n\s+propertyPath: (\S+)\n\s+value: ?(.*)\n\s+objectReference: (\{[^}]*\})", body):
+            out[(fid, "override", m.group(1), m.group(2))] = (m.group(3), m.group(4))
+    return out
+
+
 def names(text):
     return collections.Counter(re.findall(r"m_Name: (\S+)", text))
 def added(text):
