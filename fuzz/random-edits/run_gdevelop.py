@@ -27,13 +27,13 @@ def structure_problems(data):
 
 
 def facts(text):
-    """Each instance's scalar members by `persistentUuid`, each object's, layer's and
-    variable's by name."""
+    """Each instance's scalar members by `persistentUuid` (where it has one), each object's,
+    layer's and variable's by name."""
     data = json.loads(text)
     out = {}
     for what, items, key in (("instance", data["instances"], "persistentUuid"), ("object", data["objects"], "name"),
                              ("layer", data["layers"], "name"), ("variable", data["variables"], "name")):
-        for x in items:
+        for x in (x for x in items if key in x):
             for k, v in x.items():
                 if not isinstance(v, (list, dict)):
                     out[(what, x[key], k)] = v
