@@ -38,8 +38,8 @@ def structure_problems(data):
 
 
 def facts(text):
-    """Each layer's and object's scalar members, properties, place (its group or layer) and
-    tiles, by id."""
+    """Each layer's and object's scalar members, properties, place (its group or layer, by
+    name) and tiles, by id."""
     data = json.loads(text)
     out = {}
 
@@ -53,13 +53,14 @@ def facts(text):
     def visit(layers, group):
         for layer in layers:
             scalars("layer", layer)
-            out[("layer", layer["id"], "group")] = group
+            out[("layer", layer["id"], "group")] = group and group["name"]
             for i, tile in enumerate(layer.get("data", [])):
                 out[("layer", layer["id"], "tile", i)] = tile
             for o in layer.get("objects", []):
                 scalars("object", o)
-                out[("object", o["id"], "layer")] = layer["id"]
-            visit(layer.get("layers", []), layer["id"])
+                # By name: a layer both sides added under one id is renumbered on one side.
+                out[("object", o["id"], "layer")] = layer["name"]
+            visit(layer.get("layers", []), layer)
 
     visit(data["layers"], None)
     return out
