@@ -672,12 +672,17 @@ pub fn closed_containers(src: &[u8], stable: &[(u32, u32)]) -> Vec<(usize, u32, 
                 b'}' | b']' => {
                     // A bracket closing a container opened before the range leaves it open.
                     if let Some(done) = open.pop() {
-                        // Opened before the range, the holder may be an array too.
+                        // A holder opened before the range may be an array too; and what it
+                        // is, the range cannot tell: lines a side moved elsewhere (an object's
+                        // lines, moved to another layer's list) align with where they were,
+                        // and the container holding them there is another's. It is read, and
+                        // what it holds may be left unread.
+                        let holder_in_range = !open.is_empty();
                         let in_array = open.last().is_none_or(|o| !o.object);
                         // An empty one costs nothing to read, and reads as the empty list
                         // every side may fill.
                         let empty = src[done.at as usize + 1..i].iter().all(u8::is_ascii_whitespace);
-                        if !(empty || done.object && in_array) {
+                        if holder_in_range && !(empty || done.object && in_array) {
                             closed.truncate(done.records);
                             closed.push((range, done.at, i as u32 + 1));
                         }
@@ -1009,14 +1014,18 @@ mod tests {
         let end = text.rfind("],").unwrap() as u32;
         let stable = [(start, end)];
         let found = closed_containers(src, &stable);
-        // `[1, [2]]` whole, and the member of the item (an object in an array is read, for its id).
+        // Not `[1, [2]]`, whose holder opens before the range (the lines could be another's,
+        // moved), but `[2]` in it; and the member of the item (an object in an array is read,
+        // for its id).
         let opens: Vec<&str> = found.iter().map(|&(_, o, e)| &text[o as usize..e as usize]).collect();
-        assert_eq!(opens, ["[1, [2]]", "[0, 0]"]);
+        assert_eq!(opens, ["[2]", "[0, 0]"]);
         let closed: Vec<Closed> = found.iter().map(|&(_, open, end)| Closed { open, end, check: true }).collect();
         let d = parse_skipping(src, Dialect::Json, &closed).unwrap();
         let a = d.slots_of(d.root)[0].value;
-        assert!(d.nodes[a as usize].opaque && d.slots_of(a).is_empty());
-        assert_eq!(d.node_text(a), "[1, [2]]");
+        assert!(!d.nodes[a as usize].opaque && d.slots_of(a).len() == 2);
+        let inner = d.slots_of(a)[1].value;
+        assert!(d.nodes[inner as usize].opaque && d.slots_of(inner).is_empty());
+        assert_eq!(d.node_text(inner), "[2]");
         let items = d.slots_of(d.root)[1].value;
         let item = d.slots_of(items)[0].value;
         assert!(!d.nodes[item as usize].opaque, "an item object keeps its members");

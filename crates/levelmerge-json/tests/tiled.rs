@@ -554,3 +554,47 @@ fn a_reference_cleared_with_the_deletion_of_what_it_named_comes_back_where_that_
         }
     }
 }
+
+/// A map as Tiled writes it, a member or an object a line: layers of `(id, name, objects)`,
+/// each object `(id, name, x)`.
+fn tiled_lines(layers: &[(u32, &str, &[(u32, &str, u32)])], next_object: u32) -> String {
+    let object = |(id, name, x): &(u32, &str, u32)| {
+        format!("                {{\n                 \"id\":{id},\n                 \"name\":\"{name}\",\n                 \"x\":{x}\n                }}")
+    };
+    let layer = |(id, name, objects): &(u32, &str, &[(u32, &str, u32)])| {
+        let objects = if objects.is_empty() {
+            "[]".to_owned()
+        } else {
+            format!("[\n{}]", objects.iter().map(object).collect::<Vec<_>>().join(", \n"))
+        };
+        format!("        {{\n         \"id\":{id},\n         \"name\":\"{name}\",\n         \"objects\":{objects},\n         \"type\":\"objectgroup\"\n        }}")
+    };
+    let layers: Vec<String> = layers.iter().map(layer).collect();
+    format!("{{ \"layers\":[\n{}],\n \"nextlayerid\":3,\n \"nextobjectid\":{next_object},\n \"type\":\"map\"\n}}\n", layers.join(", \n"))
+}
+
+/// Theirs moves the chest, as it was, from layer B into the empty layer A; ours adds a lamp
+/// to A. The chest's lines, alike in every version, align with where base has them: the
+/// list holding them there, B's, was left unread as if it were A's, and A's list read as
+/// changed whole by theirs, against ours' lamp: a conflict, whose ours' view lost the chest.
+#[test]
+fn an_object_moved_as_it_was_into_a_list_the_other_side_added_to_merges_with_it() {
+    use levelmerge_core::{merge_objects, merge_texts, Options, Sides};
+    let chest: &[(u32, &str, u32)] = &[(1, "chest", 5)];
+    let base = tiled_lines(&[(1, "A", &[]), (2, "B", chest)], 2);
+    let ours = tiled_lines(&[(1, "A", &[(2, "lamp", 9)]), (2, "B", chest)], 3);
+    let theirs = tiled_lines(&[(1, "A", chest), (2, "B", &[])], 2);
+    let layer_objects = |text: &[u8]| -> Vec<Vec<u64>> {
+        let map: Value = serde_json::from_slice(text).unwrap();
+        let ids = |l: &Value| l["objects"].as_array().unwrap().iter().map(|o| o["id"].as_u64().unwrap()).collect();
+        map["layers"].as_array().unwrap().iter().map(ids).collect()
+    };
+    for (o, t, a) in [(&ours, &theirs, vec![2, 1]), (&theirs, &ours, vec![1, 2])] {
+        let sides = Sides::new(base.as_bytes(), o.as_bytes(), t.as_bytes());
+        for merge in [merge_texts::<JsonCodec>, merge_objects::<JsonCodec>] {
+            let r = merge(&JsonCodec::default(), sides, &Options::default(), &Default::default()).expect("the merge runs");
+            assert_eq!(r.open_conflicts, 0, "{}", String::from_utf8_lossy(&r.text));
+            assert_eq!(layer_objects(&r.text), [a.clone(), vec![]]);
+        }
+    }
+}
