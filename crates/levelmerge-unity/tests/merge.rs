@@ -1652,6 +1652,31 @@ fn moves_that_make_a_cycle_together_are_broken_alike_either_way_with_the_child_l
 }
 
 #[test]
+fn an_object_moved_to_the_top_level_out_of_a_subtree_its_side_then_deleted_stays_there_in_every_view() {
+    // Light › Spawner, Light › Wall. Ours moves Spawner to the top level (SceneRoots lists
+    // it), then deletes Light with Wall; theirs edits Wall: a conflict on Wall. Spawner's
+    // m_Father, which ours cleared, is a move and stands in theirs' view too, which keeps
+    // Light (it named Light there again, which SceneRoots contradicted: the view was refused).
+    let roots = |ids: &[i64]| {
+        let listed: String = ids.iter().map(|id| format!("  - {{fileID: {id}}}\n")).collect();
+        format!("--- !u!1660057539 &9223372036854775807\nSceneRoots:\n  m_ObjectHideFlags: 0\n  m_Roots:\n{listed}")
+    };
+    let spawner = |father: i64| [go(30, "Spawner", 31), tr(31, 30, father, &[], "1")];
+    let light =
+        |kids: &[i64], wall_x: &str| [go(20, "Light", 21), tr(21, 20, 0, kids, "0"), go(40, "Wall", 41), tr(41, 40, 21, &[], wall_x)];
+    let base = scene(&[light(&[31, 41], "2").as_slice(), &spawner(21), &[roots(&[21])]].concat());
+    let ours = scene(&[spawner(0).as_slice(), &[roots(&[31])]].concat());
+    let theirs = scene(&[light(&[31, 41], "5").as_slice(), &spawner(21), &[roots(&[21])]].concat());
+    for (o, t) in [(&ours, &theirs), (&theirs, &ours)] {
+        let r = merge(&base, o, t);
+        assert!(r.open_conflicts > 0, "{}", text(&r));
+        for (side, view) in sound_views(&r) {
+            assert!(view.contains(&tr(31, 30, 0, &[], "1")), "{side}'s view:\n{view}");
+        }
+    }
+}
+
+#[test]
 fn a_cycle_broken_on_a_move_that_emptied_the_old_fathers_list_lists_the_object_there_again() {
     // Root › A, and B at the top level. Ours moves B under A; theirs moves A under B, which
     // leaves Root's m_Children empty (`[]`). A's move (the smaller fileID) is dropped: Root

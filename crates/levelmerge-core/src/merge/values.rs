@@ -7,7 +7,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use super::{is_number, ConcurrentInsertions, MValue};
 use crate::conflict::{Conflict, ConflictKind};
 use crate::diff3::{changed_stretches, diff3, Chunk, Take};
-use crate::model::{Key, ObjectId, PathSeg, PropPath, Value, ValueKind};
+use crate::model::{Key, ObjectId, PathSeg, PropPath, RefRole, Value, ValueKind};
 use crate::order::{merge_order, sort_concurrent_insertions};
 use crate::policy::Policy;
 use crate::resolve::Note;
@@ -125,9 +125,14 @@ fn edits_fit_layout(layout_key: &str, base: &Value<'_>, kept: &Value<'_>, relaid
 /// The object a value names when the value is one reference and nothing else: a reference
 /// scalar, or a map whose one member is (Unity's `{fileID: N}`, Cocos' `{"__id__": N}`).
 pub(crate) fn sole_reference<'v>(value: &'v Value<'_>) -> Option<&'v ObjectId> {
+    sole_reference_of(value).map(|r| &r.target)
+}
+
+/// [`sole_reference`], with its role.
+fn sole_reference_of<'v>(value: &'v Value<'_>) -> Option<&'v crate::model::Reference> {
     match &value.kind {
-        ValueKind::Scalar { reference: Some(r) } => Some(&r.target),
-        ValueKind::Map(entries) if entries.len() == 1 => sole_reference(&entries[0].1),
+        ValueKind::Scalar { reference: Some(r) } => Some(r),
+        ValueKind::Map(entries) if entries.len() == 1 => sole_reference_of(&entries[0].1),
         _ => None,
     }
 }
@@ -655,10 +660,10 @@ impl<'a> Merger<'a> {
         }
         // A reference a side cleared, naming such an object in base (a Tiled object property
         // ours set to 0 when it deleted the object theirs edited), names it where it is kept.
-        if let Some(target) = sole_reference(base).filter(|t| self.decided_by_conflict.contains(*t) && !member_by_member) {
-            if !changed.has_references {
-                return Some(MValue::IfAlive { target: target.clone(), value: Some(base), otherwise: Some(changed) });
-            }
+        // Not a parent: one cleared is a move to the top level, which stands.
+        let cleared = sole_reference_of(base).filter(|r| r.role == RefRole::Other && self.decided_by_conflict.contains(&r.target));
+        if let Some(r) = cleared.filter(|_| !member_by_member && !changed.has_references) {
+            return Some(MValue::IfAlive { target: r.target.clone(), value: Some(base), otherwise: Some(changed) });
         }
         (!member_by_member).then_some(MValue::Exact(changed))
     }
