@@ -555,13 +555,15 @@ fn a_reference_cleared_with_the_deletion_of_what_it_named_comes_back_where_that_
     }
 }
 
-/// A map as Tiled writes it, a member or an object a line: layers of `(id, name, objects)`,
-/// each object `(id, name, x)`.
-fn tiled_lines(layers: &[(u32, &str, &[(u32, &str, u32)])], next_object: u32) -> String {
-    let object = |(id, name, x): &(u32, &str, u32)| {
+/// A map object: its id, name and x.
+type Placed<'a> = (u32, &'a str, u32);
+
+/// A map as Tiled writes it, a member or an object a line: layers of `(id, name, objects)`.
+fn tiled_lines(layers: &[(u32, &str, &[Placed<'_>])], next_object: u32) -> String {
+    let object = |(id, name, x): &Placed<'_>| {
         format!("                {{\n                 \"id\":{id},\n                 \"name\":\"{name}\",\n                 \"x\":{x}\n                }}")
     };
-    let layer = |(id, name, objects): &(u32, &str, &[(u32, &str, u32)])| {
+    let layer = |(id, name, objects): &(u32, &str, &[Placed<'_>])| {
         let objects = if objects.is_empty() {
             "[]".to_owned()
         } else {
@@ -580,7 +582,7 @@ fn tiled_lines(layers: &[(u32, &str, &[(u32, &str, u32)])], next_object: u32) ->
 #[test]
 fn an_object_moved_as_it_was_into_a_list_the_other_side_added_to_merges_with_it() {
     use levelmerge_core::{merge_objects, merge_texts, Options, Sides};
-    let chest: &[(u32, &str, u32)] = &[(1, "chest", 5)];
+    let chest: &[Placed<'_>] = &[(1, "chest", 5)];
     let base = tiled_lines(&[(1, "A", &[]), (2, "B", chest)], 2);
     let ours = tiled_lines(&[(1, "A", &[(2, "lamp", 9)]), (2, "B", chest)], 3);
     let theirs = tiled_lines(&[(1, "A", chest), (2, "B", &[])], 2);
