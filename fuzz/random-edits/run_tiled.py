@@ -37,9 +37,15 @@ def structure_problems(data):
     return p
 
 
+def layer_key(layer):
+    """A layer as facts name it: by id, but a new one by name (both sides may add a layer
+    under one id, and one side's is renumbered; the other side cannot rename it)."""
+    return layer["name"] if layer["name"].startswith("Added") else layer["id"]
+
+
 def facts(text):
-    """Each layer's and object's scalar members, properties, place (its group or layer, by
-    name) and tiles, by id."""
+    """Each layer's and object's scalar members, properties, place (its group or layer,
+    [`layer_key`]) and tiles, by id."""
     data = json.loads(text)
     out = {}
 
@@ -53,13 +59,12 @@ def facts(text):
     def visit(layers, group):
         for layer in layers:
             scalars("layer", layer)
-            out[("layer", layer["id"], "group")] = group and group["name"]
+            out[("layer", layer["id"], "group")] = group and layer_key(group)
             for i, tile in enumerate(layer.get("data", [])):
                 out[("layer", layer["id"], "tile", i)] = tile
             for o in layer.get("objects", []):
                 scalars("object", o)
-                # By name: a layer both sides added under one id is renumbered on one side.
-                out[("object", o["id"], "layer")] = layer["name"]
+                out[("object", o["id"], "layer")] = layer_key(layer)
             visit(layer.get("layers", []), layer)
 
     visit(data["layers"], None)
