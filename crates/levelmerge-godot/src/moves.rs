@@ -127,11 +127,19 @@ fn moves_of<'a>(base: &Nodes<'a, '_>, side: &Nodes<'a, '_>) -> Vec<(&'a str, &'a
         open.into_iter().filter(|p| !matched.contains(p)).collect()
     };
     let claimed: FxHashSet<&str> = found.iter().map(|&(_, q)| q).collect();
+    // A node below a move's destination that base holds below its source came along with it
+    // (a child of a node moved as it was, whose name another gone node shares).
+    let sources: FxHashMap<&str, &str> = found.iter().map(|&(p, q)| (q, p)).collect();
+    let came_along = |q: &str| {
+        self_and_ancestors(q)
+            .skip(1)
+            .any(|a| sources.get(a).is_some_and(|p| base.by_path.contains_key(format!("{p}{}", &q[a.len()..]).as_str())))
+    };
     // Added nodes by what they are and their name, and by what they are and their parent: a
     // moved node keeps one of the two.
     let mut by_name: FxHashMap<(&str, &str), Vec<&str>> = FxHashMap::default();
     let mut by_parent: FxHashMap<(&str, &str), Vec<&str>> = FxHashMap::default();
-    for &q in added.iter().filter(|q| !claimed.contains(*q)) {
+    for &q in added.iter().filter(|q| !claimed.contains(*q) && !came_along(q)) {
         if let Some(what) = side.what(side.by_path[q]) {
             by_name.entry((what, name_of(q))).or_default().push(q);
             by_parent.entry((what, parent_of(q))).or_default().push(q);

@@ -1766,3 +1766,33 @@ fn a_signal_or_a_node_under_a_node_under_an_instance_the_other_side_deleted_apar
     let merged = clean(&base, &scene(true, &own), &theirs);
     assert!(merged.contains("from=\"Door/Knob\"") && !merged.contains("Hinge"), "{merged}");
 }
+
+/// Wall2 › Timer3 › Sprite2 and Wall2 › Enemy1 › Sprite2. Theirs moves Enemy1 (its Sprite2
+/// with it) to the top and renames Timer3's Sprite2; ours edits Timer3's Sprite2. Enemy1's
+/// Sprite2 came along with its parent: it is no match for the gone node of its name, whose
+/// edit landed on it in a clean merge. Timer3's Sprite2, holding nothing to match its rename
+/// by, reads as deleted by theirs against ours' edit: a conflict.
+#[test]
+fn a_child_that_came_along_with_its_moved_parent_is_not_read_as_another_gone_node_moved() {
+    let scene = |timer_child: &str, timer_child_props: &str, enemy_parent: &str| {
+        let enemy_child_parent = if enemy_parent == "." { "Enemy1".to_owned() } else { format!("{enemy_parent}/Enemy1") };
+        format!(
+            "[gd_scene format=3 uid=\"uid://b1\"]\n\n[node name=\"Main\" type=\"Node2D\"]\n\n[node name=\"Wall2\" parent=\".\" type=\"Node2D\"]\n\n\
+             [node name=\"Timer3\" parent=\"Wall2\" type=\"Label\"]\ntext = \"a\"\n\n\
+             [node name=\"{timer_child}\" parent=\"Wall2/Timer3\" type=\"Node2D\"]\n{timer_child_props}\n\
+             [node name=\"Enemy1\" parent=\"{enemy_parent}\" type=\"Label\"]\ntext = \"b\"\n\n\
+             [node name=\"Sprite2\" parent=\"{enemy_child_parent}\" type=\"Node2D\"]\n"
+        )
+    };
+    let base = scene("Sprite2", "", "Wall2");
+    let ours = scene("Sprite2", "visible = false\n", "Wall2");
+    let theirs = scene("Sprite2T", "", ".");
+    for (o, t) in [(&ours, &theirs), (&theirs, &ours)] {
+        let r = merge(&base, o, t).expect("the merge runs");
+        assert_eq!(r.open_conflicts, 1, "{}", String::from_utf8_lossy(&r.text));
+        for (side, view) in sound_views(&r.text) {
+            let enemy_sprite = view.split("parent=\"Enemy1\" type=\"Node2D\"]").nth(1).unwrap_or_else(|| panic!("{side}'s view:\n{view}"));
+            assert!(!enemy_sprite.contains("visible"), "{side}'s view:\n{view}");
+        }
+    }
+}
