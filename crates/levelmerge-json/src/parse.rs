@@ -672,13 +672,13 @@ pub fn closed_containers(src: &[u8], stable: &[(u32, u32)]) -> Vec<(usize, u32, 
                 b'}' | b']' => {
                     // A bracket closing a container opened before the range leaves it open.
                     if let Some(done) = open.pop() {
-                        // A holder opened before the range may be an array too; and what it
-                        // is, the range cannot tell: lines a side moved elsewhere (an object's
-                        // lines, moved to another layer's list) align with where they were,
-                        // and the container holding them there is another's. It is read, and
-                        // what it holds may be left unread.
+                        // What holds a container opened before the range, the range cannot
+                        // tell: lines a side moved elsewhere (an object's lines, moved to
+                        // another layer's list) align with where they were, and the container
+                        // holding them there is another's. It is read, and what it holds may
+                        // be left unread.
                         let holder_in_range = !open.is_empty();
-                        let in_array = open.last().is_none_or(|o| !o.object);
+                        let in_array = open.last().is_some_and(|o| !o.object);
                         // An empty one costs nothing to read, and reads as the empty list
                         // every side may fill.
                         let empty = src[done.at as usize + 1..i].iter().all(u8::is_ascii_whitespace);
