@@ -51,15 +51,9 @@ impl<'a> RValue<'a> {
 
     /// The children listed inside parts taken whole from an input (an object one side added
     /// lists its own), which are written as that input has them, whatever became of the
-    /// children; assembled lists hold only children the level keeps.
-    fn children_written_whole(&self, out: &mut Vec<&'a ObjectId>) {
-        let mut by_side = Vec::new();
-        self.children_written_whole_by_side(&mut by_side);
-        out.extend(by_side.into_iter().map(|(id, _)| id));
-    }
-
-    /// [`RValue::children_written_whole`], each with the side whose text writes it.
-    fn children_written_whole_by_side(&self, out: &mut Vec<(&'a ObjectId, Side)>) {
+    /// children, each with the side whose text writes it; assembled lists hold only children
+    /// the level keeps.
+    fn children_written_whole(&self, out: &mut Vec<(&'a ObjectId, Side)>) {
         fn listed<'a>(v: &'a Value<'a>, side: Side, out: &mut Vec<(&'a ObjectId, Side)>) {
             if !v.has_children {
                 return;
@@ -73,8 +67,8 @@ impl<'a> RValue<'a> {
         }
         match self {
             RValue::Exact(v) => listed(v, v.origin.side, out),
-            RValue::Map { entries, .. } => entries.iter().for_each(|(_, e)| e.children_written_whole_by_side(out)),
-            RValue::List { items, .. } => items.iter().for_each(|i| i.children_written_whole_by_side(out)),
+            RValue::Map { entries, .. } => entries.iter().for_each(|(_, e)| e.children_written_whole(out)),
+            RValue::List { items, .. } => items.iter().for_each(|i| i.children_written_whole(out)),
             RValue::Children { .. } => {}
         }
     }
@@ -124,7 +118,7 @@ impl<'a> Resolved<'a> {
                 // not sound.
                 let mut listed = Vec::new();
                 o.props.children_written_whole(&mut listed);
-                let missing = listed.into_iter().filter(|id| !self.objects.contains_key(*id));
+                let missing = listed.into_iter().map(|(id, _)| id).filter(|id| !self.objects.contains_key(*id));
                 refs.extend(missing.map(|id| (PropPath::default(), Reference { target: id.clone(), role: RefRole::Other })));
                 GraphNode { id: o.id.clone(), parent: o.parent.clone(), refs, line: 0 }
             })
@@ -292,7 +286,7 @@ impl<'a> MergedLevel<'a> {
                 .values()
                 .filter(|o| {
                     let mut listed = Vec::new();
-                    o.props.children_written_whole_by_side(&mut listed);
+                    o.props.children_written_whole(&mut listed);
                     listed.into_iter().any(|(child, side)| self.written_otherwise(objects, child, side))
                 })
                 .map(|o| o.id.clone())

@@ -31,6 +31,13 @@ fn scene(parts: &[String]) -> String {
     s
 }
 
+/// The SceneRoots document of Unity 2022.2+ listing `ids` (`m_Roots: []` for none).
+fn scene_roots(ids: &[i64]) -> String {
+    let listed: String = ids.iter().map(|id| format!("\n  - {{fileID: {id}}}")).collect();
+    let listed = if listed.is_empty() { " []".to_owned() } else { listed };
+    format!("--- !u!1660057539 &9223372036854775807\nSceneRoots:\n  m_ObjectHideFlags: 0\n  m_Roots:{listed}\n")
+}
+
 fn merge(b: &str, o: &str, t: &str) -> MergeOutcome {
     merge_texts(&UnityCodec, Sides::new(b.as_bytes(), o.as_bytes(), t.as_bytes()), &Options::default(), &MarkerStyle::default())
         .expect("merge runs")
@@ -1578,10 +1585,6 @@ fn a_transform_one_side_moved_to_the_top_level_and_the_other_under_another_fathe
     // Unity 2022.2+ lists the top level in SceneRoots. Ours takes the lamp out of Root to the
     // top level, theirs moves it under A: a conflict on its m_Father, and SceneRoots' entry
     // for it stands with ours (it stood in theirs' view too, the lamp listed twice).
-    let roots = |ids: &[i64]| {
-        let listed: String = ids.iter().map(|id| format!("  - {{fileID: {id}}}\n")).collect();
-        format!("--- !u!1660057539 &9223372036854775807\nSceneRoots:\n  m_ObjectHideFlags: 0\n  m_Roots:\n{listed}")
-    };
     let layout = |root_kids: &[i64], a_kids: &[i64], lamp_father: i64, top: &[i64]| {
         scene(&[
             go(10, "Root", 11),
@@ -1590,7 +1593,7 @@ fn a_transform_one_side_moved_to_the_top_level_and_the_other_under_another_fathe
             tr(21, 20, 0, a_kids, "1"),
             go(40, "Lamp", 41),
             tr(41, 40, lamp_father, &[], "3"),
-            roots(top),
+            scene_roots(top),
         ])
     };
     let base = layout(&[41], &[], 11, &[11, 21]);
@@ -1602,12 +1605,8 @@ fn a_transform_one_side_moved_to_the_top_level_and_the_other_under_another_fathe
 #[test]
 fn scene_roots_that_disagree_with_the_top_level_are_reported() {
     // SceneRoots must list each transform under no father once, and no other.
-    let roots = |ids: &[i64]| {
-        let listed: String = ids.iter().map(|id| format!("  - {{fileID: {id}}}\n")).collect();
-        format!("--- !u!1660057539 &9223372036854775807\nSceneRoots:\n  m_ObjectHideFlags: 0\n  m_Roots:\n{listed}")
-    };
     let with_roots =
-        |top: &[i64]| scene(&[go(10, "Root", 11), tr(11, 10, 0, &[21], "0"), go(20, "A", 21), tr(21, 20, 11, &[], "1"), roots(top)]);
+        |top: &[i64]| scene(&[go(10, "Root", 11), tr(11, 10, 0, &[21], "0"), go(20, "A", 21), tr(21, 20, 11, &[], "1"), scene_roots(top)]);
     let problems = |text: String| check_text(&UnityCodec, text.as_bytes()).iter().map(|p| p.to_string()).collect::<Vec<String>>();
     assert!(problems(with_roots(&[11])).is_empty());
     let missing = problems(with_roots(&[]));
@@ -1624,10 +1623,6 @@ fn moves_that_make_a_cycle_together_are_broken_alike_either_way_with_the_child_l
     // together a cycle. The move of the smaller fileID (A's) is dropped whichever side made
     // it: A stays at the top level, listed by SceneRoots, and B's m_Children do not list it.
     // The father's lists did not follow, and the merge was refused and made by lines.
-    let roots = |ids: &[i64]| {
-        let listed: String = ids.iter().map(|id| format!("  - {{fileID: {id}}}\n")).collect();
-        format!("--- !u!1660057539 &9223372036854775807\nSceneRoots:\n  m_ObjectHideFlags: 0\n  m_Roots:\n{listed}")
-    };
     let layout = |root_kids: &[i64], a_kids: &[i64], a_father: i64, b_kids: &[i64], b_father: i64, top: &[i64]| {
         scene(&[
             go(10, "Root", 11),
@@ -1636,7 +1631,7 @@ fn moves_that_make_a_cycle_together_are_broken_alike_either_way_with_the_child_l
             tr(21, 20, a_father, a_kids, "1"),
             go(30, "B", 31),
             tr(31, 30, b_father, b_kids, "0"),
-            roots(top),
+            scene_roots(top),
         ])
     };
     let base = layout(&[31], &[], 0, &[], 11, &[11, 21]);
@@ -1657,16 +1652,12 @@ fn an_object_moved_to_the_top_level_out_of_a_subtree_its_side_then_deleted_stays
     // it), then deletes Light with Wall; theirs edits Wall: a conflict on Wall. Spawner's
     // m_Father, which ours cleared, is a move and stands in theirs' view too, which keeps
     // Light (it named Light there again, which SceneRoots contradicted: the view was refused).
-    let roots = |ids: &[i64]| {
-        let listed: String = ids.iter().map(|id| format!("  - {{fileID: {id}}}\n")).collect();
-        format!("--- !u!1660057539 &9223372036854775807\nSceneRoots:\n  m_ObjectHideFlags: 0\n  m_Roots:\n{listed}")
-    };
     let spawner = |father: i64| [go(30, "Spawner", 31), tr(31, 30, father, &[], "1")];
     let light =
         |kids: &[i64], wall_x: &str| [go(20, "Light", 21), tr(21, 20, 0, kids, "0"), go(40, "Wall", 41), tr(41, 40, 21, &[], wall_x)];
-    let base = scene(&[light(&[31, 41], "2").as_slice(), &spawner(21), &[roots(&[21])]].concat());
-    let ours = scene(&[spawner(0).as_slice(), &[roots(&[31])]].concat());
-    let theirs = scene(&[light(&[31, 41], "5").as_slice(), &spawner(21), &[roots(&[21])]].concat());
+    let base = scene(&[light(&[31, 41], "2").as_slice(), &spawner(21), &[scene_roots(&[21])]].concat());
+    let ours = scene(&[spawner(0).as_slice(), &[scene_roots(&[31])]].concat());
+    let theirs = scene(&[light(&[31, 41], "5").as_slice(), &spawner(21), &[scene_roots(&[21])]].concat());
     for (o, t) in [(&ours, &theirs), (&theirs, &ours)] {
         let r = merge(&base, o, t);
         assert!(r.open_conflicts > 0, "{}", text(&r));
@@ -1738,13 +1729,8 @@ fn the_last_top_level_object_one_side_deleted_and_the_other_edited_is_listed_in_
     // Ours deletes Root, the scene's only top-level object (SceneRoots' list left empty,
     // `m_Roots: []`); theirs renames it. In theirs' view Root is back, and so is its
     // SceneRoots entry (the emptied list was taken whole, and the view was refused).
-    let roots = |ids: &[i64]| {
-        let listed: String = ids.iter().map(|id| format!("\n  - {{fileID: {id}}}")).collect();
-        let listed = if listed.is_empty() { " []".to_owned() } else { listed };
-        format!("--- !u!1660057539 &9223372036854775807\nSceneRoots:\n  m_ObjectHideFlags: 0\n  m_Roots:{listed}\n")
-    };
-    let base = scene(&[go(10, "Root", 11), tr(11, 10, 0, &[21], "0"), go(20, "A", 21), tr(21, 20, 11, &[], "1"), roots(&[11])]);
-    let ours = scene(&[roots(&[])]);
+    let base = scene(&[go(10, "Root", 11), tr(11, 10, 0, &[21], "0"), go(20, "A", 21), tr(21, 20, 11, &[], "1"), scene_roots(&[11])]);
+    let ours = scene(&[scene_roots(&[])]);
     let theirs = base.replace("m_Name: Root", "m_Name: Main");
     each_view_of_the_one_conflict_is_that_side(&base, &ours, &theirs);
 }
