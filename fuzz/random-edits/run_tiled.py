@@ -45,16 +45,22 @@ def layer_key(layer):
 
 def facts(text):
     """Each layer's and object's scalar members, properties, place (its group or layer,
-    [`layer_key`]) and tiles, by id."""
+    [`layer_key`]) and tiles, by id. An object property names its object as [`layer_key`]
+    names a layer (a new object may be renumbered)."""
     data = json.loads(text)
     out = {}
+    objects = {o["id"]: o for layer in walk(data["layers"]) for o in layer.get("objects", [])}
+
+    def value(prop):
+        named = objects.get(prop["value"]) if prop.get("type") == "object" else None
+        return layer_key(named) if named else prop["value"]
 
     def scalars(what, x):
         for k, v in x.items():
             if not isinstance(v, (list, dict)):
                 out[(what, x["id"], k)] = v
         for prop in x.get("properties", []):
-            out[(what, x["id"], "property " + prop["name"])] = prop["value"]
+            out[(what, x["id"], "property " + prop["name"])] = value(prop)
 
     def visit(layers, group):
         for layer in layers:

@@ -16,7 +16,8 @@
 //! the moved subtree's nodes, and the `from`/`to` of connections and the `path` of `[editable]`
 //! below it; a moved subtree left before its new parent there goes after the parent's subtree.
 //! The merge then sees one node, edited by both. A move both sides made is made in
-//! base. Moves of the two sides that touch one another's subtrees, and a move of a node the
+//! base. Moves of the two sides that touch one another's subtrees (a move into a subtree the
+//! other side moved away, even by a move that cannot be made), and a move of a node the
 //! other side deleted or moved elsewhere, are left alone: the node is then deleted where it was
 //! and added where it went, never lost. Deterministic.
 
@@ -424,31 +425,36 @@ fn self_and_ancestors(path: &str) -> impl Iterator<Item = &str> {
 }
 
 /// Where one side's moves reach: the nodes they move, every ancestor of those, and where they
-/// put them (and every ancestor of that).
+/// put them (and every ancestor of that); and every node the side moved away, its move taken
+/// or not.
 struct Reach<'a> {
     moved: FxHashSet<&'a str>,
     above_moved: FxHashSet<&'a str>,
     destinations: FxHashSet<&'a str>,
     above_destinations: FxHashSet<&'a str>,
+    left: FxHashSet<&'a str>,
 }
 
 impl<'a> Reach<'a> {
-    fn of(moves: &[(&'a str, &'a str)]) -> Self {
+    fn of(moves: &[(&'a str, &'a str)], all_moves: &[(&'a str, &'a str)]) -> Self {
         Reach {
             moved: moves.iter().map(|m| m.0).collect(),
             above_moved: moves.iter().flat_map(|m| self_and_ancestors(m.0)).collect(),
             destinations: moves.iter().map(|m| m.1).collect(),
             above_destinations: moves.iter().flat_map(|m| self_and_ancestors(m.1)).collect(),
+            left: all_moves.iter().map(|m| m.0).collect(),
         }
     }
 
     /// Whether the other side's move of `p` to `q` reaches into these moves' subtrees: `p`
-    /// lies at or below a node moved here or above one; `q` lies below a node moved here; a
-    /// node moved here is put below `p`; or both put a node at one path.
+    /// lies at or below a node moved here or above one; `q` lies below a node moved here,
+    /// even by a move the other side cannot take (made alone, it would carry its node into a
+    /// subtree this side took away: crossing moves); a node moved here is put below `p`; or
+    /// both put a node at one path.
     fn tangles(&self, (p, q): (&str, &str)) -> bool {
         self_and_ancestors(p).any(|a| self.moved.contains(a))
             || self.above_moved.contains(p)
-            || self_and_ancestors(q).any(|a| self.moved.contains(a))
+            || self_and_ancestors(q).any(|a| self.left.contains(a))
             || self.above_destinations.contains(p)
             || self.destinations.contains(q)
     }
@@ -539,9 +545,13 @@ pub fn align(texts: Sides<&[u8]>) -> Option<Renumbered> {
     let (ours_moves, theirs_moves) = (moves_of(&nodes.base, &nodes.ours), moves_of(&nodes.base, &nodes.theirs));
     // A move both sides made is made in base too.
     let common: Vec<(&str, &str)> = ours_moves.iter().filter(|m| theirs_moves.contains(m)).copied().collect();
+    let (ours_own, theirs_own): (Vec<_>, Vec<_>) = (
+        ours_moves.iter().filter(|m| !common.contains(m)).copied().collect(),
+        theirs_moves.iter().filter(|m| !common.contains(m)).copied().collect(),
+    );
     let (mut ours, mut theirs) = (takeable(ours_moves, &nodes.base, &nodes.theirs), takeable(theirs_moves, &nodes.base, &nodes.ours));
     // Moves of the two sides that reach into one another's subtrees are left alone.
-    let (ours_reach, theirs_reach) = (Reach::of(&ours), Reach::of(&theirs));
+    let (ours_reach, theirs_reach) = (Reach::of(&ours, &ours_own), Reach::of(&theirs, &theirs_own));
     ours.retain(|&m| !theirs_reach.tangles(m));
     theirs.retain(|&n| !ours_reach.tangles(n));
     if ours.is_empty() && theirs.is_empty() && common.is_empty() {

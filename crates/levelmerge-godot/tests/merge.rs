@@ -349,6 +349,36 @@ fn moves_under_each_others_subtrees_through_a_new_node_leave_each_view_sound() {
     }
 }
 
+/// Crossing moves where only one can be made in the other side: ours moves A under B; theirs
+/// moves S (from P) under A and B under A/S. Ours' move cannot be made in theirs (B is gone
+/// from the top there), but theirs' moves could be made in ours, where they put B under the
+/// subtree ours moved under B: A came back twice in theirs' view, and ours' view lost A while
+/// keeping its connection (`resolve` refused it). Theirs' moves into the subtree ours moved
+/// away are now left alone as well: each side's view is that side's scene, but for S in
+/// ours': theirs' move of S, which cannot be made in ours, reads as S deleted from P (no
+/// conflict) and added under A (in the conflict on A).
+#[test]
+fn crossing_moves_of_which_one_cannot_be_made_leave_each_view_its_sides_scene() {
+    let scene = |nodes: &[(&str, &str, &str)], from: &str| {
+        let mut s = String::from("[gd_scene format=3]\n\n[node name=\"Main\" type=\"Node2D\"]\n");
+        for (name, parent, property) in nodes {
+            s += &format!("\n[node name=\"{name}\" type=\"Node2D\" parent=\"{parent}\"]\n{property}\n");
+        }
+        s + &format!("\n[connection signal=\"ready\" from=\"{from}\" to=\".\" method=\"_on_ready\"]\n")
+    };
+    let (p, s, a, b) = (("P", ".", "z_index = 1"), "position = Vector2(1, 2)", "rotation = 0.5", "visible = false");
+    let base = scene(&[p, ("S", "P", s), ("A", ".", a), ("B", ".", b)], "A");
+    let ours = scene(&[p, ("S", "P", s), ("B", ".", b), ("A", "B", a)], "B/A");
+    let theirs = scene(&[p, ("A", ".", a), ("S", "A", s), ("B", "A/S", b)], "A");
+    for (o, t) in [(&ours, &theirs), (&theirs, &ours)] {
+        let r = merge(&base, o, t).expect("merge runs");
+        assert!(r.open_conflicts > 0, "{}", String::from_utf8_lossy(&r.text));
+        let [(_, ours_view), (_, theirs_view)] = sound_views(&r.text);
+        let without_s = |text: &str| text.replace(&format!("\n[node name=\"S\" type=\"Node2D\" parent=\"P\"]\n{s}\n"), "");
+        assert_eq!((ours_view, theirs_view), (without_s(o), without_s(t)));
+    }
+}
+
 /// Ours renames A to A2 and moves C under A2/B; theirs deletes A/B. C's new parent is a path
 /// base lacks (A2 is ours' name), so it was taken for a new node and the move was made in
 /// theirs, where B is gone: theirs' view hung C under nothing. The path is read back through

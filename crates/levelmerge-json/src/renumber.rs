@@ -78,12 +78,20 @@ struct Element<'s> {
     /// The id of the object holding that array (a Tiled object's layer), if it has one: the
     /// same object added on both sides under one id is in the same place.
     holder: Option<&'s str>,
+    /// Whether that holder is itself an object of the space (an LDtk entity definition
+    /// holding field definitions), not only one with a member of the key's name.
+    holder_in_space: bool,
     name: Option<&'s str>,
     /// Where the id's value starts and ends in `text`.
     id_at: (usize, usize),
 }
 
 impl<'s> Element<'s> {
+    /// The id as written.
+    fn id_text(&self) -> &'s str {
+        &self.text[self.id_at.0..self.id_at.1]
+    }
+
     /// The object's text with its id left out: what a copy of it under another id also reads.
     fn text_but_id(&self) -> (&'s str, &'s str) {
         (&self.text[..self.id_at.0], &self.text[self.id_at.1..])
@@ -107,13 +115,22 @@ fn find<'s>(doc: &Document<'s>, space: &IdSpace) -> Found<'s> {
         found.counter = space.counter.and_then(|c| doc.member(doc.root, c)).and_then(|n| Some((n, doc.integer(n)?)));
     }
     let mut path = Vec::new();
-    walk(doc, doc.root, &mut path, None, space, &mut found);
+    walk(doc, doc.root, &mut path, None, false, space, &mut found);
     found
 }
 
 /// `holder`: the id (as written; the scope member where the space has one) of the object
-/// holding `node`, or the nearest such object's.
-fn walk<'s>(doc: &Document<'s>, node: u32, path: &mut Vec<&'s str>, holder: Option<&'s str>, space: &IdSpace, found: &mut Found<'s>) {
+/// holding `node`, or the nearest such object's, and whether it is an object of the space;
+/// `element`: whether `node` is one.
+fn walk<'s>(
+    doc: &Document<'s>,
+    node: u32,
+    path: &mut Vec<&'s str>,
+    holder: Option<(&'s str, bool)>,
+    element: bool,
+    space: &IdSpace,
+    found: &mut Found<'s>,
+) {
     match doc.nodes[node as usize].kind {
         NodeKind::Object => {
             if let References::Typed(r) = space.references {
@@ -145,7 +162,7 @@ fn walk<'s>(doc: &Document<'s>, node: u32, path: &mut Vec<&'s str>, holder: Opti
                 }
                 let own_id = doc.member(node, space.scope.unwrap_or(space.key)).map(|v| doc.node_text(v));
                 path.push(doc.text(slot.name));
-                walk(doc, slot.value, path, own_id.or(holder), space, found);
+                walk(doc, slot.value, path, own_id.map(|id| (id, element)).or(holder), false, space, found);
                 path.pop();
             }
         }
@@ -154,9 +171,11 @@ fn walk<'s>(doc: &Document<'s>, node: u32, path: &mut Vec<&'s str>, holder: Opti
             let holds_ids = (space.arrays)(&array);
             for slot in doc.slots_of(node) {
                 let element = slot.value;
+                let mut registered = false;
                 if holds_ids && doc.nodes[element as usize].kind == NodeKind::Object {
                     if let Some((value, id)) = doc.member(element, space.key).and_then(|v| Some((v, doc.integer(v)?))) {
-                        let scope = if space.scope.is_some() { holder.unwrap_or("") } else { "" };
+                        registered = true;
+                        let scope = if space.scope.is_some() { holder.map_or("", |h| h.0) } else { "" };
                         let array = if space.per_array { array.as_str() } else { "" };
                         match found.ids.entry((scope, id)) {
                             std::collections::hash_map::Entry::Occupied(first) => {
@@ -171,14 +190,15 @@ fn walk<'s>(doc: &Document<'s>, node: u32, path: &mut Vec<&'s str>, holder: Opti
                                     value,
                                     text: doc.node_text(element),
                                     array: array.to_owned(),
-                                    holder,
+                                    holder: holder.map(|h| h.0),
+                                    holder_in_space: holder.is_some_and(|h| h.1),
                                     name: space.name.and_then(|n| doc.member(element, n)).map(|n| doc.node_text(n)),
                                 });
                             }
                         }
                     }
                 }
-                walk(doc, element, path, holder, space, found);
+                walk(doc, element, path, holder, registered, space, found);
             }
         }
         _ => {}
@@ -311,16 +331,32 @@ fn planned_moves<'s>(base: &Found<'s>, ours: &Found<'s>, theirs: &Found<'s>) -> 
     // Theirs' new objects named as one ours added under another id are that object: they
     // take ours' id (the merge then sees one object, or a conflict where the two differ).
     let same_named = same_object_ids(base, ours, theirs);
-    let colliding: Vec<ScopedId<'s>> = theirs
+    let new_in_both = |id: &ScopedId<'s>, t: &Element<'s>| {
+        !base.ids.contains_key(id) && !same_named.contains_key(id) && ours.ids.get(id).is_some_and(|o| o.array == t.array)
+    };
+    let mut colliding: Vec<ScopedId<'s>> = theirs
         .ids
         .iter()
-        .filter(|(id, t)| {
-            !base.ids.contains_key(id)
-                && !same_named.contains_key(id)
-                && ours.ids.get(id).is_some_and(|o| o.array == t.array && (o.text != t.text || o.holder != t.holder))
-        })
+        .filter(|(id, t)| new_in_both(id, t) && (ours.ids[id].text != t.text || ours.ids[id].holder != t.holder))
         .map(|(id, _)| *id)
         .collect();
+    // An object whose holder moves is not ours' of its id, however alike (an LDtk field
+    // definition of an entity definition each side added under one uid).
+    let mut moving: rustc_hash::FxHashSet<&str> = colliding.iter().map(|id| theirs.ids[id].id_text()).collect();
+    loop {
+        let under_moving = |t: &Element<'_>| t.holder_in_space && t.holder.is_some_and(|h| moving.contains(h));
+        let more: Vec<ScopedId<'s>> = theirs
+            .ids
+            .iter()
+            .filter(|(id, t)| under_moving(t) && new_in_both(id, t) && !moving.contains(t.id_text()))
+            .map(|(id, _)| *id)
+            .collect();
+        if more.is_empty() {
+            break;
+        }
+        moving.extend(more.iter().map(|id| theirs.ids[id].id_text()));
+        colliding.extend(more);
+    }
     // An id taken over by a same-named object must be free in theirs: held there by
     // nothing, by an object moving away, or by one that collides (and moves).
     let taken_over_is_free =
@@ -409,22 +445,37 @@ pub(crate) fn number_after_key(rest: &[u8]) -> Option<&str> {
 /// alike under its own id is that one.
 fn same_object_ids<'f, 's>(base: &'f Found<'s>, ours: &'f Found<'s>, theirs: &'f Found<'s>) -> FxHashMap<ScopedId<'s>, ScopedId<'s>> {
     let added = |side: &'f Found<'s>| side.ids.iter().filter(|(id, _)| !base.ids.contains_key(id));
-    let named = |side: &'f Found<'s>| -> FxHashMap<(&'f str, &'s str), ScopedId<'s>> {
-        added(side).filter_map(|(&id, e)| Some(((e.array.as_str(), e.name?), id))).collect()
-    };
-    let ours_named = named(ours);
-    let mut same: FxHashMap<ScopedId<'s>, ScopedId<'s>> =
-        named(theirs).into_iter().filter_map(|(key, id)| ours_named.get(&key).filter(|o| **o != id).map(|o| (id, *o))).collect();
+    // A name is one object's within the object holding its array (two new entity definitions
+    // each hold a field `name`), and so is a copy's text: theirs' object is ours' only where
+    // their holders are one object.
+    let ours_named: FxHashMap<(&'f str, Option<&'s str>, &'s str), ScopedId<'s>> =
+        added(ours).filter_map(|(&id, e)| Some(((e.array.as_str(), e.holder, e.name?), id))).collect();
+    let mut same: FxHashMap<ScopedId<'s>, ScopedId<'s>> = FxHashMap::default();
+    let mut unmatched: Vec<(&ScopedId<'s>, &'f Element<'s>)> = added(theirs).filter(|(_, e)| e.name.is_some()).collect();
+    loop {
+        let found: Vec<(ScopedId<'s>, ScopedId<'s>)> = unmatched
+            .iter()
+            .filter_map(|(id, e)| {
+                let key = (e.array.as_str(), holder_in_ours(e, &same, base, ours, theirs)?, e.name?);
+                ours_named.get(&key).map(|o| (**id, *o))
+            })
+            .collect();
+        if found.is_empty() {
+            break;
+        }
+        unmatched.retain(|(id, _)| !found.iter().any(|(t, _)| t == *id));
+        same.extend(found.into_iter().filter(|(t, o)| t != o));
+    }
     type Copy<'f, 's> = (&'s str, &'f str, Option<&'s str>, (&'s str, &'s str));
-    let copy_key = |id: &ScopedId<'s>, e: &'f Element<'s>| -> Copy<'f, 's> { (id.0, e.array.as_str(), e.holder, e.text_but_id()) };
     let mut copies: FxHashMap<Copy<'f, 's>, (Vec<ScopedId<'s>>, Vec<ScopedId<'s>>)> = FxHashMap::default();
     // An object both sides added alike under one id is that one on both: not a copy's place.
     let alike_in = |side: &Found<'s>, id: &ScopedId<'s>, e: &Element<'s>| side.ids.get(id).is_some_and(|o| o.text == e.text);
     for (id, e) in added(ours).filter(|(id, e)| !alike_in(theirs, id, e)) {
-        copies.entry(copy_key(id, e)).or_default().0.push(*id);
+        copies.entry((id.0, e.array.as_str(), e.holder, e.text_but_id())).or_default().0.push(*id);
     }
     for (id, e) in added(theirs).filter(|(id, e)| !same.contains_key(id) && !alike_in(ours, id, e)) {
-        if let Some(entry) = copies.get_mut(&copy_key(id, e)) {
+        let Some(holder) = holder_in_ours(e, &same, base, ours, theirs) else { continue };
+        if let Some(entry) = copies.get_mut(&(id.0, e.array.as_str(), holder, e.text_but_id())) {
             entry.1.push(*id);
         }
     }
@@ -437,6 +488,27 @@ fn same_object_ids<'f, 's>(base: &'f Found<'s>, ours: &'f Found<'s>, theirs: &'f
         }
     }
     same
+}
+
+/// The holder ours writes for the object holding the array of theirs' `element`: theirs'
+/// own where the two sides hold it alike (base's, one both added alike, or one outside the
+/// space: a Tiled layer); ours' where it was found to be one of ours' (`same`); `None` where
+/// ours has no such object (a new holder of theirs that differs from ours').
+fn holder_in_ours<'s>(
+    element: &Element<'s>,
+    same: &FxHashMap<ScopedId<'s>, ScopedId<'s>>,
+    base: &Found<'s>,
+    ours: &Found<'s>,
+    theirs: &Found<'s>,
+) -> Option<Option<&'s str>> {
+    let holder = element.holder;
+    let Some(id) = holder.filter(|_| element.holder_in_space).and_then(|h| h.parse::<i64>().ok()) else { return Some(holder) };
+    let id = ("", id);
+    if let Some(e) = same.get(&id).and_then(|o| ours.ids.get(o)) {
+        return Some(Some(e.id_text()));
+    }
+    let held = theirs.ids.get(&id)?;
+    (base.ids.contains_key(&id) || ours.ids.get(&id).is_some_and(|o| o.text == held.text)).then_some(holder)
 }
 
 #[cfg(test)]
@@ -528,6 +600,54 @@ mod tests {
         let lone = theirs.replace(r#"{"uid": 50, "identifier": "L"}"#, "");
         let out = renumber(Sides::new(base.as_bytes(), ours.as_bytes(), lone.as_bytes()), &[DEFS], read_whole).unwrap().theirs.unwrap();
         assert!(String::from_utf8(out).unwrap().contains(r#"{"uid": 50, "identifier": "A"}"#));
+    }
+
+    /// LDtk-like definitions: entity definitions holding field definitions, ids per array.
+    const ENTITY_DEFS: IdSpace = IdSpace {
+        what: "uid",
+        arrays: |path| path == "levels" || path == "entities" || path == "entities.fields",
+        key: "uid",
+        counter: Some("nextUid"),
+        references: References::None,
+        name: Some("identifier"),
+        per_array: true,
+        scope: None,
+    };
+
+    fn renumbered_theirs(base: &str, ours: &str, theirs: &str, space: IdSpace) -> Option<String> {
+        let r = renumber(Sides::new(base.as_bytes(), ours.as_bytes(), theirs.as_bytes()), &[space], read_whole)?;
+        Some(String::from_utf8(r.theirs?).unwrap())
+    }
+
+    #[test]
+    fn a_field_is_named_within_its_own_definition() {
+        // Ours adds a level (17) and entity A (18) with fields `name` (19) and `target` (20);
+        // theirs adds entity B (17) with fields `name` (18) and `target` (19). Theirs' fields
+        // were taken for ours' of the same name, as though B were A; with the sides swapped
+        // that was refused, so nothing moved and both sides' field 19 stayed: one uid twice.
+        let base = r#"{"nextUid": 17, "levels": [], "entities": []}"#;
+        let ours = r#"{"nextUid": 21, "levels": [{"uid": 17}], "entities": [{"uid": 18, "identifier": "A", "fields": [{"uid": 19, "identifier": "name"}, {"uid": 20, "identifier": "target"}]}]}"#;
+        let theirs = r#"{"nextUid": 20, "levels": [], "entities": [{"uid": 17, "identifier": "B", "fields": [{"uid": 18, "identifier": "name"}, {"uid": 19, "identifier": "target"}]}]}"#;
+        let moved = theirs.replace(r#"{"uid": 19, "identifier": "target"}"#, r#"{"uid": 21, "identifier": "target"}"#);
+        assert_eq!(renumbered_theirs(base, ours, theirs, ENTITY_DEFS), Some(moved.replace("\"nextUid\": 20", "\"nextUid\": 22")));
+        assert!(renumbered_theirs(base, theirs, ours, ENTITY_DEFS).is_some(), "swapped, ours' field moves as well");
+        // Both sides adding one entity under their own uids: its fields are ours' too.
+        let same = ours.replace("\"A\"", "\"B\"").replace(r#"{"uid": 17}"#, "");
+        let out = renumbered_theirs(base, &same, theirs, ENTITY_DEFS).expect("theirs takes ours' uids");
+        assert_eq!(out, same.replace("\"nextUid\": 21", "\"nextUid\": 20"));
+    }
+
+    #[test]
+    fn what_a_definition_holds_moves_with_it_however_alike() {
+        // Both sides add an entity under 50, each holding a field `name` under 51: the
+        // entities differ, so theirs' moves, and its field, alike as it is, is not ours' field.
+        let base = r#"{"nextUid": 50, "entities": []}"#;
+        let ours = r#"{"nextUid": 52, "entities": [{"uid": 50, "identifier": "A", "fields": [{"uid": 51, "identifier": "name"}]}]}"#;
+        let theirs = ours.replace("\"A\"", "\"B\"");
+        assert_eq!(
+            renumbered_theirs(base, ours, &theirs, ENTITY_DEFS).as_deref(),
+            Some(r#"{"nextUid": 54, "entities": [{"uid": 52, "identifier": "B", "fields": [{"uid": 53, "identifier": "name"}]}]}"#)
+        );
     }
 
     #[test]
