@@ -1,6 +1,7 @@
 """Random LDtk projects and editor-like edits (add, delete, move entities and point one at
 another; paint tiles and int grid cells; add, delete, rename and reorder levels; add entity
-and layer definitions, the layer to every level) written in LDtk's own JSON style:
+and layer definitions, the layer to every level; delete definitions with what uses them;
+rename entity definitions) written in LDtk's own JSON style:
 `scenario(seed)` gives base, ours, theirs and the edits made."""
 import json
 import random
@@ -124,7 +125,8 @@ def add_entity_def(p, rng, name):
 def op(p, rng, tag, log):
     name = f"Added{tag}{p.counter}"
     kind = rng.choice(["add_entity", "add_entity", "delete_entity", "move_entity", "refer", "paint", "int_grid",
-                       "add_level", "delete_level", "rename_level", "reorder_levels", "add_entity_def", "add_layer_def", "edit_def"])
+                       "add_level", "delete_level", "rename_level", "reorder_levels", "add_entity_def", "add_layer_def", "edit_def",
+                       "delete_entity_def", "delete_layer_def", "rename_entity_def"])
     entities = p.entities()
     entity_layers = [(li, lv) for li, lv in p.layer_instances() if li["__type"] == "Entities"]
     if kind == "add_entity" and entity_layers:
@@ -201,6 +203,33 @@ def op(p, rng, tag, log):
         for e, _, _ in p.entities():
             if e["defUid"] == d["uid"]:
                 e["__smartColor"] = d["color"]
+        log.append((kind, d["identifier"]))
+    elif kind == "delete_entity_def" and len(p.data["defs"]["entities"]) > 1:
+        # As LDtk does: the definition's entities go with it.
+        d = rng.choice(p.data["defs"]["entities"])
+        p.data["defs"]["entities"].remove(d)
+        gone = set()
+        for li, _ in p.layer_instances():
+            gone |= {e["iid"] for e in li["entityInstances"] if e["defUid"] == d["uid"]}
+            li["entityInstances"] = [e for e in li["entityInstances"] if e["defUid"] != d["uid"]]
+        drop_references(p, gone)
+        log.append((kind, d["identifier"]))
+    elif kind == "delete_layer_def" and len(p.data["defs"]["layers"]) > 1:
+        # As LDtk does: the layer's instance goes from every level, with what it holds.
+        d = rng.choice(p.data["defs"]["layers"])
+        p.data["defs"]["layers"].remove(d)
+        gone = set()
+        for lv in p.data["levels"]:
+            gone |= {e["iid"] for li in lv["layerInstances"] if li["layerDefUid"] == d["uid"] for e in li["entityInstances"]}
+            lv["layerInstances"] = [li for li in lv["layerInstances"] if li["layerDefUid"] != d["uid"]]
+        drop_references(p, gone)
+        log.append((kind, d["identifier"]))
+    elif kind == "rename_entity_def":
+        d = rng.choice(p.data["defs"]["entities"])
+        d["identifier"] += tag
+        for e, _, _ in p.entities():
+            if e["defUid"] == d["uid"]:
+                e["__identifier"] = d["identifier"]
         log.append((kind, d["identifier"]))
 
 

@@ -17,7 +17,11 @@ def structure_problems(data):
             if n > 1:
                 p.add(f"{what} uid {u} twice")
         uids += [x["uid"] for x in items]
-    uids += [f["uid"] for d in defs["entities"] for f in d.get("fieldDefs", [])]
+    fields = [f["uid"] for d in defs["entities"] for f in d.get("fieldDefs", [])]
+    for u, n in collections.Counter(fields).items():
+        if n > 1:
+            p.add(f"field def uid {u} twice")
+    uids += fields
     if uids and data["nextUid"] <= max(uids):
         p.add(f"nextUid {data['nextUid']} not above {max(uids)}")
     iids = [data["iid"]] + [lv["iid"] for lv in data["levels"]]
