@@ -34,7 +34,27 @@ def structure_problems(data):
     for layer in layers:
         if layer.get("type") == "tilelayer" and len(layer["data"]) != layer["width"] * layer["height"]:
             p.add(f"layer {layer['id']} has {len(layer['data'])} tiles")
+        for gid in layer.get("data", []):
+            ts = tileset_of(data, gid) if gid else None
+            if gid and (ts is None or gid >= ts["firstgid"] + tiled.tile_count(ts)):
+                p.add(f"layer {layer['id']} paints gid {gid}, in no tileset")
+    ranges = sorted((ts["firstgid"], ts["firstgid"] + tiled.tile_count(ts)) for ts in data["tilesets"])
+    for (_, end), (start, _) in zip(ranges, ranges[1:]):
+        if start < end:
+            p.add(f"tilesets overlap at gid {start}")
     return p
+
+
+def tileset_of(data, gid):
+    """The tileset a gid falls in: the one with the highest first gid at or below it."""
+    return max((ts for ts in data["tilesets"] if ts["firstgid"] <= gid), key=lambda ts: ts["firstgid"], default=None)
+
+
+def tile_key(data, gid):
+    """A tile as facts name it: its tileset (by name or file) and its number there (a new
+    tileset may be given other gids)."""
+    ts = tileset_of(data, gid) if gid else None
+    return (ts.get("name") or ts.get("source"), gid - ts["firstgid"]) if ts else gid
 
 
 def layer_key(layer):
@@ -67,7 +87,7 @@ def facts(text):
             scalars("layer", layer)
             out[("layer", layer["id"], "group")] = group and layer_key(group)
             for i, tile in enumerate(layer.get("data", [])):
-                out[("layer", layer["id"], "tile", i)] = tile
+                out[("layer", layer["id"], "tile", i)] = tile_key(data, tile)
             for o in layer.get("objects", []):
                 scalars("object", o)
                 out[("object", o["id"], "layer")] = layer_key(layer)
@@ -80,7 +100,8 @@ def facts(text):
 def names(text):
     data = json.loads(text)
     layers = list(walk(data["layers"]))
-    return collections.Counter([x["name"] for x in layers] + [o["name"] for x in layers if x.get("type") == "objectgroup" for o in x["objects"]])
+    return collections.Counter([x["name"] for x in layers] + [o["name"] for x in layers if x.get("type") == "objectgroup" for o in x["objects"]]
+                               + [ts["name"] for ts in data["tilesets"] if "name" in ts])
 
 
 first, count = int(sys.argv[1]), int(sys.argv[2])

@@ -88,6 +88,11 @@ def build(rng):
     return m
 
 
+def tile_count(tileset):
+    """How many tiles a tileset holds (the external `tiles.tsx` of every map holds 16)."""
+    return tileset.get("tilecount", 16)
+
+
 def drop_references(m, gone):
     for o, _ in m.objects():
         for p in o.get("properties", []):
@@ -99,7 +104,7 @@ def op(m, rng, tag, log):
     name = f"Added{tag}{m.counter}"
     kind = rng.choice(["add_object", "add_object", "delete_object", "move_object", "rename_object", "refer",
                        "paint", "add_layer", "delete_layer", "reorder_layers", "rename_layer", "layer_visibility",
-                       "object_to_layer", "map_property"])
+                       "object_to_layer", "map_property", "add_tileset"])
     objects, layers = m.objects(), m.layers()
     groups = [layer for layer, _ in layers if layer["type"] == "objectgroup"]
     if kind == "add_object" and groups:
@@ -130,8 +135,16 @@ def op(m, rng, tag, log):
         if tiles:
             t = rng.choice(tiles)
             for _ in range(rng.randint(1, 4)):
-                t["data"][rng.randrange(len(t["data"]))] = rng.choice([0, 5, 9, 12])
+                ts = rng.choice(m.data["tilesets"])
+                t["data"][rng.randrange(len(t["data"]))] = rng.choice([0, ts["firstgid"] + rng.randrange(tile_count(ts))])
             log.append((kind, t["name"]))
+    elif kind == "add_tileset":
+        # As Tiled does: the new tileset's gids follow the last one's.
+        first = max(ts["firstgid"] + tile_count(ts) for ts in m.data["tilesets"])
+        m.data["tilesets"].append({"columns": 4, "firstgid": first, "image": name + ".png", "imageheight": 64, "imagewidth": 64,
+                                   "margin": 0, "name": name, "spacing": 0, "tilecount": rng.choice([8, 16]), "tileheight": 16, "tilewidth": 16})
+        m.counter += 1
+        log.append((kind, name))
     elif kind == "add_layer":
         holders = [m.data["layers"]] + [layer["layers"] for layer, _ in layers if layer["type"] == "group"]
         h = rng.choice(holders)

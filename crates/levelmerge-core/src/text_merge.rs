@@ -449,9 +449,11 @@ fn deleted_yet_used_in_views<'a, C: Codec>(
     if merged.open_conflicts() == 0 {
         return FxHashMap::default();
     }
+    let checks_output = codec.checks_output(docs);
     for side in [Side::Ours, Side::Theirs] {
         let view = merged.resolve(side);
-        let checked = if codec.checks_output(docs) {
+        let model_checked = || model_problems(codec, &view, merged.references, levels, versions);
+        let checked = if checks_output {
             // Checked in the form the clean merge's text is checked in; a view that cannot
             // be written is left to the marking, as before this check.
             let text = codec.render(docs, &view);
@@ -463,12 +465,20 @@ fn deleted_yet_used_in_views<'a, C: Codec>(
                 finish(text).and_then(|text| verify_output(codec, &text, versions.inputs, versions.originals))
             }
         } else {
-            model_problems(codec, &view, merged.references, levels, versions)
+            model_checked()
         };
         if let Err(MergeError::Incoherent { problems }) = checked {
-            let contested = newly_contested(&problems, levels, contested);
-            if !contested.is_empty() {
-                return contested;
+            let mut found = newly_contested(&problems, levels, contested);
+            if found.is_empty() && checks_output {
+                // A broken text whose problems contest nothing new: its model names what a
+                // text written whole cannot show (an object one side added listing a child
+                // that goes with a deletion, which then goes too).
+                if let Err(MergeError::Incoherent { problems }) = model_checked() {
+                    found = newly_contested(&problems, levels, contested);
+                }
+            }
+            if !found.is_empty() {
+                return found;
             }
         }
     }

@@ -31,6 +31,7 @@ pub mod render;
 pub mod renumber;
 pub mod tile_gids;
 pub mod tile_renumbering;
+pub mod tiled_refs;
 
 use levelmerge_core::resolve::Resolved;
 use levelmerge_core::{Codec, ConcurrentInsertions, Level, Lowered, Problem, Side, Sides};
@@ -280,6 +281,7 @@ impl Codec for JsonCodec {
         let mut problems = renumber::counter_problems(doc, &profile.id_spaces());
         if profile == Profile::Tiled {
             problems.extend(tile_gids::gid_problems(doc));
+            problems.extend(tiled_refs::dangling_object_properties(doc));
         }
         if profile == Profile::Ldtk {
             problems.extend(ldtk_tiles::tile_problems(doc));

@@ -600,3 +600,47 @@ fn an_object_moved_as_it_was_into_a_list_the_other_side_added_to_merges_with_it(
         }
     }
 }
+
+/// Ours adds object 13, its property naming object 2, and moves 2 from layer 2 into layer 1;
+/// theirs deletes layer 2 (with object 2) and adds a tileset. Object 2's deletion is a
+/// conflict. Where the tilesets differ, a view is checked as the text it writes; theirs'
+/// view wrote object 13 naming the deleted object 2, which neither that check nor `check`
+/// saw (a Tiled reference was followed only where a merge read it), and `resolve` called the
+/// view sound. Now a text's object properties are looked up in it, and object 13, one side's
+/// addition naming what goes with the conflict, goes with it in theirs' view.
+#[test]
+fn an_object_one_side_added_naming_one_the_other_deleted_goes_with_that_deletion_in_its_view() {
+    use levelmerge_core::{check_text, merge_texts, Options, Side, Sides};
+    let map = |layers: &[String], tilesets: &str| {
+        format!(
+            "{{ \"layers\":[\n{}\n  ],\n  \"nextlayerid\":3,\n  \"nextobjectid\":14,\n  \"tiledversion\":\"1.10.2\",\n  \"tilesets\":[{tilesets}],\n  \"type\":\"map\"\n}}\n",
+            layers.join(",\n")
+        )
+    };
+    let tiles = "{ \"firstgid\":1, \"source\":\"tiles.tsx\" }";
+    let more_tiles = format!("{tiles}, {{ \"firstgid\":17, \"name\":\"more\", \"tilecount\":8 }}");
+    let base = map(&[object_layer(1, &[(1, 10, None)]), object_layer(2, &[(2, 20, None), (3, 30, None)])], tiles);
+    let ours = map(&[object_layer(1, &[(1, 10, None), (13, 5, Some(2)), (2, 20, None)]), object_layer(2, &[(3, 30, None)])], tiles);
+    let theirs = map(&[object_layer(1, &[(1, 10, None)])], &more_tiles);
+    for (o, t, ours_added) in [(&ours, &theirs, true), (&theirs, &ours, false)] {
+        let sides = Sides::new(base.as_bytes(), o.as_bytes(), t.as_bytes());
+        let r = merge_texts(&JsonCodec::default(), sides, &Options::default(), &Default::default()).expect("the merge runs");
+        assert_eq!(r.open_conflicts, 1, "{}", String::from_utf8_lossy(&r.text));
+        let text = String::from_utf8(r.text).unwrap();
+        for side in [Side::Ours, Side::Theirs] {
+            let view = levelmerge_testutils::laws::side_view(&text, side);
+            assert!(check_text(&JsonCodec::default(), view.as_bytes()).is_empty(), "{side}'s view:\n{view}");
+            let keeps_the_addition = (side == Side::Ours) == ours_added;
+            assert_eq!(view.contains("\"id\":13"), keeps_the_addition, "{side}'s view:\n{view}");
+        }
+    }
+    // Such a view, written with the reference, is what `check` now reports.
+    let dangling = map(&[object_layer(1, &[(1, 10, None), (13, 5, Some(2))])], &more_tiles);
+    let problems = check_text(&JsonCodec::default(), dangling.as_bytes());
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert!(
+        problems[0].to_string().contains("/objects[13]/properties[target] › value: reference to missing object /objects[2]"),
+        "{}",
+        problems[0]
+    );
+}
