@@ -574,22 +574,25 @@ mod tests {
         assert!(counter_problems(&fine, &[OBJECTS]).is_empty());
     }
 
+    /// LDtk-like definitions and levels, ids per array: entity definitions holding field
+    /// definitions, layer definitions.
+    const DEFS: IdSpace = IdSpace {
+        what: "uid",
+        arrays: |path| matches!(path, "levels" | "layers" | "entities" | "entities.fields"),
+        key: "uid",
+        counter: Some("nextUid"),
+        references: References::None,
+        name: Some("identifier"),
+        per_array: true,
+        scope: None,
+    };
+
     #[test]
     fn a_same_named_object_moves_only_where_it_would_with_the_sides_swapped() {
         // LDtk-like: ids per array, definitions named. Both sides add a definition named
         // "A" (ours as 50, theirs as 51); theirs also gives 50 to a layer. Theirs' "A" cannot
         // take ours' 50, which its layer holds; ours' "A" could take theirs' 51, but which
         // side is merged in must not decide that, so neither moves.
-        const DEFS: IdSpace = IdSpace {
-            what: "definition",
-            arrays: |path| path == "entities" || path == "layers",
-            key: "uid",
-            counter: Some("nextUid"),
-            references: References::None,
-            name: Some("identifier"),
-            per_array: true,
-            scope: None,
-        };
         let base = r#"{"nextUid": 50, "entities": [], "layers": []}"#;
         let ours = r#"{"nextUid": 51, "entities": [{"uid": 50, "identifier": "A"}], "layers": []}"#;
         let theirs = r#"{"nextUid": 52, "entities": [{"uid": 51, "identifier": "A"}], "layers": [{"uid": 50, "identifier": "L"}]}"#;
@@ -601,18 +604,6 @@ mod tests {
         let out = renumber(Sides::new(base.as_bytes(), ours.as_bytes(), lone.as_bytes()), &[DEFS], read_whole).unwrap().theirs.unwrap();
         assert!(String::from_utf8(out).unwrap().contains(r#"{"uid": 50, "identifier": "A"}"#));
     }
-
-    /// LDtk-like definitions: entity definitions holding field definitions, ids per array.
-    const ENTITY_DEFS: IdSpace = IdSpace {
-        what: "uid",
-        arrays: |path| path == "levels" || path == "entities" || path == "entities.fields",
-        key: "uid",
-        counter: Some("nextUid"),
-        references: References::None,
-        name: Some("identifier"),
-        per_array: true,
-        scope: None,
-    };
 
     fn renumbered_theirs(base: &str, ours: &str, theirs: &str, space: IdSpace) -> Option<String> {
         let r = renumber(Sides::new(base.as_bytes(), ours.as_bytes(), theirs.as_bytes()), &[space], read_whole)?;
@@ -629,11 +620,11 @@ mod tests {
         let ours = r#"{"nextUid": 21, "levels": [{"uid": 17}], "entities": [{"uid": 18, "identifier": "A", "fields": [{"uid": 19, "identifier": "name"}, {"uid": 20, "identifier": "target"}]}]}"#;
         let theirs = r#"{"nextUid": 20, "levels": [], "entities": [{"uid": 17, "identifier": "B", "fields": [{"uid": 18, "identifier": "name"}, {"uid": 19, "identifier": "target"}]}]}"#;
         let moved = theirs.replace(r#"{"uid": 19, "identifier": "target"}"#, r#"{"uid": 21, "identifier": "target"}"#);
-        assert_eq!(renumbered_theirs(base, ours, theirs, ENTITY_DEFS), Some(moved.replace("\"nextUid\": 20", "\"nextUid\": 22")));
-        assert!(renumbered_theirs(base, theirs, ours, ENTITY_DEFS).is_some(), "swapped, ours' field moves as well");
+        assert_eq!(renumbered_theirs(base, ours, theirs, DEFS), Some(moved.replace("\"nextUid\": 20", "\"nextUid\": 22")));
+        assert!(renumbered_theirs(base, theirs, ours, DEFS).is_some(), "swapped, ours' field moves as well");
         // Both sides adding one entity under their own uids: its fields are ours' too.
         let same = ours.replace("\"A\"", "\"B\"").replace(r#"{"uid": 17}"#, "");
-        let out = renumbered_theirs(base, &same, theirs, ENTITY_DEFS).expect("theirs takes ours' uids");
+        let out = renumbered_theirs(base, &same, theirs, DEFS).expect("theirs takes ours' uids");
         assert_eq!(out, same.replace("\"nextUid\": 21", "\"nextUid\": 20"));
     }
 
@@ -645,7 +636,7 @@ mod tests {
         let ours = r#"{"nextUid": 52, "entities": [{"uid": 50, "identifier": "A", "fields": [{"uid": 51, "identifier": "name"}]}]}"#;
         let theirs = ours.replace("\"A\"", "\"B\"");
         assert_eq!(
-            renumbered_theirs(base, ours, &theirs, ENTITY_DEFS).as_deref(),
+            renumbered_theirs(base, ours, &theirs, DEFS).as_deref(),
             Some(r#"{"nextUid": 54, "entities": [{"uid": 52, "identifier": "B", "fields": [{"uid": 53, "identifier": "name"}]}]}"#)
         );
     }

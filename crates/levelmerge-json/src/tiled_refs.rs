@@ -85,13 +85,7 @@ fn each_object(doc: &Document<'_>, layers: u32, unread: &mut Vec<u32>, visit: &m
 /// The numbers every `"id"` member of a text holds (objects', and the layers' among them).
 fn written_ids(text: &[u8]) -> FxHashSet<i64> {
     const KEY: &[u8] = b"\"id\"";
-    memchr::memmem::find_iter(text, KEY)
-        .filter_map(|at| {
-            let rest = text[at + KEY.len()..].trim_ascii_start().strip_prefix(b":")?.trim_ascii_start();
-            let digits = rest.iter().take_while(|b| b.is_ascii_digit() || **b == b'-').count();
-            std::str::from_utf8(&rest[..digits]).ok()?.parse().ok()
-        })
-        .collect()
+    memchr::memmem::find_iter(text, KEY).filter_map(|at| crate::renumber::number_after_key(&text[at + KEY.len()..])?.parse().ok()).collect()
 }
 
 #[cfg(test)]
