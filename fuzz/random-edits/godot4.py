@@ -2,6 +2,7 @@
 connect) for merge testing: `scenario(seed)` gives base, ours, theirs and the edits made."""
 import collections
 import random
+import re
 import string
 
 import harness
@@ -118,7 +119,8 @@ def subtree(n):
 def op(s, rng, tag, log):
     nodes = [n for n, _ in s.nodes()]
     inner = nodes[1:]
-    kind = rng.choice(["add", "add", "delete", "edit", "edit", "rename", "reorder", "reparent", "connect", "instance_child"])
+    kind = rng.choice(["add", "add", "delete", "edit", "edit", "rename", "reorder", "reparent", "connect", "instance_child",
+                       "duplicate", "edit_shape", "make_unique"])
     if kind == "add":
         p = rng.choice(nodes); n = add_node(s, rng, p, f"Added{tag}{s.counter}"); s.counter += 1
         log.append(("add", n.name))
@@ -153,6 +155,43 @@ def op(s, rng, tag, log):
         ins = [n for n in nodes if n.instance]
         if ins:
             n = rng.choice(ins); c = N(f"Extra{tag}{s.counter}", "Node2D"); s.counter += 1; n.children.append(c); log.append(("instance_child", c.name))
+
+    elif kind == "duplicate" and inner:
+        n = rng.choice(inner); p = s.parent_of(n)
+        # Godot names the copy as the next free name; the same on both sides for one node
+        name = n.name + "2"
+        if not any(c.name == name for c in p.children):
+            copies = duplicate(n, name)
+            p.children.insert(p.children.index(n) + 1, copies[id(n)])
+            # its signals are copied with it
+            s.conns += [(sig, copies.get(id(f), f), copies.get(id(t), t), m) for sig, f, t, m in s.conns if id(f) in copies]
+            log.append(("duplicate", n.name, name))
+    elif kind == "edit_shape":
+        used = [x for x in s.sub if any(f'SubResource("{x[0]}")' in v for n in nodes for v in n.props.values())]
+        if used:
+            x = rng.choice(used); x[2]["size"] = f"Vector2({rng.randint(1, 90)}, {rng.randint(1, 90)})"; log.append(("edit_shape", x[0]))
+    elif kind == "make_unique":
+        # the inspector's Make Unique: the node's own copy of a shared sub-resource
+        users = [n for n in nodes if n.props.get("shape", "").startswith("SubResource")]
+        if users:
+            n = rng.choice(users); old = n.props["shape"].split('"')[1]
+            _, typ, props = next(x for x in s.sub if x[0] == old)
+            sid = f"{typ}_{rid(s.rng)}"
+            s.sub.append((sid, typ, dict(props))); n.props["shape"] = f'SubResource("{sid}")'; log.append(("make_unique", n.name))
+
+
+def duplicate(n, name):
+    """A copy of node `n`'s subtree, the top one named `name`, its resources shared (as Godot's
+    Duplicate leaves them): each copy by the id of its original."""
+    copies = {}
+    def copy(x, new_name):
+        c = N(new_name, x.type, dict(x.props)); c.instance = x.instance
+        copies[id(x)] = c
+        c.children = [copy(k, k.name) for k in x.children]
+        return c
+    copy(n, name)
+    return copies
+
 
 def scenario(seed):
     rng = random.Random(seed)
@@ -195,8 +234,14 @@ def facts(text):
 
 
 def names(text):
+    """Each node by name, parent and body, a sub-resource it uses named by its content: which
+    side's id a resource both sides made alike keeps (Make Unique on both) depends on which
+    side is ours."""
     secs, _ = sc.godot_sections(text.encode())
-    return collections.Counter((sc._unq(a.get(b"name", b"")), sc._unq(a.get(b"parent", b"-")), body) for k, a, h, body in secs if k == b"node")
+    content = {sc._unq(a.get(b"id", b"")): body for k, a, h, body in secs if k == b"sub_resource"}
+    def used(body):
+        return re.sub(rb'SubResource\("([^"]+)"\)', lambda m: b"SubResource(" + content.get(m.group(1), m.group(1)) + b")", body)
+    return collections.Counter((sc._unq(a.get(b"name", b"")), sc._unq(a.get(b"parent", b"-")), used(body)) for k, a, h, body in secs if k == b"node")
 def added(text):
     return {n for (n, _, _) in names(text) if n.startswith(b"Added")}
 

@@ -15,21 +15,30 @@ class Obj:
     def __init__(s, cls, cid, fid, fields): s.cls, s.cid, s.fid, s.f = cls, cid, fid, fields
 SCENE_ROOTS = "--- !u!1660057539 &9223372036854775807\nSceneRoots:\n  m_ObjectHideFlags: 0\n  m_Roots:"
 class Scene:
-    def __init__(s, rng): s.rng, s.objs, s.counter, s.scene_roots = rng, {}, 0, False
-    def newid(s):
+    def __init__(s, rng, sequential=False):
+        s.rng, s.objs, s.counter, s.scene_roots = rng, {}, 0, False
+        # Unity before 2018.3 numbered a prefab's objects by class (`100000`, `100002` for game
+        # objects, `400000`… for transforms): both sides take the same next numbers.
+        s.sequential, s.next_number = sequential, collections.Counter()
+    def newid(s, cid=None):
+        if s.sequential and cid:
+            while True:
+                i = cid * 100000 + 2 * s.next_number[cid]
+                s.next_number[cid] += 1
+                if i not in s.objs: return i
         while True:
             i = s.rng.randint(10**8, 9 * 10**9)
             if i not in s.objs: return i
     def go(s, name, father):
-        g, t = s.newid(), None
+        g = s.newid(1)
         s.objs[g] = Obj("GameObject", 1, g, {"components": [], "name": name})
-        t = s.newid()
+        t = s.newid(4)
         s.objs[t] = Obj("Transform", 4, t, {"go": g, "children": [], "father": father, "pos": [s.rng.randint(-9, 9), 0, 0]})
         s.objs[g].f["components"].append(t)
         if father: s.objs[father].f["children"].append(t)
         return g, t
     def comp(s, g, kind):
-        c = s.newid()
+        c = s.newid(114 if kind == "mono" else 65)
         if kind == "mono":
             # Its own game object where no other is left (an instance's, in a scene of instances).
             tgt = s.rng.choice([o.fid for o in s.objs.values() if o.cls == "GameObject"] or [g])
@@ -67,8 +76,8 @@ class Scene:
             # Unity writes an empty list as `[]`.
             out.append(SCENE_ROOTS + ("".join(f"\n  - {{fileID: {t}}}" for t in s.root_order) or " []") + "\n")
         return "".join(out)
-def build(rng, size):
-    s = Scene(rng); s.root_order = []
+def build(rng, size, sequential=False):
+    s = Scene(rng, sequential); s.root_order = []
     names = ["Player", "Enemy", "Wall", "Light", "Cube", "Spawner", "Door"]
     for i in range(size):
         ts = s.transforms()
@@ -81,9 +90,34 @@ def subtree(s, t):
     out = [t]
     for c in s.objs[t].f["children"]: out += subtree(s, c)
     return out
+def duplicate(s, t):
+    """Duplicate the subtree of transform `t` beside it, as Unity's Edit > Duplicate does (every
+    object of it under a new fileID, references within it to the copies), each copy named
+    `NAME_1` (alike on both sides, so both sides may duplicate one object alike; Unity renames
+    only the top one, but the runner names new objects by their names); whether it was done."""
+    inside = subtree(s, t)
+    if any(s.objs[x].cls != "Transform" for x in inside):
+        return False  # a prefab instance inside (`unity_instances`): placing one is an edit of its own
+    objs = [x for tr in inside for x in [tr, s.objs[tr].f["go"]] + s.objs[s.objs[tr].f["go"]].f["components"][1:]]
+    new = {x: s.newid(s.objs[x].cid) for x in objs}
+    for x in objs:
+        o = s.objs[x]; f = dict(o.f)
+        for k in ("go", "father", "target"):
+            if f.get(k) in new: f[k] = new[f[k]]
+        for k in ("children", "components"):
+            if k in f: f[k] = [new[c] for c in f[k]]
+        if o.cls == "Transform": f["pos"] = list(f["pos"])
+        s.objs[new[x]] = Obj(o.cls, o.cid, new[x], f)
+    for x in inside:
+        s.objs[s.objs[new[x]].f["go"]].f["name"] += "_1"
+    top = s.objs[new[t]]
+    fa = top.f["father"]
+    if fa: s.objs[fa].f["children"].insert(s.objs[fa].f["children"].index(t) + 1, new[t])
+    else: s.root_order.insert(s.root_order.index(t) + 1, new[t])
+    return True
 def op(s, rng, tag, log):
     ts = s.transforms()
-    kind = rng.choice(["add", "add", "delete", "edit", "edit", "rename", "reorder", "reparent", "component"])
+    kind = rng.choice(["add", "add", "delete", "edit", "edit", "rename", "reorder", "reparent", "component", "duplicate"])
     if not ts:
         kind = "add"  # an earlier edit deleted every object: only adding is left
     if kind == "add":
@@ -125,10 +159,14 @@ def op(s, rng, tag, log):
             s.objs[n].f["children"].append(t); s.objs[t].f["father"] = n; log.append(("reparent",))
     elif kind == "component":
         g = rng.choice(ts).f["go"]; s.comp(g, rng.choice(["mono", "box"])); log.append(("component",))
+    elif kind == "duplicate":
+        t = rng.choice(ts).fid
+        if duplicate(s, t): log.append(("duplicate",))
 def scenario(seed):
     rng = random.Random(seed)
-    base = build(rng, rng.randint(3, 25))
-    base.scene_roots = seed % 2 == 1  # every other scene as Unity 2022.2+ writes it
+    # every other scene as Unity 2022.2+ writes it; every other pair numbered by class
+    base = build(rng, rng.randint(3, 25), sequential=seed // 2 % 2 == 1)
+    base.scene_roots = seed % 2 == 1
     return harness.two_sides(seed, rng, base, op)
 
 
@@ -173,14 +211,33 @@ def facts(text):
     `m_LocalPosition`, a reference such as `m_Father`), and each prefab instance's overrides
     by target and property path, by fileID."""
     out = {}
-    for doc in re.split(r"^--- ", text, flags=re.M)[1:]:
-        head, _, body = doc.partition("\n")
+    docs = [doc.partition("\n") for doc in re.split(r"^--- ", text, flags=re.M)[1:]]
+    named = added_objects(docs)
+    def value(v):
+        return re.sub(r"\{fileID: (-?\d+)\}", lambda m: "{fileID: %s}" % named.get(m.group(1), m.group(1)), v)
+    for head, _, body in docs:
         fid = head.split("&")[1].split()[0]
         for m in re.finditer(r"^  (\w+): (\S.*)$", body, re.M):
-            out[(fid, m.group(1))] = m.group(2)
+            out[(fid, m.group(1))] = value(m.group(2))
         for m in re.finditer(r"- target: (\{[^}]*\})\n\s+propertyPath: (\S+)\n\s+value: ?(.*)\n\s+objectReference: (\{[^}]*\})", body):
             out[(fid, "override", m.group(1), m.group(2))] = (m.group(3), m.group(4))
     return out
+
+
+def added_objects(docs):
+    """The objects of added and duplicated game objects (`docs`: each document's head line and body), named
+    by the game object's name and their place among its components: a merge may give a side's
+    new objects other fileIDs (both sides numbering by class), and references to them are
+    compared by these names."""
+    bodies = {head.split("&")[1].split()[0]: body for head, _, body in docs}
+    named = {}
+    for fid, body in bodies.items():
+        name = re.search(r"^  m_Name: (Added\S*|\S*_1)$", body, re.M)
+        if name and "m_Component:" in body:
+            named[fid] = name.group(1)
+            for k, c in enumerate(re.findall(r"- component: \{fileID: (-?\d+)\}", body)):
+                named[c] = f"{name.group(1)}#{k}"
+    return named
 
 
 def names(text):

@@ -308,7 +308,9 @@ fn conflicting_moves(conflicts: &[Conflict<'_>], [base, ours, theirs]: [&Level<'
     for (at, c) in conflicts.iter().enumerate() {
         let moved = &c.object;
         let parents = [parent_in(base, moved), parent_in(ours, moved), parent_in(theirs, moved)];
-        if parents[1] == parents[2] || parents[1] == parents[0] || parents[2] == parents[0] {
+        // An object both sides added has no place in base: any two places clash.
+        let moved_from_base = base.get(moved).is_some() && (parents[1] == parents[0] || parents[2] == parents[0]);
+        if parents[1] == parents[2] || moved_from_base {
             continue;
         }
         let names_parent = |side: Side, parent: &ObjectId| {
@@ -330,6 +332,26 @@ fn conflicting_moves(conflicts: &[Conflict<'_>], [base, ours, theirs]: [&Level<'
                 let listed = level.listed_as.get(moved).unwrap_or(moved).clone();
                 moves.push(ConflictingMove { conflict: at, side, moved: moved.clone(), parent, listed });
             }
+        }
+    }
+    moves
+}
+
+/// Objects both sides added under different parents that a whole-object conflict decides
+/// (one follows a side's deletion of an ancestor): the conflict's side puts it where that
+/// side did, so the entries each side alone wrote for it stand with that side too.
+fn placed_apart_by_whole_conflicts(objects: &[MergedObject<'_>], [ours, theirs]: [&Level<'_>; 2]) -> Vec<ConflictingMove> {
+    let mut moves = Vec::new();
+    for o in objects {
+        let (ObjectState::Chosen(conflict) | ObjectState::Follows(conflict)) = o.state else { continue };
+        let (None, Some(in_ours), Some(in_theirs)) = (o.sides.base, o.sides.ours, o.sides.theirs) else { continue };
+        let (parent_in_ours, parent_in_theirs) = (effective_parent(in_ours), effective_parent(in_theirs));
+        if parent_in_ours == parent_in_theirs {
+            continue;
+        }
+        for (side, level, parent) in [(Side::Ours, ours, parent_in_ours), (Side::Theirs, theirs, parent_in_theirs)] {
+            let listed = level.listed_as.get(&o.id).unwrap_or(&o.id).clone();
+            moves.push(ConflictingMove { conflict, side, moved: o.id.clone(), parent, listed });
         }
     }
     moves
@@ -391,6 +413,10 @@ fn listed_with_the_move<'a>(v: &mut MValue<'a>, m: &ConflictingMove) {
             for (k, entry) in entries.iter_mut() {
                 match entry {
                     MValue::Exact(value) if m.is_listed_by(k, value) => {
+                        *entry = MValue::IfSide { conflict: m.conflict, side: m.side, value };
+                    }
+                    // Written where the object lives; the conflict that places it decides that.
+                    MValue::IfAlive { target, value: Some(value), otherwise: None } if *target == m.moved && m.is_listed_by(k, value) => {
                         *entry = MValue::IfSide { conflict: m.conflict, side: m.side, value };
                     }
                     other => listed_with_the_move(other, m),
@@ -809,8 +835,10 @@ pub fn merge<'a>(inputs: Sides<&'a Level<'a>>, options: &Options) -> MergedLevel
         Vec::new()
     };
     let moves = conflicting_moves(&merger.conflicts, [base, ours, theirs]);
-    if !moves.is_empty() {
+    let placed_whole = placed_apart_by_whole_conflicts(&objects, [ours, theirs]);
+    if !moves.is_empty() || !placed_whole.is_empty() {
         tie_entries_to_conflicting_moves(&mut objects, &index, &moves);
+        tie_entries_to_conflicting_moves(&mut objects, &index, &placed_whole);
     }
     let moved_in_conflict = moves.iter().map(|m| (m.moved.clone(), m.conflict)).collect();
     let root = ours.root.clone().or_else(|| theirs.root.clone()).or_else(|| base.root.clone());

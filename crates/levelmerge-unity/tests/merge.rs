@@ -1743,3 +1743,49 @@ fn the_last_child_one_side_deleted_and_the_other_edited_is_listed_by_its_father_
     let theirs = base.replace("m_Name: A", "m_Name: B");
     each_view_of_the_one_conflict_is_that_side(&base, &ours, &theirs);
 }
+
+#[test]
+fn an_object_both_sides_added_under_one_id_in_different_places_is_listed_once_in_each_view() {
+    // Both sides added the lamp under one fileID (a prefab numbered by class before Unity
+    // 2018.3): ours at the top level, theirs under A. Its m_Father is the conflict, and each
+    // list naming it stands with its side: SceneRoots' entry stood in theirs' view too.
+    let layout = |a_kids: &[i64], lamp: Option<i64>, top: &[i64]| {
+        let mut parts = vec![go(10, "Root", 11), tr(11, 10, 0, &[], "0"), go(20, "A", 21), tr(21, 20, 0, a_kids, "1")];
+        if let Some(father) = lamp {
+            parts.extend(lamp_object(father));
+        }
+        parts.push(scene_roots(top));
+        scene(&parts)
+    };
+    let base = layout(&[], None, &[11, 21]);
+    let ours = layout(&[], Some(0), &[11, 21, 41]);
+    let theirs = layout(&[41], Some(21), &[11, 21]);
+    each_view_of_the_one_conflict_is_that_side(&base, &ours, &theirs);
+}
+
+#[test]
+fn an_object_both_sides_added_under_one_id_that_follows_a_deletion_is_listed_only_where_its_side_put_it() {
+    // Ours added the lamp under B and edited B; theirs deleted B and added the lamp, under
+    // the same fileID, at the top level. The lamp goes with B's conflict, each view taking its
+    // side's lamp; SceneRoots' entry for it, theirs' alone, stood in ours' view too, where
+    // the lamp hangs under B.
+    let layout = |b: Option<(&[i64], &str)>, lamp: i64, top: &[i64]| {
+        let mut parts = vec![go(10, "Root", 11), tr(11, 10, 0, &[], "0")];
+        if let Some((kids, x)) = b {
+            parts.extend([go(30, "B", 31), tr(31, 30, 0, kids, x)]);
+        }
+        parts.extend(lamp_object(lamp));
+        parts.push(scene_roots(top));
+        scene(&parts)
+    };
+    let base = scene(&[go(10, "Root", 11), tr(11, 10, 0, &[], "0"), go(30, "B", 31), tr(31, 30, 0, &[], "1"), scene_roots(&[11, 31])]);
+    let ours = layout(Some((&[41], "2")), 31, &[11, 31]);
+    let theirs = layout(None, 0, &[11, 41]);
+    for (o, t) in [(&ours, &theirs), (&theirs, &ours)] {
+        let r = merge(&base, o, t);
+        assert!(r.open_conflicts > 0, "{}", text(&r));
+        for ((side, view), want) in sound_views(&r).into_iter().zip([o, t]) {
+            assert_eq!(&view, want, "{side}'s view");
+        }
+    }
+}
