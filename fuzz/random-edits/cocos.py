@@ -1,7 +1,7 @@
 """Random Cocos Creator scenes/prefabs, in the 2.x layout (`.fire`, `_trs`, `_N$` members,
 components named by `_id` in scenes and by nothing in prefabs) or the 3.x one, and random
 editor-like edits, for merge testing."""
-import json, random, string, copy
+import json, os, random, string, copy
 import harness
 
 class Ref:
@@ -220,10 +220,40 @@ def subtree(n):
     for c in n["_children"]: out += subtree(c.to)
     return out
 
+def duplicate(lv, n):
+    """The editor's Duplicate: node `n`'s subtree copied beside it under the same names, with
+    its components and what they own (click events, prefab infos), under new `_id`s and
+    `fileId`s; references within the copy turned to the copies, others kept."""
+    owned = []
+    for m in subtree(n):
+        owned.append(m)
+        if m.get("_prefab"): owned.append(m["_prefab"].to)
+        for c in m["_components"]:
+            owned.append(c.to)
+            if c.to.get("__prefab"): owned.append(c.to["__prefab"].to)
+            owned += [e.to for e in c.to.get("clickEvents", [])]
+    copies = {id(e): {} for e in owned}
+    def copied(v):
+        if isinstance(v, Ref): return Ref(copies[id(v.to)]) if id(v.to) in copies else Ref(v.to)
+        if isinstance(v, dict): return {k: copied(x) for k, x in v.items()}
+        if isinstance(v, list): return [copied(x) for x in v]
+        return v
+    for e in owned:
+        c = copies[id(e)]
+        c.update(copied(e))
+        if c.get("_id"): c["_id"] = uid(lv.rng)
+        if "fileId" in c: c["fileId"] = uid(lv.rng)
+    p = n["_parent"].to
+    at = next(i for i, c in enumerate(p["_children"]) if c.to is n)
+    p["_children"].insert(at + 1, Ref(copies[id(n)]))
+
 def op(lv, rng, tag, log):
     nodes = lv.nodes()
     inner = nodes[1:] if not lv.prefab else nodes
     kinds = ["add", "add", "delete", "edit", "edit", "rename", "reorder", "reparent", "component"]
+    if os.environ.get("COCOS_DUPLICATE"):
+        # Drawn only when asked, so that the seeds of earlier findings stay as they were.
+        kinds += ["duplicate"]
     if lv.v2:
         # Drawn only for 2.x scenes, so that the 3.x seeds of earlier findings stay as they were.
         kinds += ["text", "active", "uncomponent"]
@@ -287,6 +317,12 @@ def op(lv, rng, tag, log):
         n = rng.choice(inner)
         n["_active"] = not n["_active"]
         log.append(("active", n["_name"]))
+    elif kind == "duplicate":
+        cands = [n for n in nodes[1:] if n["_name"] not in ("Canvas", "Camera", "Main Camera")]
+        if not cands: return
+        n = rng.choice(cands)
+        duplicate(lv, n)
+        log.append(("duplicate", n["_name"]))
     elif kind == "uncomponent":
         owners = [n for n in nodes if n["_components"]]
         if not owners: return

@@ -92,6 +92,35 @@ class Project:
         lv["layerInstances"] = [self.layer_instance(rng, lv, d) for d in self.data["defs"]["layers"]]
         return lv
 
+    def duplicate_level(self, rng, lv, name, index):
+        """LDtk's Duplicate level: a copy under a new uid and iids (its layers' and entities'),
+        placed in the next free place; references among its entities turned to the copies. The
+        copies' entities are named `name_k`, so the runner tells them from their originals."""
+        copy = json.loads(json.dumps(lv))
+        copy.update(identifier=name, iid=iid(rng), uid=self.uid(), worldX=index * 256)
+        iids = {lv["iid"]: copy["iid"]}
+        k = 0
+        for li in copy["layerInstances"]:
+            old, li["iid"] = li["iid"], iid(rng)
+            iids[old] = li["iid"]
+            li["levelId"] = copy["uid"]
+            for e in li["entityInstances"]:
+                old, e["iid"] = e["iid"], iid(rng)
+                iids[old] = e["iid"]
+                e["__worldX"] += copy["worldX"] - lv["worldX"]
+                e["fieldInstances"][0]["__value"] = f"{name}_{k}"
+                e["fieldInstances"][0]["realEditorValues"] = [{"id": "V_String", "params": [f"{name}_{k}"]}]
+                k += 1
+        for li in copy["layerInstances"]:
+            for e in li["entityInstances"]:
+                for f in e["fieldInstances"][1:]:
+                    ref = f["__value"]
+                    if isinstance(ref, dict) and ref.get("entityIid") in iids:
+                        for key in ("entityIid", "layerIid", "levelIid"):
+                            ref[key] = iids.get(ref[key], ref[key])
+                        f["realEditorValues"] = [{"id": "V_String", "params": [ref["entityIid"]]}]
+        return copy
+
 
 def build(rng):
     data = {"__header__": {"fileType": "LDtk Project JSON", "app": "LDtk", "appAuthor": "Sebastien 'deepnight' Benard", "appVersion": "1.5.3"},
@@ -126,7 +155,7 @@ def op(p, rng, tag, log):
     name = f"Added{tag}{p.counter}"
     kind = rng.choice(["add_entity", "add_entity", "delete_entity", "move_entity", "refer", "paint", "int_grid",
                        "add_level", "delete_level", "rename_level", "reorder_levels", "add_entity_def", "add_layer_def", "edit_def",
-                       "delete_entity_def", "delete_layer_def", "rename_entity_def"])
+                       "delete_entity_def", "delete_layer_def", "rename_entity_def", "duplicate_level"])
     entities = p.entities()
     entity_layers = [(li, lv) for li, lv in p.layer_instances() if li["__type"] == "Entities"]
     if kind == "add_entity" and entity_layers:
@@ -169,6 +198,11 @@ def op(p, rng, tag, log):
             for _ in range(rng.randint(1, 4)):
                 li["intGridCsv"][rng.randrange(len(li["intGridCsv"]))] = rng.choice([0, 1, 2])
             log.append((kind, li["iid"][:8]))
+    elif kind == "duplicate_level" and p.data["levels"]:
+        lv = rng.choice(p.data["levels"])
+        p.data["levels"].append(p.duplicate_level(rng, lv, name, len(p.data["levels"])))
+        p.counter += 1
+        log.append((kind, lv["identifier"], name))
     elif kind == "add_level":
         p.data["levels"].append(p.level(rng, name, len(p.data["levels"])))
         p.counter += 1

@@ -71,6 +71,24 @@ class Map:
             base.update(type="group", layers=[])
         return base
 
+    def duplicate_layer(self, layer, name):
+        """Tiled's Duplicate Layer: a copy under the next layer id, its objects under the next
+        object ids, references among them turned to the copies (the copies named `name_k`, so
+        the runner tells them apart from their originals)."""
+        copy = json.loads(json.dumps(layer))
+        copy["id"], copy["name"] = self.data["nextlayerid"], name
+        self.data["nextlayerid"] += 1
+        ids = {}
+        for k, o in enumerate(copy.get("objects", [])):
+            ids[o["id"]] = self.data["nextobjectid"]
+            o["id"], o["name"] = self.data["nextobjectid"], f"{name}_{k}"
+            self.data["nextobjectid"] += 1
+        for o in copy.get("objects", []):
+            for p in o.get("properties", []):
+                if p["type"] == "object" and p["value"] in ids:
+                    p["value"] = ids[p["value"]]
+        return copy
+
 
 def build(rng):
     w, h = rng.randint(2, 8), rng.randint(2, 6)
@@ -104,7 +122,7 @@ def op(m, rng, tag, log):
     name = f"Added{tag}{m.counter}"
     kind = rng.choice(["add_object", "add_object", "delete_object", "move_object", "rename_object", "refer",
                        "paint", "add_layer", "delete_layer", "reorder_layers", "rename_layer", "layer_visibility",
-                       "object_to_layer", "map_property", "add_tileset"])
+                       "object_to_layer", "map_property", "add_tileset", "duplicate_layer"])
     objects, layers = m.objects(), m.layers()
     groups = [layer for layer, _ in layers if layer["type"] == "objectgroup"]
     if kind == "add_object" and groups:
@@ -176,6 +194,13 @@ def op(m, rng, tag, log):
         g["objects"].remove(o)
         rng.choice([x for x in groups if x is not g])["objects"].append(o)
         log.append((kind, o["name"]))
+    elif kind == "duplicate_layer":
+        plain = [(layer, holder) for layer, holder in layers if layer["type"] != "group"]
+        if plain:
+            layer, holder = rng.choice(plain)
+            holder.insert(holder.index(layer) + 1, m.duplicate_layer(layer, name))
+            m.counter += 1
+            log.append((kind, layer["name"], name))
     elif kind == "map_property":
         m.data.setdefault("properties", []).append({"name": f"p{tag}{m.counter}", "type": "string", "value": tag})
         m.counter += 1

@@ -464,19 +464,29 @@ impl<'a> Reach<'a> {
 /// nothing where the move puts it, and the parent it goes under, or, where that parent is new,
 /// the nearest of its ancestors base holds (a move under a node `other` deleted or moved away,
 /// or under a new node this side put there, made in `other`, would hang the node under
-/// nothing).
+/// nothing). A parent this side moved counts as where it came from only while that move is
+/// taken too: a node moved under one whose own move `other` cannot take would hang under
+/// nothing there.
 fn takeable<'a>(moves: Vec<(&'a str, &'a str)>, base: &Nodes<'a, '_>, other: &Nodes<'a, '_>) -> Vec<(&'a str, &'a str)> {
-    let sources: FxHashMap<&str, &str> = moves.iter().map(|&(p, q)| (q, p)).collect();
-    let limit = moves.len();
-    let parent_there = |q: &str| {
-        let parent = parent_of(q);
-        parent == "."
-            || other.by_path.contains_key(parent)
-            || self_and_ancestors(&path_in_base(parent, &sources, limit))
-                .find(|a| base.by_path.contains_key(a))
-                .is_none_or(|a| other.by_path.contains_key(a))
-    };
-    moves.into_iter().filter(|(p, q)| other.by_path.contains_key(p) && !other.by_path.contains_key(q) && parent_there(q)).collect()
+    let mut taken: Vec<(&str, &str)> =
+        moves.into_iter().filter(|(p, q)| other.by_path.contains_key(p) && !other.by_path.contains_key(q)).collect();
+    loop {
+        let sources: FxHashMap<&str, &str> = taken.iter().map(|&(p, q)| (q, p)).collect();
+        let limit = taken.len();
+        let parent_there = |q: &str| {
+            let parent = parent_of(q);
+            parent == "."
+                || other.by_path.contains_key(parent)
+                || self_and_ancestors(&path_in_base(parent, &sources, limit))
+                    .find(|a| base.by_path.contains_key(a))
+                    .is_none_or(|a| other.by_path.contains_key(a))
+        };
+        let still: Vec<(&str, &str)> = taken.iter().copied().filter(|&(_, q)| parent_there(q)).collect();
+        if still.len() == taken.len() {
+            return still;
+        }
+        taken = still;
+    }
 }
 
 /// Where a node at `path` of a side was in base, its ancestors' moves (`sources`: where each

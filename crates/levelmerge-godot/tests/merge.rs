@@ -402,6 +402,33 @@ fn a_move_under_a_node_whose_parent_its_side_renamed_follows_the_other_sides_del
     }
 }
 
+/// Theirs moves L under C and S (with its timer, connected) under C/L; ours deletes C and
+/// adds a node under S. L's move cannot be made in ours (C is gone there), and S's was made
+/// all the same, its new parent read as L's place in base: ours' view dropped S with C while
+/// keeping the connection from S's timer, and `resolve --take` refused it. A move under a node
+/// whose own move is not made is not made either: S is deleted where it was and added under
+/// C/L, in C's conflict, and each view is sound.
+#[test]
+fn a_move_under_a_node_whose_own_move_cannot_be_made_is_not_made_either() {
+    let scene = |nodes: &[(&str, &str)], from: &str| {
+        let mut s = String::from("[gd_scene format=3]\n\n[node name=\"Main\" type=\"Node2D\"]\n");
+        for (name, parent) in nodes {
+            s += &format!("\n[node name=\"{name}\" parent=\"{parent}\" type=\"Node2D\"]\nposition = Vector2(3, {})\n", name.len());
+        }
+        s + &format!("\n[connection signal=\"ready\" from=\"{from}\" to=\".\" method=\"_on_ready\"]\n")
+    };
+    let base = scene(&[("S", "."), ("Timer", "S"), ("C", "."), ("L", ".")], "S/Timer");
+    let ours = scene(&[("S", "."), ("Timer", "S"), ("Added", "S"), ("L", ".")], "S/Timer");
+    let theirs = scene(&[("C", "."), ("L", "C"), ("S", "C/L"), ("Timer", "C/L/S")], "C/L/S/Timer");
+    for (o, t) in [(&ours, &theirs), (&theirs, &ours)] {
+        let r = merge(&base, o, t).expect("merge runs");
+        assert!(r.open_conflicts > 0, "{}", String::from_utf8_lossy(&r.text));
+        for (_, view) in sound_views(&r.text) {
+            assert_eq!(view.matches("[connection").count(), 1, "{view}");
+        }
+    }
+}
+
 #[test]
 fn the_same_node_name_added_twice_with_different_content_is_a_conflict() {
     let ours = GODOT3.replace("[connection", "[node name=\"New\" type=\"Node2D\" parent=\".\"]\n\n[connection");
