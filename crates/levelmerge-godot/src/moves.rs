@@ -128,14 +128,7 @@ fn moves_of<'a>(base: &Nodes<'a, '_>, side: &Nodes<'a, '_>) -> Vec<(&'a str, &'a
         open.into_iter().filter(|p| !matched.contains(p)).collect()
     };
     let claimed: FxHashSet<&str> = found.iter().map(|&(_, q)| q).collect();
-    // A node below a move's destination that base holds below its source came along with it
-    // (a child of a node moved as it was, whose name another gone node shares).
-    let sources: FxHashMap<&str, &str> = found.iter().map(|&(p, q)| (q, p)).collect();
-    let came_along = |q: &str| {
-        self_and_ancestors(q)
-            .skip(1)
-            .any(|a| sources.get(a).is_some_and(|p| base.by_path.contains_key(format!("{p}{}", &q[a.len()..]).as_str())))
-    };
+    let came_along = came_along_with(&found, base);
     // Added nodes by what they are and their name, and by what they are and their parent: a
     // moved node keeps one of the two.
     let mut by_name: FxHashMap<(&str, &str), Vec<&str>> = FxHashMap::default();
@@ -168,10 +161,26 @@ fn moves_of<'a>(base: &Nodes<'a, '_>, side: &Nodes<'a, '_>) -> Vec<(&'a str, &'a
         }
     }
     found.extend(one_to_one(&candidates));
+    // Two tops matched at once: one may have carried the other's match along (a deleted node
+    // taken for the copy of its namesake inside a moved group).
+    let carried = came_along_with(&found, base);
+    found.retain(|&(_, q)| !carried(q));
     let out_of_deleted = moved_out_before_a_deletion(base, side, &gone_sorted, &gone, &added, &found);
     found.extend(out_of_deleted);
     found.sort_unstable();
     found
+}
+
+/// Whether a side node came along with one of the `moves`: it lies below a move's destination,
+/// and base holds a node at the same place below the move's source (a child of a node moved as
+/// it was, whose name another gone node shares).
+fn came_along_with<'m>(moves: &[(&'m str, &'m str)], base: &'m Nodes<'_, '_>) -> impl Fn(&str) -> bool + 'm {
+    let sources: FxHashMap<&str, &str> = moves.iter().map(|&(p, q)| (q, p)).collect();
+    move |q: &str| {
+        self_and_ancestors(q)
+            .skip(1)
+            .any(|a| sources.get(a).is_some_and(|p| base.by_path.contains_key(format!("{p}{}", &q[a.len()..]).as_str())))
+    }
 }
 
 /// Whether a base node and a side node are alike enough to be one node moved: at least half of

@@ -429,6 +429,41 @@ fn a_move_under_a_node_whose_own_move_cannot_be_made_is_not_made_either() {
     }
 }
 
+/// Ours moves Group (holding Item, whose child ours renames) under Holder and deletes the
+/// top-level Item, a namesake alike in content; theirs edits that Item. The deleted Item was
+/// taken for a move to Holder/Group/Item, where Group's own move had already carried its
+/// Item: theirs' edit landed on a second node of that path, and theirs' view held two. A match
+/// whose node came along with another move is dropped: the top-level Item is deleted and
+/// edited, one conflict, and each view is sound.
+#[test]
+fn a_deleted_node_is_not_taken_for_its_namesake_carried_along_by_another_move() {
+    let scene = |nodes: &[(&str, &str, &str)]| {
+        let mut s = String::from("[gd_scene format=3]\n\n[node name=\"Main\" type=\"Node2D\"]\n");
+        for (name, parent, property) in nodes {
+            s += &format!("\n[node name=\"{name}\" parent=\"{parent}\" type=\"Label\"]\n{property}\n");
+        }
+        s
+    };
+    let (holder, item) = (("Holder", ".", "z_index = 2"), "text = \"A\"");
+    let base = scene(&[holder, ("Group", ".", "z_index = 1"), ("Item", "Group", item), ("Kid", "Group/Item", ""), ("Item", ".", item)]);
+    let ours = scene(&[
+        holder,
+        ("Group", "Holder", "z_index = 1"),
+        ("Item", "Holder/Group", item),
+        ("Kid2", "Holder/Group/Item", ""),
+        ("Extra", "Holder/Group", ""),
+    ]);
+    let edited = "text = \"A\"\nposition = Vector2(4, 4)";
+    let theirs = scene(&[holder, ("Group", ".", "z_index = 1"), ("Item", "Group", item), ("Kid", "Group/Item", ""), ("Item", ".", edited)]);
+    for (o, t) in [(&ours, &theirs), (&theirs, &ours)] {
+        let r = merge(&base, o, t).expect("merge runs");
+        assert_eq!(r.open_conflicts, 1, "{}", String::from_utf8_lossy(&r.text));
+        for (side, view) in sound_views(&r.text) {
+            assert_eq!(view.matches("parent=\"Holder/Group\"").count(), 2, "{side}'s view:\n{view}");
+        }
+    }
+}
+
 #[test]
 fn the_same_node_name_added_twice_with_different_content_is_a_conflict() {
     let ours = GODOT3.replace("[connection", "[node name=\"New\" type=\"Node2D\" parent=\".\"]\n\n[connection");
