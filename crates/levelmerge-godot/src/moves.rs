@@ -26,6 +26,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::lower::section_ids;
 use crate::parse::{parse, GodotFile, Section};
+use crate::refs::Table;
 
 /// A node's properties and its children's names (as `("", name)`), sorted.
 type Content<'a> = Vec<(&'a str, &'a str)>;
@@ -65,6 +66,17 @@ impl<'f, 's> Nodes<'f, 's> {
             }
         }
         Nodes { file, by_path, child_names }
+    }
+
+    /// The resources the file defines, by table and id.
+    fn resources(&self) -> FxHashSet<(Table, &'s str)> {
+        let file = self.file;
+        let table = |kind: &str| match kind {
+            "ext_resource" => Some(Table::Ext),
+            "sub_resource" => Some(Table::Sub),
+            _ => None,
+        };
+        file.sections.iter().filter_map(|s| Some((table(file.kind(s))?, file.attr_unquoted(s, "id")?))).collect()
     }
 
     /// What the node is: its type or its instanced scene; `None` for a node that only
@@ -475,10 +487,28 @@ impl<'a> Reach<'a> {
 /// or under a new node this side put there, made in `other`, would hang the node under
 /// nothing). A parent this side moved counts as where it came from only while that move is
 /// taken too: a node moved under one whose own move `other` cannot take would hang under
-/// nothing there.
-fn takeable<'a>(moves: Vec<(&'a str, &'a str)>, base: &Nodes<'a, '_>, other: &Nodes<'a, '_>) -> Vec<(&'a str, &'a str)> {
+/// nothing there. Nor is a move taken under a node this side added that uses a resource
+/// `other` deleted: the merge leaves that node to the conflict on the resource, and the view
+/// without it would lose the moved node while keeping what names it.
+fn takeable<'a>(
+    moves: Vec<(&'a str, &'a str)>,
+    base: &Nodes<'a, '_>,
+    side: &Nodes<'a, '_>,
+    other: &Nodes<'a, '_>,
+) -> Vec<(&'a str, &'a str)> {
     let mut taken: Vec<(&str, &str)> =
         moves.into_iter().filter(|(p, q)| other.by_path.contains_key(p) && !other.by_path.contains_key(q)).collect();
+    if taken.is_empty() {
+        return taken;
+    }
+    let others_resources = other.resources();
+    let deleted_by_other: FxHashSet<(Table, &str)> = base.resources().into_iter().filter(|r| !others_resources.contains(r)).collect();
+    let uses_what_other_deleted = |path: &str| {
+        !deleted_by_other.is_empty()
+            && side.by_path.get(path).is_some_and(|s| {
+                crate::refs::resource_refs(side.file.text(s.span)).iter().any(|r| deleted_by_other.contains(&(r.table, r.id)))
+            })
+    };
     loop {
         let sources: FxHashMap<&str, &str> = taken.iter().map(|&(p, q)| (q, p)).collect();
         let limit = taken.len();
@@ -490,7 +520,13 @@ fn takeable<'a>(moves: Vec<(&'a str, &'a str)>, base: &Nodes<'a, '_>, other: &No
                     .find(|a| base.by_path.contains_key(a))
                     .is_none_or(|a| other.by_path.contains_key(a))
         };
-        let still: Vec<(&str, &str)> = taken.iter().copied().filter(|&(_, q)| parent_there(q)).collect();
+        let under_new_node_using_what_other_deleted = |q: &str| {
+            self_and_ancestors(q)
+                .skip(1)
+                .any(|a| !base.by_path.contains_key(path_in_base(a, &sources, limit).as_str()) && uses_what_other_deleted(a))
+        };
+        let still: Vec<(&str, &str)> =
+            taken.iter().copied().filter(|&(_, q)| parent_there(q) && !under_new_node_using_what_other_deleted(q)).collect();
         if still.len() == taken.len() {
             return still;
         }
@@ -568,7 +604,8 @@ pub fn align(texts: Sides<&[u8]>) -> Option<Renumbered> {
         ours_moves.iter().filter(|m| !common.contains(m)).copied().collect(),
         theirs_moves.iter().filter(|m| !common.contains(m)).copied().collect(),
     );
-    let (mut ours, mut theirs) = (takeable(ours_moves, &nodes.base, &nodes.theirs), takeable(theirs_moves, &nodes.base, &nodes.ours));
+    let (mut ours, mut theirs) =
+        (takeable(ours_moves, &nodes.base, &nodes.ours, &nodes.theirs), takeable(theirs_moves, &nodes.base, &nodes.theirs, &nodes.ours));
     // Moves of the two sides that reach into one another's subtrees are left alone.
     let (ours_reach, theirs_reach) = (Reach::of(&ours, &ours_own), Reach::of(&theirs, &theirs_own));
     ours.retain(|&m| !theirs_reach.tangles(m));

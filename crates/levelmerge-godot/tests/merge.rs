@@ -464,6 +464,54 @@ fn a_deleted_node_is_not_taken_for_its_namesake_carried_along_by_another_move() 
     }
 }
 
+/// Ours places a second enemy and moves the timer S (connected) under it; theirs deletes the
+/// enemy it had, and with it the enemy scene's `ext_resource`. The resource's deletion is a
+/// conflict (ours' new node uses it), and theirs' view drops ours' new enemy. S's move under
+/// that node was made in theirs, so that view lost S with it while keeping S's connection, and
+/// `resolve --take` refused it. A move under a new node that uses a resource the other side
+/// lacks is not made: S is deleted where it was and added under the enemy, with the conflict,
+/// and its connection with it (as when a move cannot be made for any other reason).
+#[test]
+fn a_move_under_a_new_node_using_a_resource_the_other_side_deleted_is_not_made() {
+    let scene = |enemy_scene: bool, nodes: &[&str], from: &str| {
+        let mut s = String::from("[gd_scene format=3]\n\n");
+        if enemy_scene {
+            s += "[ext_resource type=\"PackedScene\" path=\"res://enemy.tscn\" id=\"2_en\"]\n\n";
+        }
+        s += "[node name=\"Main\" type=\"Node2D\"]\n";
+        for node in nodes {
+            s += &format!("\n{node}\n");
+        }
+        s + &format!("\n[connection signal=\"timeout\" from=\"{from}\" to=\".\" method=\"_on_timeout\"]\n")
+    };
+    let timer = |parent: &str| format!("[node name=\"S\" parent=\"{parent}\" type=\"Timer\"]\nwait_time = 2.0");
+    let enemy = |name: &str| format!("[node name=\"{name}\" parent=\".\" instance=ExtResource(\"2_en\")]\nposition = Vector2(9, 0)");
+    let base = scene(true, &[&enemy("Enemy"), &timer(".")], "S");
+    let ours = scene(true, &[&enemy("Enemy"), &enemy("Enemy2"), &timer("Enemy2")], "Enemy2/S");
+    let theirs = scene(false, &[&timer(".")], "S");
+    for (o, t) in [(&ours, &theirs), (&theirs, &ours)] {
+        let r = merge(&base, o, t).expect("merge runs");
+        assert!(r.open_conflicts > 0, "{}", String::from_utf8_lossy(&r.text));
+        for (side, view) in sound_views(&r.text) {
+            let keeps_the_enemy = (side == Side::Ours) == (o == &ours);
+            let timers = usize::from(keeps_the_enemy);
+            assert_eq!(view.matches("[connection").count(), timers, "{side}'s view:\n{view}");
+            assert_eq!(view.matches(&timer("Enemy2")).count(), timers, "{side}'s view:\n{view}");
+        }
+    }
+}
+
+#[test]
+fn a_node_moved_under_a_new_instance_of_a_new_scene_keeps_the_other_sides_edit() {
+    // The resource the new node uses is new too: the move is made, and theirs' edit follows S.
+    let base =
+        "[gd_scene format=3]\n\n[node name=\"Main\" type=\"Node2D\"]\n\n[node name=\"S\" parent=\".\" type=\"Timer\"]\nwait_time = 2.0\n";
+    let ours = "[gd_scene format=3]\n\n[ext_resource type=\"PackedScene\" path=\"res://group.tscn\" id=\"3_gr\"]\n\n[node name=\"Main\" type=\"Node2D\"]\n\n[node name=\"Group\" parent=\".\" instance=ExtResource(\"3_gr\")]\n\n[node name=\"S\" parent=\"Group\" type=\"Timer\"]\nwait_time = 2.0\n";
+    let theirs = base.replace("2.0", "5.0");
+    assert_eq!(clean(base, ours, &theirs), ours.replace("2.0", "5.0"));
+    assert_eq!(clean(base, &theirs, ours), ours.replace("2.0", "5.0"));
+}
+
 #[test]
 fn the_same_node_name_added_twice_with_different_content_is_a_conflict() {
     let ours = GODOT3.replace("[connection", "[node name=\"New\" type=\"Node2D\" parent=\".\"]\n\n[connection");
