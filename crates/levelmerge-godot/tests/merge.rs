@@ -22,6 +22,18 @@ fn sound_views(marked: &[u8]) -> [(Side, String); 2] {
     })
 }
 
+/// Merged as given and swapped, conflicts are left, and each side's view is a sound scene
+/// holding one connection.
+fn conflicted_views_each_hold_one_connection(base: &str, ours: &str, theirs: &str) {
+    for (o, t) in [(ours, theirs), (theirs, ours)] {
+        let r = merge(base, o, t).expect("merge runs");
+        assert!(r.open_conflicts > 0, "{}", String::from_utf8_lossy(&r.text));
+        for (_, view) in sound_views(&r.text) {
+            assert_eq!(view.matches("[connection").count(), 1, "{view}");
+        }
+    }
+}
+
 fn clean(b: &str, o: &str, t: &str) -> String {
     let r = merge(b, o, t).unwrap_or_else(|e| panic!("merge failed: {e}"));
     assert_eq!(r.open_conflicts, 0, "unexpected conflicts: {:?}", r.conflicts);
@@ -340,13 +352,7 @@ fn moves_under_each_others_subtrees_through_a_new_node_leave_each_view_sound() {
     );
     let theirs =
         scene(&[("B", ".", "Node2D"), ("Kid", "B", "Node2D"), ("A", "B/Kid", "Node2D"), ("Inner", "B/Kid/A", "Timer")], "B/Kid/A/Inner");
-    for (o, t) in [(&ours, &theirs), (&theirs, &ours)] {
-        let r = merge(&base, o, t).expect("merge runs");
-        assert!(r.open_conflicts > 0, "{}", String::from_utf8_lossy(&r.text));
-        for (_, view) in sound_views(&r.text) {
-            assert_eq!(view.matches("[connection").count(), 1, "{view}");
-        }
-    }
+    conflicted_views_each_hold_one_connection(&base, &ours, &theirs);
 }
 
 /// Crossing moves where only one can be made in the other side: ours moves A under B; theirs
@@ -420,13 +426,7 @@ fn a_move_under_a_node_whose_own_move_cannot_be_made_is_not_made_either() {
     let base = scene(&[("S", "."), ("Timer", "S"), ("C", "."), ("L", ".")], "S/Timer");
     let ours = scene(&[("S", "."), ("Timer", "S"), ("Added", "S"), ("L", ".")], "S/Timer");
     let theirs = scene(&[("C", "."), ("L", "C"), ("S", "C/L"), ("Timer", "C/L/S")], "C/L/S/Timer");
-    for (o, t) in [(&ours, &theirs), (&theirs, &ours)] {
-        let r = merge(&base, o, t).expect("merge runs");
-        assert!(r.open_conflicts > 0, "{}", String::from_utf8_lossy(&r.text));
-        for (_, view) in sound_views(&r.text) {
-            assert_eq!(view.matches("[connection").count(), 1, "{view}");
-        }
-    }
+    conflicted_views_each_hold_one_connection(&base, &ours, &theirs);
 }
 
 /// Ours moves Group (holding Item, whose child ours renames) under Holder and deletes the
