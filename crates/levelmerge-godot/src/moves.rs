@@ -489,7 +489,8 @@ impl<'a> Reach<'a> {
 /// taken too: a node moved under one whose own move `other` cannot take would hang under
 /// nothing there. Nor is a move taken under a node this side added that uses a resource
 /// `other` deleted: the merge leaves that node to the conflict on the resource, and the view
-/// without it would lose the moved node while keeping what names it.
+/// without it would lose the moved node while keeping what names it. Nor one onto the path
+/// where another node of `other` goes once the moves are made there.
 fn takeable<'a>(
     moves: Vec<(&'a str, &'a str)>,
     base: &Nodes<'a, '_>,
@@ -525,8 +526,21 @@ fn takeable<'a>(
                 .skip(1)
                 .any(|a| !base.by_path.contains_key(path_in_base(a, &sources, limit).as_str()) && uses_what_other_deleted(a))
         };
-        let still: Vec<(&str, &str)> =
-            taken.iter().copied().filter(|&(_, q)| parent_there(q) && !under_new_node_using_what_other_deleted(q)).collect();
+        // Where `other`'s nodes go once these moves are made there: a move onto the path where
+        // another node goes (one of `other`'s under a node renamed here) would put two there.
+        let made: FxHashMap<&str, &str> = taken.iter().copied().collect();
+        let mut carried: FxHashMap<String, Vec<&str>> = FxHashMap::default();
+        for &x in other.by_path.keys() {
+            if let Some(to) = moved(x, &made) {
+                carried.entry(to).or_default().push(x);
+            }
+        }
+        let lands_on_another = |p: &str, q: &str| carried.get(q).is_some_and(|xs| xs.iter().any(|&x| x != p));
+        let still: Vec<(&str, &str)> = taken
+            .iter()
+            .copied()
+            .filter(|&(p, q)| parent_there(q) && !under_new_node_using_what_other_deleted(q) && !lands_on_another(p, q))
+            .collect();
         if still.len() == taken.len() {
             return still;
         }

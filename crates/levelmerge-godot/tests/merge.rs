@@ -512,6 +512,50 @@ fn a_node_moved_under_a_new_instance_of_a_new_scene_keeps_the_other_sides_edit()
     assert_eq!(clean(base, &theirs, ours), ours.replace("2.0", "5.0"));
 }
 
+/// Ours moves Deep/N (a label) under G/Hold; theirs renames G to G2 and moves another node
+/// named N (a timer, at the top) under G2/Hold. Theirs' moves were made in ours, where the
+/// rename carried ours' N onto the very path theirs' N went to: two nodes of one name under one
+/// parent (merged as lines where nothing else held the structured merge, refused views where
+/// something did). A move onto the path where another node goes once the moves are made is not
+/// made: the two N are a both-added conflict, and each view is sound.
+#[test]
+fn two_nodes_moved_onto_one_path_through_a_rename_are_a_conflict() {
+    let scene = |nodes: &[(&str, &str, &str, &str)]| {
+        let mut s = String::from("[gd_scene format=3]\n\n[node name=\"Main\" type=\"Node2D\"]\n");
+        for (name, parent, kind, property) in nodes {
+            s += &format!("\n[node name=\"{name}\" parent=\"{parent}\" type=\"{kind}\"]\n{property}\n");
+        }
+        s
+    };
+    let (label, timer) = ("text = \"a\"", "wait_time = 1.0");
+    let base = scene(&[
+        ("G", ".", "Node2D", "z_index = 1"),
+        ("Hold", "G", "Node2D", "z_index = 2"),
+        ("Deep", ".", "Node2D", "z_index = 3"),
+        ("N", "Deep", "Label", label),
+        ("N", ".", "Timer", timer),
+    ]);
+    let ours = scene(&[
+        ("G", ".", "Node2D", "z_index = 1"),
+        ("Hold", "G", "Node2D", "z_index = 2"),
+        ("N", "G/Hold", "Label", label),
+        ("Deep", ".", "Node2D", "z_index = 3"),
+        ("N", ".", "Timer", timer),
+    ]);
+    let theirs = scene(&[
+        ("G2", ".", "Node2D", "z_index = 1"),
+        ("Hold", "G2", "Node2D", "z_index = 2"),
+        ("N", "G2/Hold", "Timer", timer),
+        ("Deep", ".", "Node2D", "z_index = 3"),
+        ("N", "Deep", "Label", label),
+    ]);
+    for (o, t) in [(&ours, &theirs), (&theirs, &ours)] {
+        let r = merge(&base, o, t).expect("merge runs");
+        assert!(r.conflicts.iter().any(|c| c.kind == "both-added" && c.object == "node:G2/Hold/N"), "{:?}", r.conflicts);
+        sound_views(&r.text);
+    }
+}
+
 #[test]
 fn the_same_node_name_added_twice_with_different_content_is_a_conflict() {
     let ours = GODOT3.replace("[connection", "[node name=\"New\" type=\"Node2D\" parent=\".\"]\n\n[connection");
