@@ -528,27 +528,19 @@ fn two_nodes_moved_onto_one_path_through_a_rename_are_a_conflict() {
         s
     };
     let (label, timer) = ("text = \"a\"", "wait_time = 1.0");
-    let base = scene(&[
-        ("G", ".", "Node2D", "z_index = 1"),
-        ("Hold", "G", "Node2D", "z_index = 2"),
-        ("Deep", ".", "Node2D", "z_index = 3"),
-        ("N", "Deep", "Label", label),
-        ("N", ".", "Timer", timer),
-    ]);
-    let ours = scene(&[
-        ("G", ".", "Node2D", "z_index = 1"),
-        ("Hold", "G", "Node2D", "z_index = 2"),
-        ("N", "G/Hold", "Label", label),
-        ("Deep", ".", "Node2D", "z_index = 3"),
-        ("N", ".", "Timer", timer),
-    ]);
-    let theirs = scene(&[
-        ("G2", ".", "Node2D", "z_index = 1"),
-        ("Hold", "G2", "Node2D", "z_index = 2"),
-        ("N", "G2/Hold", "Timer", timer),
-        ("Deep", ".", "Node2D", "z_index = 3"),
-        ("N", "Deep", "Label", label),
-    ]);
+    // G (or G2) holding Hold, and N under Hold; Deep, and the label N under it; the timer N.
+    let layout = |g: &str, under_hold: Option<(&str, &str)>, under_deep: bool, at_top: bool| {
+        let hold = format!("{g}/Hold");
+        let mut nodes = vec![(g, ".", "Node2D", "z_index = 1"), ("Hold", g, "Node2D", "z_index = 2")];
+        nodes.extend(under_hold.map(|(kind, property)| ("N", hold.as_str(), kind, property)));
+        nodes.push(("Deep", ".", "Node2D", "z_index = 3"));
+        nodes.extend(under_deep.then_some(("N", "Deep", "Label", label)));
+        nodes.extend(at_top.then_some(("N", ".", "Timer", timer)));
+        scene(&nodes)
+    };
+    let base = layout("G", None, true, true);
+    let ours = layout("G", Some(("Label", label)), false, true);
+    let theirs = layout("G2", Some(("Timer", timer)), true, false);
     for (o, t) in [(&ours, &theirs), (&theirs, &ours)] {
         let r = merge(&base, o, t).expect("merge runs");
         assert!(r.conflicts.iter().any(|c| c.kind == "both-added" && c.object == "node:G2/Hold/N"), "{:?}", r.conflicts);
