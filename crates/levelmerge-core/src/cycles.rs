@@ -190,7 +190,8 @@ fn names_child(key: &str, value: &Value<'_>, child: &ObjectId) -> bool {
 /// that writes it.
 fn member_names_child(key: &str, m: &MValue<'_>, child: &ObjectId) -> bool {
     match m {
-        MValue::Exact(value) | MValue::IfSide { value, .. } => names_child(key, value, child),
+        MValue::Exact(value) => names_child(key, value, child),
+        MValue::IfSide { value, otherwise, .. } => [Some(*value), *otherwise].into_iter().flatten().any(|v| names_child(key, v, child)),
         MValue::IfAlive { value, otherwise, .. } => [value, otherwise].into_iter().flatten().any(|v| names_child(key, v, child)),
         _ => false,
     }

@@ -47,8 +47,10 @@ pub enum MValue<'a> {
     IfAlive { target: ObjectId, value: Option<&'a Value<'a>>, otherwise: Option<&'a Value<'a>> },
     /// An entry one side added for a move that a conflict holds (a transform both sides moved,
     /// to different fathers, listed in each father's `m_Children`): written where the conflict
-    /// with this index takes `side`.
-    IfSide { conflict: usize, side: Side, value: &'a Value<'a> },
+    /// with this index takes `side`; elsewhere `otherwise`, or nothing where that is `None` (a
+    /// father one side set to an object both sides added, which that conflict places: base's
+    /// father where the other side's version of it stands).
+    IfSide { conflict: usize, side: Side, value: &'a Value<'a>, otherwise: Option<&'a Value<'a>> },
 }
 
 impl<'a> MValue<'a> {
@@ -357,6 +359,67 @@ fn placed_apart_by_whole_conflicts(objects: &[MergedObject<'_>], [ours, theirs]:
     moves
 }
 
+/// References one side alone set to an object both sides added that a whole-object conflict
+/// places apart ([`placed_apart_by_whole_conflicts`]): the object lives in every view, as the
+/// version of the side the conflict takes, so a reference standing with its life would stand
+/// where the other side's version, which does not expect it, is written (theirs moved a
+/// transform under its copy of an object ours also added: ours' copy does not list it). It
+/// stands with the side that set it instead, and so does an entry that side removed when it
+/// moved what the entry names under the object (the transform's `SceneRoots` entry).
+fn references_set_by_one_version(objects: &mut [MergedObject<'_>], placed: &[ConflictingMove]) {
+    let names = |o: Option<&Object<'_>>, target: &ObjectId| {
+        o.is_some_and(|o| {
+            let mut refs = Vec::new();
+            o.props.references(&mut PropPath::default(), &mut refs);
+            refs.iter().any(|(_, r)| &r.target == target)
+        })
+    };
+    let only_one = |by_ours: bool, by_theirs: bool| match (by_ours, by_theirs) {
+        (true, false) => Some(Side::Ours),
+        (false, true) => Some(Side::Theirs),
+        _ => None,
+    };
+    for m in placed.iter().filter(|m| m.side == Side::Ours) {
+        let under = |o: Option<&Object<'_>>| o.is_some_and(|o| effective_parent(o).as_ref() == Some(&m.moved));
+        let moved_under_by: FxHashMap<ObjectId, Side> =
+            objects.iter().filter_map(|o| Some((o.id.clone(), only_one(under(o.sides.ours), under(o.sides.theirs))?))).collect();
+        let mover = |entry: &Value<'_>| values::sole_reference(entry).and_then(|k| moved_under_by.get(k)).copied();
+        for o in objects.iter_mut().filter(|o| o.id != m.moved) {
+            let setter = only_one(names(o.sides.ours, &m.moved), names(o.sides.theirs, &m.moved));
+            if let ObjectState::Merged(props) = &mut o.state {
+                stands_with_side(props, &m.moved, m.conflict, setter, &mover);
+            }
+        }
+    }
+}
+
+/// The members of `v` written or left out where `target` lives made to stand with the side
+/// whose edit they are: one `setter` set to name the target is written where `conflict` takes
+/// that side; an entry the `mover` of what it names removed is left out only there.
+fn stands_with_side<'a>(
+    v: &mut MValue<'a>,
+    target: &ObjectId,
+    conflict: usize,
+    setter: Option<Side>,
+    mover: &impl Fn(&Value<'_>) -> Option<Side>,
+) {
+    match v {
+        MValue::IfAlive { target: t, value: Some(value), otherwise } if t == target => {
+            if let Some(side) = setter {
+                *v = MValue::IfSide { conflict, side, value, otherwise: *otherwise };
+            }
+        }
+        MValue::IfAlive { target: t, value: None, otherwise: Some(kept) } if t == target => {
+            if let Some(side) = mover(kept) {
+                *v = MValue::IfSide { conflict, side: side.other(), value: kept, otherwise: None };
+            }
+        }
+        MValue::Map { entries, .. } => entries.iter_mut().for_each(|(_, e)| stands_with_side(e, target, conflict, setter, mover)),
+        MValue::List { items, .. } => items.iter_mut().for_each(|item| stands_with_side(item, target, conflict, setter, mover)),
+        _ => {}
+    }
+}
+
 /// The entry each side added for a conflicting move to its new parent's list stands or goes
 /// with that side's value: an entry object under the parent that only names the moved object
 /// (a Cocos node's `_children` entry) follows the conflict; a keyed member naming it in the
@@ -413,11 +476,11 @@ fn listed_with_the_move<'a>(v: &mut MValue<'a>, m: &ConflictingMove) {
             for (k, entry) in entries.iter_mut() {
                 match entry {
                     MValue::Exact(value) if m.is_listed_by(k, value) => {
-                        *entry = MValue::IfSide { conflict: m.conflict, side: m.side, value };
+                        *entry = MValue::IfSide { conflict: m.conflict, side: m.side, value, otherwise: None };
                     }
                     // Written where the object lives; the conflict that places it decides that.
                     MValue::IfAlive { target, value: Some(value), otherwise: None } if *target == m.moved && m.is_listed_by(k, value) => {
-                        *entry = MValue::IfSide { conflict: m.conflict, side: m.side, value };
+                        *entry = MValue::IfSide { conflict: m.conflict, side: m.side, value, otherwise: None };
                     }
                     other => listed_with_the_move(other, m),
                 }
@@ -839,6 +902,7 @@ pub fn merge<'a>(inputs: Sides<&'a Level<'a>>, options: &Options) -> MergedLevel
     if !moves.is_empty() || !placed_whole.is_empty() {
         tie_entries_to_conflicting_moves(&mut objects, &index, &moves);
         tie_entries_to_conflicting_moves(&mut objects, &index, &placed_whole);
+        references_set_by_one_version(&mut objects, &placed_whole);
     }
     let moved_in_conflict = moves.iter().map(|m| (m.moved.clone(), m.conflict)).collect();
     let root = ours.root.clone().or_else(|| theirs.root.clone()).or_else(|| base.root.clone());

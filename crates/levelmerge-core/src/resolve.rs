@@ -152,11 +152,8 @@ impl<'a> MergedLevel<'a> {
                 RValue::List { template, items: out }
             }
             MValue::IfAlive { target, value, otherwise } => RValue::Exact(if alive.contains(target) { (*value)? } else { (*otherwise)? }),
-            MValue::IfSide { conflict, side, value } => {
-                if self.side_for(*conflict, pick) != *side {
-                    return None;
-                }
-                RValue::Exact(value)
+            MValue::IfSide { conflict, side, value, otherwise } => {
+                RValue::Exact(if self.side_for(*conflict, pick) == *side { value } else { (*otherwise)? })
             }
             MValue::Children { template, ids } => {
                 RValue::Children { template, ids: ids.iter().filter(|id| alive.contains(*id)).cloned().collect() }

@@ -1764,6 +1764,43 @@ fn an_object_both_sides_added_under_one_id_in_different_places_is_listed_once_in
 }
 
 #[test]
+fn a_transform_moved_under_one_sides_version_of_an_object_both_added_stays_where_the_other_side_has_it() {
+    // Both sides added a lamp under one fileID: ours at the top level, theirs under B, which
+    // ours deleted and theirs edited. Theirs also moved Wall under its lamp. The lamp goes with
+    // B's conflict, each view taking its side's lamp; Wall's new father stood with the lamp's
+    // life, so ours' view put Wall under ours' lamp, which does not list it.
+    let wall_under = |father: i64| vec![go(50, "Wall", 51), tr(51, 50, father, &[], "5")];
+    let base = scene(
+        &[
+            &[go(10, "Root", 11), tr(11, 10, 0, &[], "0"), go(30, "B", 31), tr(31, 30, 0, &[], "1")][..],
+            &wall_under(0),
+            &[scene_roots(&[11, 31, 51])],
+        ]
+        .concat(),
+    );
+    let ours = scene(
+        &[&[go(10, "Root", 11), tr(11, 10, 0, &[], "0")][..], &lamp_object(0), &wall_under(0), &[scene_roots(&[11, 51, 41])]].concat(),
+    );
+    let theirs_lamp = [go(40, "Lamp", 41), tr(41, 40, 31, &[51], "4")];
+    let theirs = scene(
+        &[
+            &[go(10, "Root", 11), tr(11, 10, 0, &[], "0"), go(30, "B", 31), tr(31, 30, 0, &[41], "2")][..],
+            &theirs_lamp,
+            &wall_under(41),
+            &[scene_roots(&[11, 31])],
+        ]
+        .concat(),
+    );
+    for (o, t) in [(&ours, &theirs), (&theirs, &ours)] {
+        let r = merge(&base, o, t);
+        assert!(r.open_conflicts > 0, "{}", text(&r));
+        for ((side, view), want) in sound_views(&r).into_iter().zip([o, t]) {
+            assert_eq!(&view, want, "{side}'s view");
+        }
+    }
+}
+
+#[test]
 fn an_object_both_sides_added_under_one_id_that_follows_a_deletion_is_listed_only_where_its_side_put_it() {
     // Ours added the lamp under B and edited B; theirs deleted B and added the lamp, under
     // the same fileID, at the top level. The lamp goes with B's conflict, each view taking its
