@@ -42,7 +42,10 @@ class Scene:
         if kind == "mono":
             # Its own game object where no other is left (an instance's, in a scene of instances).
             tgt = s.rng.choice([o.fid for o in s.objs.values() if o.cls == "GameObject"] or [g])
-            s.objs[c] = Obj("MonoBehaviour", 114, c, {"go": g, "target": tgt, "speed": s.rng.randint(1, 9)})
+            # A script's list of transforms (waypoints): a list of references without ids.
+            ts = [o.fid for o in s.transforms()]
+            points = s.rng.sample(ts, s.rng.randint(0, min(3, len(ts))))
+            s.objs[c] = Obj("MonoBehaviour", 114, c, {"go": g, "target": tgt, "speed": s.rng.randint(1, 9), "points": points})
         else:
             s.objs[c] = Obj("BoxCollider", 65, c, {"go": g, "size": s.rng.randint(1, 5)})
         s.objs[g].f["components"].append(c)
@@ -70,6 +73,8 @@ class Scene:
                 out.append(f"  m_Father: {{fileID: {father}}}\n{root_order}  m_LocalEulerAnglesHint: {{x: 0, y: 0, z: 0}}\n")
             elif o.cls == "MonoBehaviour":
                 out.append(f"  m_GameObject: {{fileID: {f['go']}}}\n  m_Enabled: 1\n  m_Script: {{fileID: 11500000, guid: 5f2a9b7c3d4e4f6a8b9c0d1e2f3a4b5c, type: 3}}\n  m_Name: \n  target: {{fileID: {f['target']}}}\n  speed: {f['speed']}\n")
+                points = f.get("points", [])
+                out.append("  waypoints:" + (" []\n" if not points else "\n" + "".join(f"  - {{fileID: {w}}}\n" for w in points)))
             elif o.cls == "BoxCollider":
                 out.append(f"  m_GameObject: {{fileID: {f['go']}}}\n  m_Material: {{fileID: 0}}\n  m_IsTrigger: 0\n  m_Enabled: 1\n  serializedVersion: 2\n  m_Size: {{x: {f['size']}, y: 1, z: 1}}\n  m_Center: {{x: 0, y: 0, z: 0}}\n")
         if s.scene_roots:
@@ -106,6 +111,7 @@ def duplicate(s, t):
             if f.get(k) in new: f[k] = new[f[k]]
         for k in ("children", "components"):
             if k in f: f[k] = [new[c] for c in f[k]]
+        if "points" in f: f["points"] = [new.get(w, w) for w in f["points"]]
         if o.cls == "Transform": f["pos"] = list(f["pos"])
         s.objs[new[x]] = Obj(o.cls, o.cid, new[x], f)
     for x in inside:
@@ -117,7 +123,8 @@ def duplicate(s, t):
     return True
 def op(s, rng, tag, log):
     ts = s.transforms()
-    kind = rng.choice(["add", "add", "delete", "edit", "edit", "rename", "reorder", "reparent", "component", "duplicate"])
+    kind = rng.choice(["add", "add", "delete", "edit", "edit", "rename", "reorder", "reparent", "component", "duplicate",
+                       "uncomponent", "points"])
     if not ts:
         kind = "add"  # an earlier edit deleted every object: only adding is left
     if kind == "add":
@@ -135,8 +142,7 @@ def op(s, rng, tag, log):
         if fa: s.objs[fa].f["children"].remove(t)
         else: s.root_order.remove(t)
         for x in gone: del s.objs[x]
-        for o in s.objs.values():
-            if o.cls == "MonoBehaviour" and o.f["target"] in gone: o.f["target"] = 0
+        unset_references(s, gone)
         log.append(("delete",))
     elif kind == "edit":
         rng.choice(ts).f["pos"][1] = rng.randint(-99, 99); log.append(("edit",))
@@ -162,6 +168,33 @@ def op(s, rng, tag, log):
     elif kind == "duplicate":
         t = rng.choice(ts).fid
         if duplicate(s, t): log.append(("duplicate",))
+    elif kind == "uncomponent":
+        # Remove Component: a game object's script or collider, its entry with it
+        comps = [(g, c) for g in (t.f["go"] for t in ts) for c in s.objs[g].f["components"][1:]]
+        if comps:
+            g, c = rng.choice(comps)
+            s.objs[g].f["components"].remove(c); del s.objs[c]; log.append(("uncomponent",))
+    elif kind == "points":
+        monos = [o for o in s.objs.values() if o.cls == "MonoBehaviour"]
+        if monos:
+            points = rng.choice(monos).f.setdefault("points", [])
+            how = rng.choice(["append", "insert", "remove", "set", "swap"])
+            if how in ("append", "insert") or not points:
+                points.insert(len(points) if how == "append" else rng.randint(0, len(points)), rng.choice(ts).fid)
+            elif how == "remove":
+                points.pop(rng.randrange(len(points)))
+            elif how == "set":
+                points[rng.randrange(len(points))] = rng.choice(ts).fid
+            else:
+                rng.shuffle(points)
+            log.append(("points", how))
+def unset_references(s, gone):
+    """A script's references to objects an edit deleted name nothing, as Unity writes them
+    (an emptied list element stays, naming nothing)."""
+    for o in s.objs.values():
+        if o.cls == "MonoBehaviour":
+            if o.f["target"] in gone: o.f["target"] = 0
+            o.f["points"] = [0 if w in gone else w for w in o.f.get("points", [])]
 def scenario(seed):
     rng = random.Random(seed)
     # every other scene as Unity 2022.2+ writes it; every other pair numbered by class
@@ -219,6 +252,8 @@ def facts(text):
         fid = head.split("&")[1].split()[0]
         for m in re.finditer(r"^  (\w+): (\S.*)$", body, re.M):
             out[(fid, m.group(1))] = value(m.group(2))
+        for m in re.finditer(r"^  waypoints:(?: \[\])?\n((?:  - .*\n)*)", body, re.M):
+            out[(fid, "waypoints")] = value(m.group(1))
         for m in re.finditer(r"- target: (\{[^}]*\})\n\s+propertyPath: (\S+)\n\s+value: ?(.*)\n\s+objectReference: (\{[^}]*\})", body):
             out[(fid, "override", m.group(1), m.group(2))] = (m.group(3), m.group(4))
     return out

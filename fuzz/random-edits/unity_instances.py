@@ -194,9 +194,7 @@ def op(s, rng, tag, log):
                 s.root_order.remove(t)
             for x in gone:
                 del s.objs[x]
-            for o in s.objs.values():
-                if o.cls == "MonoBehaviour" and o.f["target"] in gone:
-                    o.f["target"] = 0
+            unity.unset_references(s, gone)
             s.prune_instances()
             s.unset_references()
         elif kind == "move_instance":
