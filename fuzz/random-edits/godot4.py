@@ -12,6 +12,8 @@ class N:
     def __init__(s, name, typ, props=None):
         s.name, s.type, s.props, s.children = name, typ, props or {}, []
         s.instance = None
+        # NodePath properties: the node they lead to, or the text left once it was deleted
+        s.refs = {}
 def rid(rng, n=5): return "".join(rng.choice(string.ascii_lowercase + string.digits) for _ in range(n))
 class Scene:
     def __init__(s, rng):
@@ -31,6 +33,17 @@ class Scene:
     def path_of(s, node):
         for n, p in s.nodes():
             if n is node: return p
+    def node_path(s, owner, target):
+        """`target` as a NodePath written on `owner`, as the editor writes it (kept as it was
+        written once the node it led to is gone)."""
+        if isinstance(target, str):
+            return target
+        a, b = s.path_of(owner), s.path_of(target)
+        steps = lambda p: [] if p == "." else p.split("/")
+        fa, fb = steps(a), steps(b)
+        common = 0
+        while common < min(len(fa), len(fb)) and fa[common] == fb[common]: common += 1
+        return "/".join([".."] * (len(fa) - common) + fb[common:]) or "."
     def parent_of(s, node):
         for n, p in s.nodes():
             if node in n.children: return n
@@ -63,6 +76,7 @@ class Scene:
                 hdr = f'[node name="{n.name}" parent="{par}"' + (f' instance=ExtResource("{n.instance}")]' if n.instance else f' type="{n.type}"]')
             out.append(hdr)
             out += [f"{k} = {v}" for k, v in n.props.items()]
+            out += [f'{k} = NodePath("{s.node_path(n, t)}")' for k, t in n.refs.items()]
             out.append("")
         for sig, f, t, m in conns_paths(s):
             out.append(f'[connection signal="{sig}" from="{f}" to="{t}" method="{m}"]')
@@ -79,6 +93,10 @@ def build(rng, size):
     for i in range(size):
         parent = rng.choice([n for n, _ in s.nodes()])
         add_node(s, rng, parent, rng.choice(names) + str(rng.randint(1, 3)))
+    nodes = [n for n, _ in s.nodes()]
+    for n in nodes:
+        if rng.random() < 0.15:
+            n.refs["target"] = rng.choice([x for x in nodes if x is not n] or [n])
     return s
 
 def add_node(s, rng, parent, name):
@@ -120,13 +138,18 @@ def op(s, rng, tag, log):
     nodes = [n for n, _ in s.nodes()]
     inner = nodes[1:]
     kind = rng.choice(["add", "add", "delete", "edit", "edit", "rename", "reorder", "reparent", "connect", "instance_child",
-                       "duplicate", "edit_shape", "make_unique"])
+                       "duplicate", "edit_shape", "make_unique", "node_path"])
     if kind == "add":
         p = rng.choice(nodes); n = add_node(s, rng, p, f"Added{tag}{s.counter}"); s.counter += 1
         log.append(("add", n.name))
     elif kind == "delete" and inner:
-        n = rng.choice(inner); p = s.parent_of(n); p.children.remove(n)
+        n = rng.choice(inner); p = s.parent_of(n)
         gone = {id(x) for x in subtree(n)}
+        # the editor leaves a NodePath to a deleted node as it was written
+        for x in nodes:
+            if id(x) not in gone:
+                x.refs = {k: s.node_path(x, t) if id(t) in gone else t for k, t in x.refs.items()}
+        p.children.remove(n)
         s.conns = [c for c in s.conns if id(c[1]) not in gone and id(c[2]) not in gone]
         log.append(("delete", n.name))
     elif kind == "edit":
@@ -170,6 +193,13 @@ def op(s, rng, tag, log):
         used = [x for x in s.sub if any(f'SubResource("{x[0]}")' in v for n in nodes for v in n.props.values())]
         if used:
             x = rng.choice(used); x[2]["size"] = f"Vector2({rng.randint(1, 90)}, {rng.randint(1, 90)})"; log.append(("edit_shape", x[0]))
+    elif kind == "node_path":
+        # an exported NodePath pointed at another node in the inspector, or cleared
+        n = rng.choice(nodes)
+        if rng.random() < 0.2 and n.refs:
+            n.refs["target"] = ""; log.append(("clear_path", n.name))
+        elif inner:
+            t = rng.choice([x for x in nodes if x is not n]); n.refs["target"] = t; log.append(("node_path", n.name, t.name))
     elif kind == "make_unique":
         # the inspector's Make Unique: the node's own copy of a shared sub-resource
         users = [n for n in nodes if n.props.get("shape", "").startswith("SubResource")]
@@ -185,11 +215,14 @@ def duplicate(n, name):
     Duplicate leaves them): each copy by the id of its original."""
     copies = {}
     def copy(x, new_name):
-        c = N(new_name, x.type, dict(x.props)); c.instance = x.instance
+        c = N(new_name, x.type, dict(x.props)); c.instance = x.instance; c.refs = dict(x.refs)
         copies[id(x)] = c
         c.children = [copy(k, k.name) for k in x.children]
         return c
     copy(n, name)
+    # NodePaths within the copy lead to the copies
+    for c in copies.values():
+        c.refs = {k: copies.get(id(t), t) if not isinstance(t, str) else t for k, t in c.refs.items()}
     return copies
 
 
@@ -216,32 +249,100 @@ def problems(text, inputs):
                 v = sc._unq(attrs.get(k, b""))
                 if v not in paths: p.add(f"connection {k.decode()} {v.decode()} missing")
     return sorted(p)
+
+
+def node_paths(text):
+    """Each NodePath property: its node's name and property (rename tags left out), its text,
+    and whether it leads to a node."""
+    secs, _ = sc.godot_sections(text.encode())
+    nodes = []
+    for kind, attrs, hdr, body in secs:
+        if kind == b"node":
+            par, name = attrs.get(b"parent"), sc._unq(attrs.get(b"name", b"")).decode()
+            path = "." if par is None else (name if sc._unq(par) == b"." else sc._unq(par).decode() + "/" + name)
+            nodes.append((path, name, body.decode()))
+    paths = {p for p, _, _ in nodes}
+    return [((untagged(name), prop), target, resolve(path, target) in paths)
+            for path, name, body in nodes for prop, target in re.findall(r'^(\S+) = NodePath\("([^"]+)"\)$', body, re.M)]
+
+
+def rewritten_to_nowhere(text, inputs):
+    """NodePaths the merge wrote anew (no input holds their text there) that lead nowhere
+    though every input's path there leads somewhere. One left leading to a node the other side
+    deleted is not counted: the editor leaves such paths as they were. Asked of clean results
+    only: a conflict's view may keep a path one side wrote to a node the other side's view
+    takes away, which is as harmless as a path left leading to a deleted node."""
+    written = {}
+    for i in inputs:
+        for key, target, leads in node_paths(i):
+            written.setdefault(key, []).append((target, leads))
+    out = set()
+    for key, target, leads in node_paths(text):
+        before = written.get(key, [])
+        if not leads and before and all(ok for _, ok in before) and target not in {t for t, _ in before}:
+            out.add(f"NodePath {key[0]}.{key[1]} written anew as {target}, which leads nowhere")
+    return sorted(out)
+
+
 def facts(text):
     """Each node's properties by its path, but those naming resources (whose ids a save may
-    give anew)."""
-    import re
+    give anew). A NodePath is its target's name (rename tags left out): a merge writes it anew
+    where the other side moved either end; one that leads nowhere is left out."""
     out = {}
     secs, _ = sc.godot_sections(text.encode())
+    nodes = []
     for kind, attrs, hdr, body in secs:
         if kind != b"node":
             continue
         par, name = attrs.get(b"parent"), sc._unq(attrs.get(b"name", b""))
         path = b"." if par is None else (name if sc._unq(par) == b"." else sc._unq(par) + b"/" + name)
+        nodes.append((path.decode(), body))
+    paths = {p for p, _ in nodes}
+    for path, body in nodes:
         for m in re.finditer(rb"^(\S+) = (.*)$", body, re.M):
-            if b"Resource(" not in m.group(2):
-                out[(path.decode(), m.group(1).decode())] = m.group(2).decode()
+            value = m.group(2).decode()
+            if "Resource(" in value:
+                continue
+            target = re.fullmatch(r'NodePath\("([^"]*)"\)', value)
+            if target and target.group(1):
+                at = resolve(path, target.group(1))
+                if at not in paths:
+                    continue  # left naming a deleted node: whatever the merge writes there
+                value = ("NodePath", untagged(at.rsplit("/", 1)[-1]))
+            out[(path, m.group(1).decode())] = value
     return out
 
 
+def untagged(name):
+    """A node's name without the tags renames append."""
+    return re.sub(r"[OT]+$", "", name)
+
+
+def resolve(owner, node_path):
+    """The scene path `node_path`, written on the node at `owner`, leads to, or None."""
+    at = [] if owner == "." else owner.split("/")
+    for step in node_path.split("/"):
+        if step == "..":
+            if not at: return None
+            at.pop()
+        elif step not in ("", "."):
+            at.append(step)
+    return "/".join(at) or "."
+
+
 def names(text):
-    """Each node by name, parent and body, a sub-resource it uses named by its content: which
-    side's id a resource both sides made alike keeps (Make Unique on both) depends on which
-    side is ours."""
+    """Each node by name, parent and properties, a sub-resource it uses named by its content:
+    which side's id a resource both sides made alike keeps (Make Unique on both) depends on
+    which side is ours."""
     secs, _ = sc.godot_sections(text.encode())
     content = {sc._unq(a.get(b"id", b"")): body for k, a, h, body in secs if k == b"sub_resource"}
     def used(body):
         return re.sub(rb'SubResource\("([^"]+)"\)', lambda m: b"SubResource(" + content.get(m.group(1), m.group(1)) + b")", body)
-    return collections.Counter((sc._unq(a.get(b"name", b"")), sc._unq(a.get(b"parent", b"-")), used(body)) for k, a, h, body in secs if k == b"node")
+    # Properties both sides added to one node are written ours' first: their order is no part
+    # of the shape.
+    def props(body):
+        return b"\n".join(sorted(used(body).splitlines()))
+    return collections.Counter((sc._unq(a.get(b"name", b"")), sc._unq(a.get(b"parent", b"-")), props(body)) for k, a, h, body in secs if k == b"node")
 def added(text):
     return {n for (n, _, _) in names(text) if n.startswith(b"Added")}
 

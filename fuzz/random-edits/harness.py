@@ -71,12 +71,13 @@ def lost_edits(facts, b, o, t, merged, notes):
     return sorted(lost)
 
 
-def run(seeds, scenario, ext, problems, shape, added, facts=None):
+def run(seeds, scenario, ext, problems, shape, added, facts=None, clean_problems=None):
     """Merge every scenario both ways. `problems(text, inputs)`: what is wrong with a result
     that no input had; `shape(text)`: what two results must share whichever side is ours;
     `added(text)`: the names of added nodes it holds; `facts(text)`: its objects' properties,
     by which a clean result is checked to hold every edit one side alone made
-    ([`lost_edits`])."""
+    ([`lost_edits`]); `clean_problems(text, inputs)`: what else is wrong with a clean result
+    (not asked of a conflict's views, which may keep what the other side's edits took away)."""
     stats = collections.Counter()
     d = tempfile.mkdtemp()
     for seed in seeds:
@@ -87,7 +88,7 @@ def run(seeds, scenario, ext, problems, shape, added, facts=None):
             results.append((code, text))
             tag = f"seed {seed}{' swapped' if swap else ''}"
             if code == 0:
-                p = problems(text, (b, o, t))
+                p = problems(text, (b, o, t)) + (clean_problems(text, (b, o, t)) if clean_problems else [])
                 if p:
                     print(tag, "BROKEN", p[:3], logs)
                     stats["BROKEN"] += 1

@@ -7,4 +7,4 @@ import godot4
 import harness
 
 first, count = int(sys.argv[1]), int(sys.argv[2])
-harness.run(range(first, first + count), godot3.scenario, ".tscn", godot4.problems, godot3.names, godot4.added, godot4.facts)
+harness.run(range(first, first + count), godot3.scenario, ".tscn", godot4.problems, godot3.names, godot4.added, godot4.facts, godot4.rewritten_to_nowhere)

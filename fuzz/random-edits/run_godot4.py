@@ -6,4 +6,4 @@ import harness
 import godot4
 
 first, count = int(sys.argv[1]), int(sys.argv[2])
-harness.run(range(first, first + count), godot4.scenario, ".tscn", godot4.problems, godot4.names, godot4.added, godot4.facts)
+harness.run(range(first, first + count), godot4.scenario, ".tscn", godot4.problems, godot4.names, godot4.added, godot4.facts, godot4.rewritten_to_nowhere)
