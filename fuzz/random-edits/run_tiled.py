@@ -32,9 +32,19 @@ def structure_problems(data):
             if prop["type"] == "object" and prop["value"] and prop["value"] not in known:
                 p.add(f"object {o['id']} refers to missing object {prop['value']}")
     for layer in layers:
-        if layer.get("type") == "tilelayer" and len(layer["data"]) != layer["width"] * layer["height"]:
+        if layer.get("type") == "tilelayer" and "data" in layer and len(layer["data"]) != layer["width"] * layer["height"]:
             p.add(f"layer {layer['id']} has {len(layer['data'])} tiles")
-        for gid in layer.get("data", []):
+        chunks = layer.get("chunks", [])
+        for c in chunks:
+            if len(c["data"]) != c["width"] * c["height"]:
+                p.add(f"layer {layer['id']} chunk {c['x']},{c['y']} has {len(c['data'])} tiles")
+            if not (layer["startx"] <= c["x"] and c["x"] + c["width"] <= layer["startx"] + layer["width"]
+                    and layer["starty"] <= c["y"] and c["y"] + c["height"] <= layer["starty"] + layer["height"]):
+                p.add(f"layer {layer['id']} chunk {c['x']},{c['y']} outside the layer's box")
+        for at, n in collections.Counter((c["x"], c["y"]) for c in chunks).items():
+            if n > 1:
+                p.add(f"layer {layer['id']} chunk {at} twice")
+        for gid in layer.get("data", []) + [g for c in chunks for g in c["data"]]:
             ts = tileset_of(data, gid) if gid else None
             if gid and (ts is None or gid >= ts["firstgid"] + tiled.tile_count(ts)):
                 p.add(f"layer {layer['id']} paints gid {gid}, in no tileset")
@@ -88,6 +98,9 @@ def facts(text):
             out[("layer", layer["id"], "group")] = group and layer_key(group)
             for i, tile in enumerate(layer.get("data", [])):
                 out[("layer", layer["id"], "tile", i)] = tile_key(data, tile)
+            for c in layer.get("chunks", []):
+                for i, tile in enumerate(c["data"]):
+                    out[("layer", layer["id"], "cell", c["x"] + i % c["width"], c["y"] + i // c["width"])] = tile_key(data, tile)
             for o in layer.get("objects", []):
                 scalars("object", o)
                 out[("object", o["id"], "layer")] = layer_key(layer)

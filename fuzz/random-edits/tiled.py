@@ -7,6 +7,9 @@ import random
 
 import harness
 
+# The chunk size of infinite maps (Tiled's `editorsettings`; 16 unless set)
+CHUNK = 4
+
 
 def dumps_value(v, key_indent):
     """Tiled's layout: objects in an array sit 7 columns right of the array's key, their keys
@@ -62,7 +65,11 @@ class Map:
         self.data["nextlayerid"] += 1
         base = {"id": lid, "name": name, "opacity": 1, "visible": True, "x": 0, "y": 0}
         kind = rng.choice(["tilelayer", "objectgroup", "objectgroup", "group"])
-        if kind == "tilelayer":
+        if kind == "tilelayer" and self.data["infinite"]:
+            # An infinite map's layer holds chunks, within the box it states
+            base.update(type="tilelayer", chunks=[], startx=0, starty=0, width=0, height=0)
+            self.paint_cell(base, 0, 0, rng.choice([3, 7]))
+        elif kind == "tilelayer":
             w, h = self.data["width"], self.data["height"]
             base.update(type="tilelayer", width=w, height=h, data=[rng.choice([0, 0, 0, 3, 7]) for _ in range(w * h)])
         elif kind == "objectgroup":
@@ -70,6 +77,26 @@ class Map:
         else:
             base.update(type="group", layers=[])
         return base
+
+    def paint_cell(self, layer, x, y, gid):
+        """Paint cell `x`, `y` of an infinite map's tile layer as Tiled does: the chunk holding it
+        made where there is none (but for an erased cell), the layer's box grown to hold it
+        (Tiled never shrinks it), the chunks kept in rows."""
+        cx, cy = x - x % CHUNK, y - y % CHUNK
+        chunk = next((c for c in layer["chunks"] if (c["x"], c["y"]) == (cx, cy)), None)
+        if chunk is None:
+            if not gid:
+                return
+            chunk = {"data": [0] * (CHUNK * CHUNK), "height": CHUNK, "width": CHUNK, "x": cx, "y": cy}
+            layer["chunks"].append(chunk)
+            layer["chunks"].sort(key=lambda c: (c["y"], c["x"]))
+            if layer["width"]:
+                x0, y0 = min(layer["startx"], cx), min(layer["starty"], cy)
+                x1, y1 = max(layer["startx"] + layer["width"], cx + CHUNK), max(layer["starty"] + layer["height"], cy + CHUNK)
+            else:
+                x0, y0, x1, y1 = cx, cy, cx + CHUNK, cy + CHUNK
+            layer.update(startx=x0, starty=y0, width=x1 - x0, height=y1 - y0)
+        chunk["data"][(y - cy) * CHUNK + (x - cx)] = gid
 
     def duplicate_layer(self, layer, name):
         """Tiled's Duplicate Layer: a copy under the next layer id, its objects under the next
@@ -90,11 +117,13 @@ class Map:
         return copy
 
 
-def build(rng):
+def build(rng, infinite=False):
     w, h = rng.randint(2, 8), rng.randint(2, 6)
-    data = {"compressionlevel": -1, "height": h, "infinite": False, "layers": [], "nextlayerid": 1, "nextobjectid": 1,
+    data = {"compressionlevel": -1, "height": h, "infinite": infinite, "layers": [], "nextlayerid": 1, "nextobjectid": 1,
             "orientation": "orthogonal", "renderorder": "right-down", "tiledversion": "1.8.2", "tileheight": 32,
             "tilesets": [{"firstgid": 1, "source": "tiles.tsx"}], "tilewidth": 32, "type": "map", "version": "1.8", "width": w}
+    if infinite:
+        data["editorsettings"] = {"chunksize": {"height": CHUNK, "width": CHUNK}}
     m = Map(rng, data)
     for i in range(rng.randint(1, 6)):
         groups = [layer["layers"] for layer, _ in m.layers() if layer["type"] == "group"]
@@ -154,7 +183,12 @@ def op(m, rng, tag, log):
             t = rng.choice(tiles)
             for _ in range(rng.randint(1, 4)):
                 ts = rng.choice(m.data["tilesets"])
-                t["data"][rng.randrange(len(t["data"]))] = rng.choice([0, ts["firstgid"] + rng.randrange(tile_count(ts))])
+                gid = rng.choice([0, ts["firstgid"] + rng.randrange(tile_count(ts))])
+                if "chunks" in t:
+                    # anywhere near the chunks already painted, often beyond them
+                    m.paint_cell(t, rng.randint(-3 * CHUNK, 3 * CHUNK - 1), rng.randint(-2 * CHUNK, 2 * CHUNK - 1), gid)
+                else:
+                    t["data"][rng.randrange(len(t["data"]))] = gid
             log.append((kind, t["name"]))
     elif kind == "add_tileset":
         # As Tiled does: the new tileset's gids follow the last one's.
@@ -209,4 +243,5 @@ def op(m, rng, tag, log):
 
 def scenario(seed):
     rng = random.Random(seed)
-    return harness.two_sides(seed, rng, build(rng), op)
+    # every other pair of maps infinite
+    return harness.two_sides(seed, rng, build(rng, infinite=seed // 2 % 2 == 1), op)

@@ -31,6 +31,7 @@ pub mod render;
 pub mod renumber;
 pub mod tile_gids;
 pub mod tile_renumbering;
+pub mod tiled_bounds;
 pub mod tiled_refs;
 
 use levelmerge_core::resolve::Resolved;
@@ -387,6 +388,18 @@ impl Codec for JsonCodec {
                 } else if profile == Profile::Tiled {
                     if let Some((shifted, note)) = tile_gids::shift_theirs(current) {
                         theirs = Some(shifted);
+                        notes.push(note);
+                    }
+                }
+                if profile == Profile::Tiled {
+                    let current = Sides::new(
+                        base.as_deref().unwrap_or(texts.base),
+                        ours.as_deref().unwrap_or(texts.ours),
+                        theirs.as_deref().unwrap_or(texts.theirs),
+                    );
+                    if let Some((rewritten, note)) = tiled_bounds::united(current) {
+                        ours = rewritten.ours.or(ours);
+                        theirs = rewritten.theirs.or(theirs);
                         notes.push(note);
                     }
                 }

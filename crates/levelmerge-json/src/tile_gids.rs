@@ -225,7 +225,7 @@ pub(crate) fn gid_nodes(doc: &Document<'_>, layers: u32, out: &mut Vec<u32>) -> 
 }
 
 /// `visit` on each layer of `layers` and of the groups among them, until it gives `None`.
-fn each_layer(doc: &Document<'_>, layers: u32, visit: &mut impl FnMut(u32) -> Option<()>) -> Option<()> {
+pub(crate) fn each_layer(doc: &Document<'_>, layers: u32, visit: &mut impl FnMut(u32) -> Option<()>) -> Option<()> {
     for slot in doc.slots_of(layers) {
         visit(slot.value)?;
         if let Some(group) = doc.member(slot.value, "layers") {

@@ -644,3 +644,34 @@ fn an_object_one_side_added_naming_one_the_other_deleted_goes_with_that_deletion
         problems[0]
     );
 }
+
+/// An infinite map's tile layer with chunks (two tiles square, all painted `tile`) at `xs`,
+/// within the box `startx`, `width`, as Tiled writes them.
+fn infinite_map(chunks: &[(i64, u32)], startx: i64, width: i64) -> String {
+    let chunks: Vec<String> = chunks
+        .iter()
+        .map(|(x, tile)| format!("{{\n      \"data\":[{tile}, {tile}, {tile}, {tile}],\n      \"height\":2,\n      \"width\":2,\n      \"x\":{x},\n      \"y\":0\n     }}"))
+        .collect();
+    format!(
+        "{{ \"infinite\":true,\n \"layers\":[\n  {{\n   \"chunks\":[\n     {}],\n   \"height\":2,\n   \"id\":1,\n   \"name\":\"ground\",\n   \"startx\":{startx},\n   \"starty\":0,\n   \"type\":\"tilelayer\",\n   \"width\":{width}\n  }}],\n \"nextlayerid\":2,\n \"nextobjectid\":1,\n \"tiledversion\":\"1.10.2\",\n \"type\":\"map\"\n}}\n",
+        chunks.join(",\n     ")
+    )
+}
+
+/// Ours paints a chunk right of the layer's one, theirs one left of it: each grows the box
+/// the layer states. Merged member by member, the box took theirs' `startx` and the `width`
+/// both wrote, and missed ours' chunk (exit 0). It now holds both.
+#[test]
+fn chunks_both_sides_painted_on_either_side_of_an_infinite_layer_lie_within_its_box() {
+    use levelmerge_core::{merge_texts, Options, Sides};
+    let base = infinite_map(&[(0, 1)], 0, 2);
+    let ours = infinite_map(&[(0, 1), (2, 5)], 0, 4);
+    let theirs = infinite_map(&[(-2, 7), (0, 1)], -2, 4);
+    let want = infinite_map(&[(-2, 7), (0, 1), (2, 5)], -2, 6);
+    for (o, t) in [(&ours, &theirs), (&theirs, &ours)] {
+        let sides = Sides::new(base.as_bytes(), o.as_bytes(), t.as_bytes());
+        let r = merge_texts(&JsonCodec::default(), sides, &Options::default(), &Default::default()).expect("the merge runs");
+        assert_eq!(r.open_conflicts, 0);
+        assert_eq!(String::from_utf8(r.text).unwrap(), want);
+    }
+}
