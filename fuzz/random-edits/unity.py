@@ -124,7 +124,7 @@ def duplicate(s, t):
 def op(s, rng, tag, log):
     ts = s.transforms()
     kind = rng.choice(["add", "add", "delete", "edit", "edit", "rename", "reorder", "reparent", "component", "duplicate",
-                       "uncomponent", "points"])
+                       "uncomponent", "points", "move_component"])
     if not ts:
         kind = "add"  # an earlier edit deleted every object: only adding is left
     if kind == "add":
@@ -174,6 +174,14 @@ def op(s, rng, tag, log):
         if comps:
             g, c = rng.choice(comps)
             s.objs[g].f["components"].remove(c); del s.objs[c]; log.append(("uncomponent",))
+    elif kind == "move_component":
+        # the inspector's Move Up / Move Down: the transform stays first
+        gos = [s.objs[t.f["go"]] for t in ts if len(s.objs[t.f["go"]].f["components"]) > 2]
+        if gos:
+            comps = rng.choice(gos).f["components"]
+            k = rng.randrange(1, len(comps) - 1)
+            comps[k], comps[k + 1] = comps[k + 1], comps[k]
+            log.append(("move_component",))
     elif kind == "points":
         monos = [o for o in s.objs.values() if o.cls == "MonoBehaviour"]
         if monos:
