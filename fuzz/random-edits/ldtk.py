@@ -151,11 +151,50 @@ def add_entity_def(p, rng, name):
     return d
 
 
+def move_level(p, lv, x, y):
+    """Put level `lv` at `x`, `y` in the world, its entities' world places with it."""
+    dx, dy = x - lv["worldX"], y - lv["worldY"]
+    lv["worldX"], lv["worldY"] = x, y
+    for li in lv["layerInstances"]:
+        for e in li["entityInstances"]:
+            e["__worldX"] += dx
+            e["__worldY"] += dy
+    relink(p)
+
+
+def relink(p):
+    """Every level's `__neighbours` written anew, as LDtk does on every save."""
+    for a in p.data["levels"]:
+        a["__neighbours"] = [{"levelIid": b["iid"], "dir": d} for b in p.data["levels"] if b is not a for d in [touching(a, b)] if d]
+
+
+def touching(a, b):
+    """Where level `b` touches level `a` (`n`, `s`, `w`, `e`, or a corner), as LDtk's
+    `__neighbours` says it; `None` where they do not touch."""
+    ax0, ay0, ax1, ay1 = a["worldX"], a["worldY"], a["worldX"] + a["pxWid"], a["worldY"] + a["pxHei"]
+    bx0, by0, bx1, by1 = b["worldX"], b["worldY"], b["worldX"] + b["pxWid"], b["worldY"] + b["pxHei"]
+    across = bx0 < ax1 and ax0 < bx1
+    along = by0 < ay1 and ay0 < by1
+    if across and by1 == ay0: return "n"
+    if across and by0 == ay1: return "s"
+    if along and bx1 == ax0: return "w"
+    if along and bx0 == ax1: return "e"
+    ns = "n" if by1 == ay0 else "s" if by0 == ay1 else None
+    we = "w" if bx1 == ax0 else "e" if bx0 == ax1 else None
+    return ns + we if ns and we else None
+
+
 def op(p, rng, tag, log):
+    """One edit, saved as LDtk saves: every level's `__neighbours` written anew."""
+    edit(p, rng, tag, log)
+    relink(p)
+
+
+def edit(p, rng, tag, log):
     name = f"Added{tag}{p.counter}"
     kind = rng.choice(["add_entity", "add_entity", "delete_entity", "move_entity", "refer", "paint", "int_grid",
                        "add_level", "delete_level", "rename_level", "reorder_levels", "add_entity_def", "add_layer_def", "edit_def",
-                       "delete_entity_def", "delete_layer_def", "rename_entity_def", "duplicate_level"])
+                       "delete_entity_def", "delete_layer_def", "rename_entity_def", "duplicate_level", "move_level"])
     entities = p.entities()
     entity_layers = [(li, lv) for li, lv in p.layer_instances() if li["__type"] == "Entities"]
     if kind == "add_entity" and entity_layers:
@@ -203,6 +242,14 @@ def op(p, rng, tag, log):
         p.data["levels"].append(p.duplicate_level(rng, lv, name, len(p.data["levels"])))
         p.counter += 1
         log.append((kind, lv["identifier"], name))
+    elif kind == "move_level" and len(p.data["levels"]) > 1:
+        # dragged in the world view to touch another level, on one of its sides
+        lv, by = rng.sample(p.data["levels"], 2)
+        side = rng.choice(["e", "w", "s", "n"])
+        x = {"e": by["worldX"] + by["pxWid"], "w": by["worldX"] - lv["pxWid"]}.get(side, by["worldX"])
+        y = {"s": by["worldY"] + by["pxHei"], "n": by["worldY"] - lv["pxHei"]}.get(side, by["worldY"])
+        move_level(p, lv, x, y)
+        log.append((kind, lv["identifier"], side, by["identifier"]))
     elif kind == "add_level":
         p.data["levels"].append(p.level(rng, name, len(p.data["levels"])))
         p.counter += 1

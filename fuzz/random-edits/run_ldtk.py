@@ -50,6 +50,11 @@ def structure_problems(data):
     for i, n in collections.Counter(iids).items():
         if n > 1:
             p.add(f"iid {i[:8]} twice")
+    levels = {lv["iid"] for lv in data["levels"]}
+    for lv in data["levels"]:
+        for n in lv.get("__neighbours", []):
+            if n["levelIid"] not in levels:
+                p.add(f"level {lv['iid'][:8]} has missing neighbour {n['levelIid'][:8]}")
     for e in entities.values():
         for f in e["fieldInstances"]:
             if f["__type"] == "EntityRef" and f["__value"] and f["__value"]["entityIid"] not in entities:

@@ -236,7 +236,8 @@ impl Profile {
     /// Members naming another object by its identity where a condition holds, declared when
     /// a side deleted identities ([`Profile::references_may_dangle`]). Tiled: a custom property of type
     /// `object` names a map object. GDevelop: a placed instance names its object and its
-    /// layer. LDtk: an entity reference field names an entity by its `iid`. A merge then sees one side start to name an object the other deleted (a
+    /// layer. LDtk: an entity reference field names an entity by its `iid`, a level's
+    /// `__neighbours` entry a level. A merge then sees one side start to name an object the other deleted (a
     /// conflict), never writes a reference to an object that is gone.
     pub fn named_references(self) -> &'static [NamedReference] {
         const TILED: [NamedReference; 1] = [NamedReference {
@@ -249,7 +250,11 @@ impl Profile {
             NamedReference { member: "layer", holder: Holder::InArray("instances"), targets: "layers" },
         ];
         // An entity reference field's value: `{"entityIid": …, "layerIid": …, "levelIid": …}`.
-        const LDTK: [NamedReference; 1] = [NamedReference { member: "entityIid", holder: Holder::Anywhere, targets: "entityInstances" }];
+        // A level's `__neighbours` entry names a level by its `iid`.
+        const LDTK: [NamedReference; 2] = [
+            NamedReference { member: "entityIid", holder: Holder::Anywhere, targets: "entityInstances" },
+            NamedReference { member: "levelIid", holder: Holder::InArray("__neighbours"), targets: "levels" },
+        ];
         match self {
             Profile::Ldtk => &LDTK,
             Profile::Tiled => &TILED,
@@ -323,6 +328,8 @@ impl Profile {
                 // A tileset's data and tags per tile, and per enum value.
                 keyed(&["*customData"], "tileId"),
                 keyed(&["*enumTags"], "enumValueId"),
+                // A level's neighbours, each by the level it touches.
+                keyed(&["*__neighbours"], "levelIid"),
             ]
             .concat(),
             Profile::Tiled => [

@@ -182,15 +182,19 @@ impl<'r, 'd> Renderer<'r, 'd> {
                 out.insert(element_at, if implicit { '\n' } else { ' ' });
             }
         }
+        let tail = tdoc.text(tdoc.tail(template.origin.node));
         match (tslots.is_empty(), tail_from) {
             (true, Some((doc, tail))) if !elements.is_empty() => out.push_str(doc.text(tail)),
+            // A container the merge emptied is written as every editor writes an empty one
+            // (`[]`), not with the line break that closed its last element.
+            (false, _) if elements.is_empty() && !implicit && tail.bytes().all(|b| b.is_ascii_whitespace()) => {}
             _ if template.origin.node == tdoc.root
                 && !elements.is_empty()
                 && [self.docs.base, self.docs.ours, self.docs.theirs].iter().all(|d| d.root_is_a_container()) =>
             {
                 out.push_str(self.around_the_root(|d| d.text(d.tail(d.root))))
             }
-            _ => out.push_str(tdoc.text(tdoc.tail(template.origin.node))),
+            _ => out.push_str(tail),
         }
         out.push_str(close);
     }

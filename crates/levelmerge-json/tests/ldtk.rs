@@ -145,3 +145,50 @@ proptest! {
         clean_result_passes(&m, &b, &x, &y, project_problems).map_err(TestCaseError::fail)?;
     }
 }
+
+/// An LDtk project of two levels, `a` at x 0 and `b` at `b_x` (each 32 pixels square), each
+/// listing the other as a neighbour in `dir` from it where it is given; `b` left out where it
+/// is `None`.
+fn world(b_x: Option<(i64, Option<(&str, &str)>)>) -> String {
+    let neighbours = |n: Option<(&str, &str)>| {
+        n.map_or(String::new(), |(iid, dir)| format!("\n\t\t\t\t{{ \"levelIid\": \"{iid}\", \"dir\": \"{dir}\" }}\n\t\t\t"))
+    };
+    let level = |id: &str, uid: u32, x: i64, n: Option<(&str, &str)>| {
+        format!(
+            "\t\t{{\n\t\t\t\"identifier\": \"Level_{id}\",\n\t\t\t\"iid\": \"{id}\",\n\t\t\t\"uid\": {uid},\n\t\t\t\"worldX\": {x},\n\t\t\t\"worldY\": 0,\n\t\t\t\"pxWid\": 32,\n\t\t\t\"pxHei\": 32,\n\t\t\t\"layerInstances\": [],\n\t\t\t\"__neighbours\": [{}]\n\t\t}}",
+            neighbours(n)
+        )
+    };
+    let mut levels = vec![level("a", 1, 0, b_x.and_then(|(_, n)| n.map(|_| ("b", "e"))))];
+    if let Some((x, n)) = b_x {
+        levels.push(level("b", 2, x, n));
+    }
+    format!(
+        "{{\n\t\"__header__\": {{ \"app\": \"LDtk\" }},\n\t\"jsonVersion\": \"1.5.3\",\n\t\"nextUid\": 3,\n\t\"defs\": {{ \"layers\": [], \"entities\": [] }},\n\t\"levels\": [\n{}\n\t]\n}}\n",
+        levels.join(",\n")
+    )
+}
+
+/// Ours moves level b beside level a (each then lists the other in `__neighbours`); theirs
+/// deletes b. The move and the deletion conflict, and a's entry for b, which ours added,
+/// stood in theirs' view too, naming a level that is gone there. It now goes with b.
+#[test]
+fn a_neighbour_one_side_listed_goes_with_the_level_the_other_side_deleted() {
+    use levelmerge_core::{merge_texts, Options, Side, Sides};
+    let base = world(Some((256, None)));
+    let ours = world(Some((32, Some(("a", "w")))));
+    let theirs = world(None);
+    for (o, t, theirs_side) in [(&ours, &theirs, Side::Theirs), (&theirs, &ours, Side::Ours)] {
+        let sides = Sides::new(base.as_bytes(), o.as_bytes(), t.as_bytes());
+        let r = merge_texts(&JsonCodec::default(), sides, &Options::default(), &Default::default()).expect("the merge runs");
+        assert!(r.open_conflicts > 0);
+        let regions = levelmerge_core::regions::conflict_regions(&r.text).expect("markers read back");
+        for (side, want) in [(Side::Ours, o), (Side::Theirs, t)] {
+            let view = String::from_utf8(levelmerge_core::regions::side_view(&r.text, &regions, side).unwrap()).unwrap();
+            assert!(levelmerge_core::check_text(&JsonCodec::default(), view.as_bytes()).is_empty(), "{side}'s view:\n{view}");
+            if side == theirs_side {
+                assert_eq!(&view, want, "the view deleting b");
+            }
+        }
+    }
+}
