@@ -360,62 +360,102 @@ fn placed_apart_by_whole_conflicts(objects: &[MergedObject<'_>], [ours, theirs]:
 }
 
 /// References one side alone set to an object both sides added that a whole-object conflict
-/// places apart ([`placed_apart_by_whole_conflicts`]): the object lives in every view, as the
-/// version of the side the conflict takes, so a reference standing with its life would stand
-/// where the other side's version, which does not expect it, is written (theirs moved a
-/// transform under its copy of an object ours also added: ours' copy does not list it). It
-/// stands with the side that set it instead, and so does an entry that side removed when it
-/// moved what the entry names under the object (the transform's `SceneRoots` entry).
-fn references_set_by_one_version(objects: &mut [MergedObject<'_>], placed: &[ConflictingMove]) {
-    let names = |o: Option<&Object<'_>>, target: &ObjectId| {
-        o.is_some_and(|o| {
-            let mut refs = Vec::new();
-            o.props.references(&mut PropPath::default(), &mut refs);
-            refs.iter().any(|(_, r)| &r.target == target)
+/// decides (its two versions apart, or placed apart by a deletion it follows): the object
+/// lives in every view, as the version of the side the conflict takes, so a reference standing
+/// with its life would stand where the other side's version, which does not expect it, is
+/// written (theirs moved a transform under its copy of an object ours also added: ours' copy
+/// does not list it). It stands with the side that set it instead, and so does an entry that
+/// side removed when it moved what the entry names under the object (the transform's
+/// `SceneRoots` entry).
+fn references_to_objects_both_added(objects: &mut [MergedObject<'_>]) {
+    let decided: FxHashMap<ObjectId, usize> = objects
+        .iter()
+        .filter_map(|o| match (&o.state, o.sides.base, o.sides.ours, o.sides.theirs) {
+            (ObjectState::Chosen(c) | ObjectState::Follows(c), None, Some(_), Some(_)) => Some((o.id.clone(), *c)),
+            _ => None,
         })
-    };
+        .collect();
+    if decided.is_empty() {
+        return;
+    }
     let only_one = |by_ours: bool, by_theirs: bool| match (by_ours, by_theirs) {
         (true, false) => Some(Side::Ours),
         (false, true) => Some(Side::Theirs),
         _ => None,
     };
-    for m in placed.iter().filter(|m| m.side == Side::Ours) {
-        let under = |o: Option<&Object<'_>>| o.is_some_and(|o| effective_parent(o).as_ref() == Some(&m.moved));
-        let moved_under_by: FxHashMap<ObjectId, Side> =
-            objects.iter().filter_map(|o| Some((o.id.clone(), only_one(under(o.sides.ours), under(o.sides.theirs))?))).collect();
-        let mover = |entry: &Value<'_>| values::sole_reference(entry).and_then(|k| moved_under_by.get(k)).copied();
-        for o in objects.iter_mut().filter(|o| o.id != m.moved) {
-            let setter = only_one(names(o.sides.ours, &m.moved), names(o.sides.theirs, &m.moved));
-            if let ObjectState::Merged(props) = &mut o.state {
-                stands_with_side(props, &m.moved, m.conflict, setter, &mover);
-            }
+    // Objects one side alone put under such an object, and that side.
+    let parent_in = |o: Option<&Object<'_>>| o.and_then(effective_parent).filter(|p| decided.contains_key(p));
+    let moved_under: FxHashMap<ObjectId, (ObjectId, Side)> = objects
+        .iter()
+        .filter_map(|o| {
+            let (in_ours, in_theirs) = (parent_in(o.sides.ours), parent_in(o.sides.theirs));
+            let side = only_one(in_ours.is_some(), in_theirs.is_some())?;
+            Some((o.id.clone(), (in_ours.or(in_theirs)?, side)))
+        })
+        .collect();
+    let targets = |o: Option<&Object<'_>>| {
+        let mut refs = Vec::new();
+        if let Some(o) = o {
+            o.props.references(&mut PropPath::default(), &mut refs);
+        }
+        refs.into_iter().map(|(_, r)| r.target).filter(|t| decided.contains_key(t)).collect::<FxHashSet<ObjectId>>()
+    };
+    for o in objects.iter_mut() {
+        let ObjectState::Merged(props) = &o.state else { continue };
+        if !stands_with_one_of(props, &decided) {
+            continue;
+        }
+        let (by_ours, by_theirs) = (targets(o.sides.ours), targets(o.sides.theirs));
+        let setter = |t: &ObjectId| only_one(by_ours.contains(t), by_theirs.contains(t));
+        let mover = |entry: &Value<'_>, t: &ObjectId| {
+            let (parent, side) = moved_under.get(values::sole_reference(entry)?)?;
+            (parent == t).then_some(*side)
+        };
+        if let ObjectState::Merged(props) = &mut o.state {
+            stands_with_side(props, &decided, &setter, &mover);
         }
     }
 }
 
-/// The members of `v` written or left out where `target` lives made to stand with the side
-/// whose edit they are: one `setter` set to name the target is written where `conflict` takes
-/// that side; an entry the `mover` of what it names removed is left out only there.
+/// Whether `v` holds a member written where one of the `decided` objects lives.
+fn stands_with_one_of(v: &MValue<'_>, decided: &FxHashMap<ObjectId, usize>) -> bool {
+    match v {
+        MValue::IfAlive { target, .. } => decided.contains_key(target),
+        MValue::Map { entries, .. } => entries.iter().any(|(_, e)| stands_with_one_of(e, decided)),
+        MValue::List { items, .. } => items.iter().any(|item| stands_with_one_of(item, decided)),
+        _ => false,
+    }
+}
+
+/// The members of `v` written or left out where one of the `decided` objects lives made to
+/// stand with the side whose edit they are: one its `setter` set to name the object is written
+/// where the object's conflict takes that side; an entry the `mover` of what it names under
+/// the object removed is left out only there.
 fn stands_with_side<'a>(
     v: &mut MValue<'a>,
-    target: &ObjectId,
-    conflict: usize,
-    setter: Option<Side>,
-    mover: &impl Fn(&Value<'_>) -> Option<Side>,
+    decided: &FxHashMap<ObjectId, usize>,
+    setter: &impl Fn(&ObjectId) -> Option<Side>,
+    mover: &impl Fn(&Value<'_>, &ObjectId) -> Option<Side>,
 ) {
     match v {
-        MValue::IfAlive { target: t, value: Some(value), otherwise } if t == target => {
-            if let Some(side) = setter {
-                *v = MValue::IfSide { conflict, side, value, otherwise: *otherwise };
+        MValue::IfAlive { target, value, otherwise } => {
+            let Some(&conflict) = decided.get(target) else { return };
+            match (*value, *otherwise) {
+                (Some(value), otherwise) => {
+                    if let Some(side) = setter(target) {
+                        *v = MValue::IfSide { conflict, side, value, otherwise };
+                    }
+                }
+                (None, Some(kept)) => {
+                    if let Some(side) = mover(kept, target) {
+                        *v = MValue::IfSide { conflict, side: side.other(), value: kept, otherwise: None };
+                    }
+                }
+                (None, None) => {}
             }
         }
-        MValue::IfAlive { target: t, value: None, otherwise: Some(kept) } if t == target => {
-            if let Some(side) = mover(kept) {
-                *v = MValue::IfSide { conflict, side: side.other(), value: kept, otherwise: None };
-            }
-        }
-        MValue::Map { entries, .. } => entries.iter_mut().for_each(|(_, e)| stands_with_side(e, target, conflict, setter, mover)),
-        MValue::List { items, .. } => items.iter_mut().for_each(|item| stands_with_side(item, target, conflict, setter, mover)),
+        MValue::Map { entries, .. } => entries.iter_mut().for_each(|(_, e)| stands_with_side(e, decided, setter, mover)),
+        MValue::List { items, .. } => items.iter_mut().for_each(|item| stands_with_side(item, decided, setter, mover)),
         _ => {}
     }
 }
@@ -902,8 +942,8 @@ pub fn merge<'a>(inputs: Sides<&'a Level<'a>>, options: &Options) -> MergedLevel
     if !moves.is_empty() || !placed_whole.is_empty() {
         tie_entries_to_conflicting_moves(&mut objects, &index, &moves);
         tie_entries_to_conflicting_moves(&mut objects, &index, &placed_whole);
-        references_set_by_one_version(&mut objects, &placed_whole);
     }
+    references_to_objects_both_added(&mut objects);
     let moved_in_conflict = moves.iter().map(|m| (m.moved.clone(), m.conflict)).collect();
     let root = ours.root.clone().or_else(|| theirs.root.clone()).or_else(|| base.root.clone());
     let parent_refs = [base, ours, theirs].iter().any(|l| l.parent_refs);
