@@ -459,8 +459,7 @@ mod tests {
     }
 
     fn follow(base: &str, ours: &str, theirs: &str) -> Option<(Sides<Option<String>>, String)> {
-        let (texts, note) = follow_resized(Sides::new(base.as_bytes(), ours.as_bytes(), theirs.as_bytes()))?;
-        Some((texts.map(|_, t| t.map(|t| String::from_utf8(t).unwrap())), note))
+        crate::rewritten_texts(follow_resized, base, ours, theirs)
     }
 
     #[test]

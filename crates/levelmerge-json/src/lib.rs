@@ -456,6 +456,19 @@ impl Codec for JsonCodec {
     }
 }
 
+/// A rewrite made of the three versions before a merge ([`tile_renumbering`], [`ldtk_tiles`],
+/// [`tiled_bounds`]) run on texts, what it wrote read as text.
+#[cfg(test)]
+pub(crate) fn rewritten_texts(
+    rewrite: impl FnOnce(Sides<&[u8]>) -> Option<(Sides<Option<Vec<u8>>>, String)>,
+    base: &str,
+    ours: &str,
+    theirs: &str,
+) -> Option<(Sides<Option<String>>, String)> {
+    let (texts, note) = rewrite(Sides::new(base.as_bytes(), ours.as_bytes(), theirs.as_bytes()))?;
+    Some((texts.map(|_, t| t.map(|t| String::from_utf8(t).expect("a rewrite writes UTF-8"))), note))
+}
+
 /// The containers that open and close inside the stable ranges of each version (`stable`, from
 /// [`levelmerge_core::text::stable_spans`]). The ranges hold the same bytes in every version:
 /// their containers are found once, in base (a third of the ranges on each thread), and placed

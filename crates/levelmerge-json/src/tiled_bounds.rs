@@ -113,8 +113,7 @@ mod tests {
     }
 
     fn unite(base: &str, ours: &str, theirs: &str) -> Option<(Sides<Option<String>>, String)> {
-        let (texts, note) = united(Sides::new(base.as_bytes(), ours.as_bytes(), theirs.as_bytes()))?;
-        Some((texts.map(|_, t| t.map(|t| String::from_utf8(t).unwrap())), note))
+        crate::rewritten_texts(united, base, ours, theirs)
     }
 
     #[test]
