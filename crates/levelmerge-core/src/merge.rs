@@ -367,7 +367,9 @@ fn placed_apart_by_whole_conflicts(objects: &[MergedObject<'_>], [ours, theirs]:
 /// does not list it). It stands with the side that set it instead, and so does an entry that
 /// side removed when it moved what the entry names under the object (the transform's
 /// `SceneRoots` entry).
-fn references_to_objects_both_added(objects: &mut [MergedObject<'_>]) {
+/// `moved_under` is the merge's map of objects one side moved under an object a conflict
+/// decides: that side and the new parent.
+fn references_to_objects_both_added(objects: &mut [MergedObject<'_>], moved_under: &FxHashMap<ObjectId, (Side, ObjectId)>) {
     let decided: FxHashMap<ObjectId, usize> = objects
         .iter()
         .filter_map(|o| match (&o.state, o.sides.base, o.sides.ours, o.sides.theirs) {
@@ -383,16 +385,6 @@ fn references_to_objects_both_added(objects: &mut [MergedObject<'_>]) {
         (false, true) => Some(Side::Theirs),
         _ => None,
     };
-    // Objects one side alone put under such an object, and that side.
-    let parent_in = |o: Option<&Object<'_>>| o.and_then(effective_parent).filter(|p| decided.contains_key(p));
-    let moved_under: FxHashMap<ObjectId, (ObjectId, Side)> = objects
-        .iter()
-        .filter_map(|o| {
-            let (in_ours, in_theirs) = (parent_in(o.sides.ours), parent_in(o.sides.theirs));
-            let side = only_one(in_ours.is_some(), in_theirs.is_some())?;
-            Some((o.id.clone(), (in_ours.or(in_theirs)?, side)))
-        })
-        .collect();
     let targets = |o: Option<&Object<'_>>| {
         let mut refs = Vec::new();
         if let Some(o) = o {
@@ -408,7 +400,7 @@ fn references_to_objects_both_added(objects: &mut [MergedObject<'_>]) {
         let (by_ours, by_theirs) = (targets(o.sides.ours), targets(o.sides.theirs));
         let setter = |t: &ObjectId| only_one(by_ours.contains(t), by_theirs.contains(t));
         let mover = |entry: &Value<'_>, t: &ObjectId| {
-            let (parent, side) = moved_under.get(values::sole_reference(entry)?)?;
+            let (side, parent) = moved_under.get(values::sole_reference(entry)?)?;
             (parent == t).then_some(*side)
         };
         if let ObjectState::Merged(props) = &mut o.state {
@@ -943,7 +935,7 @@ pub fn merge<'a>(inputs: Sides<&'a Level<'a>>, options: &Options) -> MergedLevel
         tie_entries_to_conflicting_moves(&mut objects, &index, &moves);
         tie_entries_to_conflicting_moves(&mut objects, &index, &placed_whole);
     }
-    references_to_objects_both_added(&mut objects);
+    references_to_objects_both_added(&mut objects, &merger.moved_under_decided);
     let moved_in_conflict = moves.iter().map(|m| (m.moved.clone(), m.conflict)).collect();
     let root = ours.root.clone().or_else(|| theirs.root.clone()).or_else(|| base.root.clone());
     let parent_refs = [base, ours, theirs].iter().any(|l| l.parent_refs);
